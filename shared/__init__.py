@@ -1,0 +1,1 @@
+"""The product's Python package: ports, adapters, services and the turn graph."""

@@ -1,0 +1,115 @@
+"""Settings: the only reader of environment variables.
+
+Every field maps to the upper-case environment variable of the same name (``REDIS_URL`` ->
+``redis_url``). Terraform generates the deployed values from one map with these names, and
+``scripts/stack`` writes the local ones to ``.stack*/env``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from shared.errors import ConfigurationError
+
+Environment = Literal["dev", "test", "staging", "prod"]
+ModelProvider = Literal["vertex", "local", "scripted"]
+
+_PLACEHOLDERS = {"", "changeme", "change-me", "secret", "dev", "local", "test"}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore", frozen=True)
+
+    env: Environment = "dev"
+    gcp_project: str = "local-project"
+    gcp_region: str = "europe-west6"
+    log_level: str = "INFO"
+
+    # Emulators (set only locally; the Google client libraries read the first two themselves).
+    firestore_emulator_host: str | None = None
+    pubsub_emulator_host: str | None = None
+    cloud_tasks_emulator_host: str | None = None
+
+    # Stores
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_prefix: str = "pa"
+    database_url: str | None = None  # direct pg8000 (local); unset in prod -> Cloud SQL connector
+    cloud_sql_instance: str | None = None  # "project:region:instance"
+    db_name: str = "assistant"
+    db_iam_user: str | None = None  # service-account user name for IAM database authentication
+
+    # Queues
+    tasks_location: str = "europe-west6"
+    extraction_queue: str = "extraction"
+    extraction_url: str = "http://127.0.0.1:8521/"
+    tasks_invoker_email: str = "tasks-invoker@local-project.iam.gserviceaccount.com"
+    agents_topic: str = "agent-jobs"
+    agents_invoker_email: str = "pubsub-invoker@local-project.iam.gserviceaccount.com"
+    agents_url: str = "http://127.0.0.1:8523/"
+    max_event_age_seconds: int = 3600
+
+    # Models
+    model_provider: ModelProvider = "local"
+    vertex_location: str = "europe-west4"
+    vertex_model: str = "gemini-2.5-flash"
+    vertex_embedding_model: str = "gemini-embedding-001"
+    vertex_base_url: str | None = None  # only to point the client at a fake endpoint in tests
+    vertex_access_token: str | None = None  # static bearer token for that fake endpoint
+    embedding_dimension: int = 768
+    local_threads: int = 2
+
+    # End-user authentication (Firebase Authentication / Identity Platform ID tokens)
+    auth_issuer: str = "https://securetoken.google.com/local-project"
+    auth_audience: str = "local-project"
+    auth_jwks_url: str = (
+        "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
+    )
+    auth_jwks_file: str | None = None  # local: the key set scripts/stack generates
+    # Internal callers (Cloud Tasks, Pub/Sub push) present Google-signed OIDC tokens in prod;
+    # locally the stack signs equivalent tokens with its own key (see README, "Authentication").
+    internal_jwks_file: str | None = None
+    internal_issuer: str = "https://accounts.google.com"
+
+    # Limits
+    max_message_chars: int = 8000
+    max_body_bytes: int = 65536
+    rate_limit_per_minute: int = 30
+    turn_lease_seconds: int = 120
+    history_messages: int = 20
+    idempotency_ttl_days: int = 7
+
+    @model_validator(mode="after")
+    def _refuse_unsafe_production(self) -> Settings:
+        if self.env in ("dev", "test"):
+            return self
+        local_only = {
+            "auth_jwks_file": self.auth_jwks_file,
+            "internal_jwks_file": self.internal_jwks_file,
+            "vertex_access_token": self.vertex_access_token,
+            "cloud_tasks_emulator_host": self.cloud_tasks_emulator_host,
+            "firestore_emulator_host": self.firestore_emulator_host,
+        }
+        set_locally = [name for name, value in local_only.items() if value]
+        if set_locally:
+            raise ConfigurationError(f"local-only settings set in {self.env}: {set_locally}")
+        if self.model_provider == "scripted":
+            raise ConfigurationError("the scripted model is for tests only")
+        if self.auth_audience.strip().lower() in _PLACEHOLDERS or "local" in self.auth_audience:
+            raise ConfigurationError("auth_audience is a placeholder")
+        return self
+
+    @property
+    def is_local(self) -> bool:
+        return self.env in ("dev", "test")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+__all__ = ["Environment", "ModelProvider", "Settings", "get_settings"]

@@ -1,0 +1,108 @@
+"""The error tree. Every error the product raises on purpose derives from ``AppError``.
+
+Each error carries the HTTP ``status`` it maps to and a stable machine-readable ``code``
+that clients switch on; ``message`` is for humans and may change.
+
+AppError
+├── BadRequest (400)              invalid_request
+│   ├── InvalidJson               invalid_json
+│   ├── MessageTooLong            message_too_long
+│   └── InvalidEvent              invalid_event     (a queue delivery that can never succeed)
+├── Unauthenticated (401)         unauthenticated
+├── Forbidden (403)               forbidden
+├── NotFound (404)                not_found         (also for another user's chat: never reveal it exists)
+├── Conflict (409)                conflict
+│   ├── InterruptNotPending       interrupt_not_pending
+│   └── TurnInProgress            turn_in_progress  (same client_message_id still running)
+├── PayloadTooLarge (413)         payload_too_large
+├── RateLimited (429)             rate_limited
+├── DependencyUnavailable (503)   dependency_unavailable  (transient: a queue should retry)
+├── ModelOutputInvalid (502)      model_output_invalid    (the model broke its schema twice)
+└── ConfigurationError            (raised at start-up; never reaches a client)
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class AppError(Exception):
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "internal"
+
+    def __init__(self, message: str = "", **details: Any) -> None:
+        super().__init__(message or self.code)
+        self.message = message or self.code
+        self.details = details
+
+    def to_body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+class BadRequest(AppError):
+    status = 400
+    code = "invalid_request"
+
+
+class InvalidJson(BadRequest):
+    code = "invalid_json"
+
+
+class MessageTooLong(BadRequest):
+    code = "message_too_long"
+
+
+class InvalidEvent(BadRequest):
+    code = "invalid_event"
+
+
+class Unauthenticated(AppError):
+    status = 401
+    code = "unauthenticated"
+
+
+class Forbidden(AppError):
+    status = 403
+    code = "forbidden"
+
+
+class NotFound(AppError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(AppError):
+    status = 409
+    code = "conflict"
+
+
+class InterruptNotPending(Conflict):
+    code = "interrupt_not_pending"
+
+
+class TurnInProgress(Conflict):
+    code = "turn_in_progress"
+
+
+class PayloadTooLarge(AppError):
+    status = 413
+    code = "payload_too_large"
+
+
+class RateLimited(AppError):
+    status = 429
+    code = "rate_limited"
+
+
+class DependencyUnavailable(AppError):
+    status = 503
+    code = "dependency_unavailable"
+
+
+class ModelOutputInvalid(AppError):
+    status = 502
+    code = "model_output_invalid"
+
+
+class ConfigurationError(AppError):
+    code = "configuration_error"

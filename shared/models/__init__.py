@@ -1,0 +1,1 @@
+"""Pydantic wire and domain models (``extra="forbid"`` everywhere)."""

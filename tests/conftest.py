@@ -1,0 +1,38 @@
+"""Test-wide set-up: the test stack's environment and the guard against real model calls.
+
+``scripts/stack up --profile test`` writes ``.stack-test/env``; its values are loaded here
+before any Settings is built, so every test talks to the same real local services.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STACK_ENV = Path(os.environ.get("STACK_ENV_FILE", ROOT / ".stack-test" / "env"))
+
+
+def _load_stack_env() -> bool:
+    if not STACK_ENV.exists():
+        return False
+    for line in STACK_ENV.read_text().splitlines():
+        if line and not line.startswith("#") and "=" in line:
+            key, value = line.split("=", 1)
+            os.environ.setdefault(key, value)
+    return True
+
+
+STACK_UP = _load_stack_env()
+os.environ["ENV"] = "test"
+# Tests never reach a real model: the scripted provider is the only one a test may build.
+os.environ["MODEL_PROVIDER"] = "scripted"
+
+
+@pytest.fixture
+def stack_env() -> None:
+    """Fail (not skip) when the local stack is missing: CI always starts it."""
+    if not STACK_UP:
+        pytest.fail(f"the local stack is not up ({STACK_ENV} missing): run `make test`")
