@@ -10,10 +10,12 @@ AppError
 │   └── InvalidEvent              invalid_event     (a queue delivery that can never succeed)
 ├── Unauthenticated (401)         unauthenticated
 ├── Forbidden (403)               forbidden
-├── NotFound (404)                not_found         (also for another user's chat: never reveal it exists)
+├── NotFound (404)                not_found         (also another user's chat: never reveal it)
+├── MethodNotAllowed (405)        method_not_allowed
 ├── Conflict (409)                conflict
 │   ├── InterruptNotPending       interrupt_not_pending
 │   └── TurnInProgress            turn_in_progress  (same client_message_id still running)
+├── DataRejected (422)            data_rejected     (a constraint refused a row; no retry helps)
 ├── PayloadTooLarge (413)         payload_too_large
 ├── RateLimited (429)             rate_limited
 ├── DependencyUnavailable (503)   dependency_unavailable  (transient: a queue should retry)
@@ -71,6 +73,11 @@ class NotFound(AppError):
     code = "not_found"
 
 
+class MethodNotAllowed(AppError):
+    status = 405
+    code = "method_not_allowed"
+
+
 class Conflict(AppError):
     status = 409
     code = "conflict"
@@ -82,6 +89,11 @@ class InterruptNotPending(Conflict):
 
 class TurnInProgress(Conflict):
     code = "turn_in_progress"
+
+
+class DataRejected(AppError):
+    status = 422
+    code = "data_rejected"
 
 
 class PayloadTooLarge(AppError):

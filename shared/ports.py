@@ -40,15 +40,24 @@ class ConversationStore(Protocol):
     def recent_messages(self, user_id: str, chat_id: str, limit: int) -> list[Message]: ...
 
     def claim_turn(
-        self, user_id: str, client_message_id: str, chat_id: str, turn_id: str,
-        now: datetime, lease_seconds: int,
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str,
+        turn_id: str,
+        now: datetime,
+        lease_seconds: int,
     ) -> TurnClaim:
         """Atomically start a turn, or report the earlier one with the same client id."""
         ...
 
     def complete_turn(
-        self, user_id: str, client_message_id: str, messages: Sequence[Message],
-        response: TurnResponse, now: datetime,
+        self,
+        user_id: str,
+        client_message_id: str,
+        messages: Sequence[Message],
+        response: TurnResponse,
+        now: datetime,
     ) -> None:
         """Write the turn's messages, its recorded response and the chat's update at once."""
         ...
@@ -65,6 +74,10 @@ class ConversationStore(Protocol):
 class IdempotencyStore(Protocol):
     def claim(self, key: str, now: datetime, ttl_seconds: int) -> bool:
         """True for the first caller of ``key``; False for every later one."""
+        ...
+
+    def release(self, key: str) -> None:
+        """Give up a claim whose work failed transiently, so a redelivery may retry it."""
         ...
 
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from shared.adapters import model_guard
+
 ROOT = Path(__file__).resolve().parent.parent
 STACK_ENV = Path(os.environ.get("STACK_ENV_FILE", ROOT / ".stack-test" / "env"))
 
@@ -27,8 +29,10 @@ def _load_stack_env() -> bool:
 
 STACK_UP = _load_stack_env()
 os.environ["ENV"] = "test"
-# Tests never reach a real model: the scripted provider is the only one a test may build.
+# Tests never reach a real model: the scripted provider is the default, and the Vertex and
+# local adapters refuse to run unless a test opts in (the fake endpoint, the offline model).
 os.environ["MODEL_PROVIDER"] = "scripted"
+model_guard.ALLOW_MODEL_REQUESTS = False
 
 
 @pytest.fixture
@@ -36,3 +40,8 @@ def stack_env() -> None:
     """Fail (not skip) when the local stack is missing: CI always starts it."""
     if not STACK_UP:
         pytest.fail(f"the local stack is not up ({STACK_ENV} missing): run `make test`")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """End-to-end tests last: they hold the functions' ports for the rest of the session."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)

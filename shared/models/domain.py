@@ -70,8 +70,17 @@ class AgentJob(Strict):
 
 
 FactType = Literal[
-    "Schedule", "Travel", "Health", "Allergy", "Medical", "Relationship",
-    "Work", "Hobby", "Preference", "Contact", "Other",
+    "Schedule",
+    "Travel",
+    "Health",
+    "Allergy",
+    "Medical",
+    "Relationship",
+    "Work",
+    "Hobby",
+    "Preference",
+    "Contact",
+    "Other",
 ]
 
 
@@ -84,6 +93,9 @@ class NewFact(Strict):
     idempotency_key: str
     embedding: list[float]
     embedding_model: str
+    source_chat_id: str | None = None
+    source_turn_id: str | None = None
+    source_message_id: str | None = None
 
 
 class StoredFact(Strict):

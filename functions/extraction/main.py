@@ -1,0 +1,48 @@
+"""Cloud Tasks target: background fact extraction for one turn.
+
+Status codes steer Cloud Tasks: 2xx for done, duplicate, or a payload that can never
+succeed (recorded in the log); 503 for transient failures, which Cloud Tasks retries.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import flask
+import functions_framework
+
+from shared.auth import InternalCaller
+from shared.deps import get_deps
+from shared.errors import BadRequest, InvalidEvent, PayloadTooLarge
+from shared.logs import set_trace
+from shared.models.domain import ExtractionTask
+from shared.services.extraction import ExtractionService
+from shared.web import guarded, json_response, parse_json, read_body, require_post
+
+log = logging.getLogger("extraction")
+
+
+@functions_framework.http
+def extraction(request: flask.Request) -> flask.Response:
+    def work() -> flask.Response:
+        set_trace(request.headers.get("X-Cloud-Trace-Context"))
+        require_post(request)
+        deps = get_deps()
+        caller = InternalCaller(deps.settings.extraction_url, deps.settings.tasks_invoker_email)
+        deps.internal_tokens.verify(request.headers.get("Authorization"), caller)
+        task_name = request.headers.get("X-CloudTasks-TaskName", "")
+        try:
+            task = parse_json(read_body(request, deps.settings.max_body_bytes), ExtractionTask)
+        except (BadRequest, PayloadTooLarge) as error:  # permanent: record it, stop retries
+            log.error("rejected extraction task", extra={"task": task_name, "error": str(error)})
+            return json_response(InvalidEvent(str(error)).to_body(), status=200)
+        outcome = ExtractionService(deps).run(task)
+        return json_response(
+            {
+                "status": "duplicate" if outcome.duplicate else "stored",
+                "stored": outcome.stored,
+                "skipped": outcome.skipped,
+            }
+        )
+
+    return guarded(work)

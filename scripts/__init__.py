@@ -1,0 +1,1 @@
+"""Developer scripts; a package so tests can import scripts.stacklib."""

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Idempotent installer shared by `make dev` and `make test`: uv in .tools/, the project venv,
+# Debian's redis-server, and the Cloud Tasks emulator in a venv of its own (it pins protobuf<5,
+# which the project's google-cloud libraries cannot use). A stamp skips all of it when nothing
+# that feeds it has changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SELF=scripts/bootstrap.sh
+
+UV_VERSION=0.13.8
+TASKS_VENV=.tools/tasks-venv
+# Pinned as a set: the emulator declares only lower bounds and protobuf<5.
+TASKS_PACKAGES=(
+    gcloud-tasks-emulator==0.6.2
+    google-cloud-tasks==2.23.0
+    google-api-core==2.30.3
+    protobuf==4.25.9
+    grpcio==1.85.1
+    proto-plus==1.28.2
+    pyyaml==6.0.3
+    pyjwt==2.15.1
+    cryptography==50.0.2
+)
+STAMP=.tools/bootstrap.stamp
+
+python_bin() { command -v python3.11 || command -v python3; }
+
+wanted_stamp() {
+    { cat pyproject.toml uv.lock "$SELF"; echo "$UV_VERSION ${TASKS_PACKAGES[*]}"; } \
+        | sha256sum | cut -d' ' -f1
+}
+
+installed() {
+    [[ -f $STAMP && "$(cat "$STAMP")" == "$(wanted_stamp)" ]] \
+        && [[ -x .venv/bin/python && -x $TASKS_VENV/bin/python ]] \
+        && command -v redis-server >/dev/null
+}
+
+if installed; then
+    exit 0
+fi
+
+if ! command -v redis-server >/dev/null; then
+    sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    echo "bootstrap: installing redis-server (apt)"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        redis-server >/dev/null
+fi
+
+if [[ "$(.tools/bin/uv --version 2>/dev/null)" != "uv $UV_VERSION"* ]]; then
+    echo "bootstrap: installing uv $UV_VERSION into .tools/"
+    "$(python_bin)" -m venv .tools
+    .tools/bin/pip install -q "uv==$UV_VERSION"
+fi
+UV=.tools/bin/uv
+export UV_PYTHON_DOWNLOADS=never  # use the machine's Python 3.11; there is no internet for more
+
+echo "bootstrap: syncing .venv"
+$UV sync --locked --all-extras --group dev
+
+echo "bootstrap: installing the Cloud Tasks emulator into $TASKS_VENV"
+[[ -x $TASKS_VENV/bin/python ]] || $UV venv -q --python "$(python_bin)" "$TASKS_VENV"
+$UV pip install --python "$TASKS_VENV/bin/python" "${TASKS_PACKAGES[@]}"
+
+wanted_stamp >"$STAMP"
+echo "bootstrap: done"

@@ -1,0 +1,157 @@
+"""Serve the four functions with functions-framework on the stack's local ports.
+
+    .venv/bin/python scripts/serve.py up|down|status [--profile dev|test]
+
+Each function runs in its own process exactly as gen2 runs it (functions-framework on
+gunicorn), with the environment the stack wrote to ``<state>/env``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# name -> (port offset from the profile's base, signature type)
+FUNCTIONS = {
+    "turn": (20, "http"),
+    "extraction": (21, "http"),
+    "resume": (22, "http"),
+    "agents": (23, "cloudevent"),
+}
+BASES = {"dev": 8500, "test": 8600}
+# Processes this interpreter started, kept so they are reaped (tests start and stop them).
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def state_dir(profile: str) -> Path:
+    return ROOT / (".stack" if profile == "dev" else f".stack-{profile}")
+
+
+def read_env(profile: str) -> dict[str, str]:
+    env_file = state_dir(profile) / "env"
+    if not env_file.exists():
+        sys.exit(f"{env_file} is missing: run scripts/stack up --profile {profile} first")
+    pairs = (line.split("=", 1) for line in env_file.read_text().splitlines() if "=" in line)
+    return {key: value for key, value in pairs if not key.startswith("#")}
+
+
+def _pidfile(profile: str, name: str) -> Path:
+    return state_dir(profile) / "pids" / f"fn-{name}.pid"
+
+
+def _alive(pid: int) -> bool:
+    if pid in _CHILDREN:
+        return _CHILDREN[pid].poll() is None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _running_pid(profile: str, name: str) -> int | None:
+    pidfile = _pidfile(profile, name)
+    if not pidfile.exists():
+        return None
+    pid = int(pidfile.read_text())
+    return pid if _alive(pid) else None
+
+
+def _wait_ready(port: int, seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1)
+            return True
+        except urllib.error.HTTPError:
+            return True  # any HTTP answer means the server is up
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
+    env = {**os.environ, **read_env(profile), **(extra_env or {})}
+    env["PYTHONPATH"] = str(ROOT)
+    logs = state_dir(profile) / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    _pidfile(profile, "x").parent.mkdir(parents=True, exist_ok=True)
+    started: list[tuple[str, int]] = []
+    for name, (offset, signature) in FUNCTIONS.items():
+        port = BASES[profile] + offset
+        if _running_pid(profile, name):
+            continue
+        with open(logs / f"fn-{name}.log", "ab") as log:
+            process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "functions_framework",
+                    "--target",
+                    name,
+                    "--source",
+                    str(ROOT / "functions" / name / "main.py"),
+                    "--signature-type",
+                    signature,
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                ],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        _CHILDREN[process.pid] = process
+        _pidfile(profile, name).write_text(str(process.pid))
+        started.append((name, port))
+    for name, port in started:
+        if not _wait_ready(port):
+            sys.exit(f"function {name} did not start on port {port}; see {logs}/fn-{name}.log")
+        print(f"{name}: http://127.0.0.1:{port}/")
+
+
+def down(profile: str) -> None:
+    for name in FUNCTIONS:
+        pid = _running_pid(profile, name)
+        if pid is None:
+            continue
+        os.killpg(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if _alive(pid):
+            os.killpg(pid, signal.SIGKILL)
+        child = _CHILDREN.pop(pid, None)
+        if child is not None:
+            child.wait(10)
+        _pidfile(profile, name).unlink(missing_ok=True)
+        print(f"{name}: stopped")
+
+
+def status(profile: str) -> None:
+    for name, (offset, _) in FUNCTIONS.items():
+        pid = _running_pid(profile, name)
+        where = f"pid {pid} port {BASES[profile] + offset}" if pid else "stopped"
+        print(f"{name}: {where}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("command", choices=["up", "down", "status"])
+    parser.add_argument("--profile", choices=sorted(BASES), default="dev")
+    args = parser.parse_args()
+    {"up": up, "down": down, "status": status}[args.command](args.profile)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Helpers of scripts/stack: profiles, processes, services, tokens, emulator add-ons."""

@@ -1,0 +1,99 @@
+"""Profiles (dev, test): where a stack keeps its state and which loopback ports it uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HOST = "127.0.0.1"
+PROJECT = "local-project"
+LOCATION = "europe-west6"
+EXTRACTION_QUEUE = "extraction"
+AGENTS_TOPIC = "agent-jobs"
+DEAD_LETTER_TOPIC = "agent-jobs-dead-letter"
+DEAD_LETTER_SUBSCRIPTION = "agent-jobs-dead-letter-sub"
+PUSH_SUBSCRIPTION = "agent-jobs-push"
+# The same defaults as shared.config.Settings (kept literal: this must not import the app).
+TASKS_INVOKER_EMAIL = f"tasks-invoker@{PROJECT}.iam.gserviceaccount.com"
+AGENTS_INVOKER_EMAIL = f"pubsub-invoker@{PROJECT}.iam.gserviceaccount.com"
+
+BASE_PORTS = {"dev": 8500, "test": 8600}
+STATE_DIRS = {"dev": ".stack", "test": ".stack-test"}
+OFFSETS = {
+    "firestore": 10,
+    "pubsub": 11,
+    "tasks": 12,
+    "redis": 13,
+    "postgres": 14,
+    "push-relay": 15,
+    "turn": 20,
+    "extraction": 21,
+    "resume": 22,
+    "agents": 23,
+}
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+
+    @property
+    def state(self) -> Path:
+        return ROOT / STATE_DIRS[self.name]
+
+    @property
+    def logs(self) -> Path:
+        return self.state / "logs"
+
+    @property
+    def run(self) -> Path:
+        return self.state / "run"
+
+    def log_file(self, service: str) -> Path:
+        return self.logs / f"{service}.log"
+
+    def pid_file(self, service: str) -> Path:
+        return self.run / f"{service}.pid"
+
+    @property
+    def env_file(self) -> Path:
+        return self.state / "env"
+
+    def port(self, service: str) -> int:
+        return BASE_PORTS[self.name] + OFFSETS[service]
+
+    def url(self, service: str) -> str:
+        return f"http://{HOST}:{self.port(service)}/"
+
+    @property
+    def queue_path(self) -> str:
+        return f"projects/{PROJECT}/locations/{LOCATION}/queues/{EXTRACTION_QUEUE}"
+
+    def env(self, database_url: str) -> dict[str, str]:
+        """What the functions, scripts and tests read (see shared.config.Settings)."""
+        auth = self.state / "auth"
+        return {
+            "ENV": self.name,
+            "GCP_PROJECT": PROJECT,
+            "GOOGLE_CLOUD_PROJECT": PROJECT,
+            "FIRESTORE_EMULATOR_HOST": f"{HOST}:{self.port('firestore')}",
+            "PUBSUB_EMULATOR_HOST": f"{HOST}:{self.port('pubsub')}",
+            "CLOUD_TASKS_EMULATOR_HOST": f"{HOST}:{self.port('tasks')}",
+            "REDIS_URL": f"redis://{HOST}:{self.port('redis')}/0",
+            "DATABASE_URL": database_url,
+            "AUTH_ISSUER": f"https://securetoken.google.com/{PROJECT}",
+            "AUTH_AUDIENCE": PROJECT,
+            "AUTH_JWKS_FILE": str(auth / "user_jwks.json"),
+            "INTERNAL_JWKS_FILE": str(auth / "internal_jwks.json"),
+            "TASKS_LOCATION": LOCATION,
+            "EXTRACTION_QUEUE": EXTRACTION_QUEUE,
+            "EXTRACTION_URL": self.url("extraction"),
+            "TASKS_INVOKER_EMAIL": TASKS_INVOKER_EMAIL,
+            "AGENTS_URL": self.url("agents"),
+            "AGENTS_TOPIC": AGENTS_TOPIC,
+            "AGENTS_INVOKER_EMAIL": AGENTS_INVOKER_EMAIL,
+            "TURN_URL": self.url("turn"),
+            "RESUME_URL": self.url("resume"),
+            "STACK_STATE_DIR": str(self.state),
+        }

@@ -1,0 +1,119 @@
+"""The stack's local signing keys and the tokens signed with them.
+
+Two RSA keys live in ``<state>/auth/``: ``user`` plays Firebase Authentication (end-user ID
+tokens) and ``internal`` plays Google's OIDC signer (Cloud Tasks and Pub/Sub push). Their public
+halves are written as JWKS files that the functions read through AUTH_JWKS_FILE and
+INTERNAL_JWKS_FILE. Also imported inside the Cloud Tasks emulator's own venv, so this module
+needs only pyjwt and cryptography.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from jwt.algorithms import RSAAlgorithm
+
+from .profile import PROJECT
+
+USER_ISSUER = f"https://securetoken.google.com/{PROJECT}"
+USER_AUDIENCE = PROJECT
+INTERNAL_ISSUER = "https://accounts.google.com"
+KEY_NAMES = ("user", "internal")
+
+
+def auth_dir(state_dir: str | os.PathLike[str]) -> Path:
+    return Path(state_dir) / "auth"
+
+
+def jwks_path(state_dir: str | os.PathLike[str], name: str) -> Path:
+    return auth_dir(state_dir) / f"{name}_jwks.json"
+
+
+def _key_path(state_dir: str | os.PathLike[str], name: str) -> Path:
+    return auth_dir(state_dir) / f"{name}_key.pem"
+
+
+def _kid(public_jwk: dict[str, Any]) -> str:
+    # RFC 7638 thumbprint: stable for a key, changes when the key is regenerated.
+    canonical = json.dumps({k: public_jwk[k] for k in ("e", "kty", "n")}, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    tmp.replace(path)
+
+
+def ensure_keys(state_dir: str | os.PathLike[str]) -> None:
+    """Create both keys and their JWKS files once; later calls leave them as they are."""
+    auth_dir(state_dir).mkdir(parents=True, exist_ok=True)
+    for name in KEY_NAMES:
+        key_path = _key_path(state_dir, name)
+        if not key_path.exists():
+            key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+            pem = key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            )
+            _write_private(key_path, pem)
+            jwks_path(state_dir, name).unlink(missing_ok=True)
+        if not jwks_path(state_dir, name).exists():
+            private = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
+            assert isinstance(private, rsa.RSAPrivateKey)
+            jwk: dict[str, Any] = RSAAlgorithm.to_jwk(private.public_key(), as_dict=True)
+            jwk.update(kid=_kid(jwk), alg="RS256", use="sig")
+            jwks_path(state_dir, name).write_text(json.dumps({"keys": [jwk]}, indent=2) + "\n")
+
+
+def _sign(state_dir: str | os.PathLike[str], name: str, claims: dict[str, Any]) -> str:
+    jwks = json.loads(jwks_path(state_dir, name).read_text())
+    key = _key_path(state_dir, name).read_bytes()
+    return jwt.encode(claims, key, algorithm="RS256", headers={"kid": jwks["keys"][0]["kid"]})
+
+
+def mint_user_token(state_dir: str | os.PathLike[str], user_id: str, ttl: int = 3600) -> str:
+    """A Firebase-style ID token for ``user_id``, as the client app would send it."""
+    now = int(time.time())
+    claims = {
+        "iss": USER_ISSUER,
+        "aud": USER_AUDIENCE,
+        "sub": user_id,
+        "user_id": user_id,
+        "auth_time": now,
+        "iat": now,
+        "exp": now + ttl,
+        "firebase": {"identities": {}, "sign_in_provider": "custom"},
+    }
+    return _sign(state_dir, "user", claims)
+
+
+def mint_internal_token(
+    state_dir: str | os.PathLike[str], audience: str, email: str, ttl: int = 3600
+) -> str:
+    """A Google-style OIDC token for a service account, as Cloud Tasks or Pub/Sub push send."""
+    now = int(time.time())
+    # Google puts the service account's numeric unique id in sub; derive a stable stand-in.
+    subject = str(int(hashlib.sha256(email.encode()).hexdigest()[:15], 16))
+    claims = {
+        "iss": INTERNAL_ISSUER,
+        "aud": audience,
+        "azp": subject,
+        "sub": subject,
+        "email": email,
+        "email_verified": True,
+        "iat": now,
+        "exp": now + ttl,
+    }
+    return _sign(state_dir, "internal", claims)

@@ -1,0 +1,254 @@
+"""``ConversationStore`` on Firestore (the sync client, injected).
+
+Layout, everything under the user so another user's chat is simply not found::
+
+    users/{uid}/chats/{chat_id}                  created_at, updated_at, summary, message_count
+    users/{uid}/chats/{chat_id}/messages/{id}    role, text, created_at, turn_id
+    users/{uid}/turns/{client_message_id}        status (running|done|failed), chat_id, turn_id,
+                                                 response, lease_expires_at, created_at,
+                                                 updated_at, expire_at (TTL policy field)
+
+Write RPCs: ``claim_turn`` commits one transaction (plus its BeginTransaction and one read);
+``complete_turn`` and ``append_message`` commit one batch; ``release_turn`` one update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_document import DocumentSnapshot
+from google.cloud.firestore_v1.document import DocumentReference
+from google.cloud.firestore_v1.field_path import FieldPath
+
+from shared.adapters.gcp_errors import transient_as_unavailable
+from shared.errors import Conflict, DependencyUnavailable, NotFound
+from shared.models.domain import Chat, Message, TurnClaim
+from shared.models.wire import TurnResponse
+
+Snapshot = DocumentSnapshot[DocumentReference]
+DEFAULT_TURN_TTL = timedelta(days=7)
+
+
+def doc_id(value: str) -> str:
+    """Refuse ids that would name another path (a ``/``) or that Firestore reserves."""
+    if (
+        not value
+        or "/" in value
+        or value in (".", "..")
+        or (value.startswith("__") and value.endswith("__"))
+        or len(value.encode()) > 1500
+    ):
+        raise ValueError(f"not a valid document id: {value!r}")
+    return value
+
+
+@contextmanager
+def _firestore_errors() -> Iterator[None]:
+    try:
+        with transient_as_unavailable("firestore"):
+            yield
+    except ValueError as exc:
+        # transactional() wraps the last Aborted of its retries in a ValueError.
+        if isinstance(exc.__cause__, gexc.Aborted):
+            raise DependencyUnavailable("firestore transaction kept aborting") from exc
+        raise
+
+
+class FirestoreConversationStore:
+    def __init__(self, client: firestore.Client, turn_ttl: timedelta = DEFAULT_TURN_TTL) -> None:
+        self._client = client
+        self._turn_ttl = turn_ttl
+
+    # -- references -------------------------------------------------------------------------
+    def _user_doc(self, user_id: str, collection: str, document: str) -> DocumentReference:
+        user = self._client.collection("users").document(doc_id(user_id))
+        ref: DocumentReference = user.collection(collection).document(doc_id(document))
+        return ref
+
+    def _chat(self, user_id: str, chat_id: str) -> DocumentReference:
+        return self._user_doc(user_id, "chats", chat_id)
+
+    def _turn(self, user_id: str, client_message_id: str) -> DocumentReference:
+        return self._user_doc(user_id, "turns", client_message_id)
+
+    # -- chats and messages -----------------------------------------------------------------
+    def get_chat(self, user_id: str, chat_id: str) -> Chat | None:
+        with _firestore_errors():
+            snap = self._chat(user_id, chat_id).get()
+        return _chat_from(user_id, snap) if snap.exists else None
+
+    def create_chat(self, user_id: str, chat_id: str, now: datetime) -> Chat:
+        ref = self._chat(user_id, chat_id)
+        data = {"created_at": now, "updated_at": now, "summary": "", "message_count": 0}
+        with _firestore_errors():
+            try:
+                ref.create(data)
+            except gexc.AlreadyExists:
+                return _chat_from(user_id, ref.get())
+        return Chat(id=chat_id, user_id=user_id, created_at=now, updated_at=now)
+
+    def message_count(self, user_id: str, chat_id: str) -> int:
+        """The chat's message counter (0 for a missing chat)."""
+        with _firestore_errors():
+            snap = self._chat(user_id, chat_id).get(field_paths=["message_count"])
+        return int((snap.to_dict() or {}).get("message_count", 0))
+
+    def recent_messages(self, user_id: str, chat_id: str, limit: int) -> list[Message]:
+        if limit <= 0:
+            return []
+        query = (
+            self._chat(user_id, chat_id)
+            .collection("messages")
+            .order_by("created_at", direction=firestore.Query.DESCENDING)
+            .order_by(FieldPath.document_id(), direction=firestore.Query.DESCENDING)
+            .limit(limit)
+        )
+        with _firestore_errors():
+            newest_first = [_message_from(snap) for snap in query.stream()]
+        return newest_first[::-1]
+
+    def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
+        chat = self._chat(user_id, chat_id)
+        batch = self._client.batch()
+        message_ref = chat.collection("messages").document(doc_id(message.id))
+        batch.create(message_ref, _message_data(message))
+        batch.update(
+            chat, {"updated_at": message.created_at, "message_count": firestore.Increment(1)}
+        )
+        with _firestore_errors():
+            try:
+                batch.commit()
+            except gexc.AlreadyExists:
+                return False
+            except gexc.NotFound as exc:
+                raise NotFound("chat not found") from exc
+        return True
+
+    # -- turns ------------------------------------------------------------------------------
+    def claim_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str,
+        turn_id: str,
+        now: datetime,
+        lease_seconds: int,
+    ) -> TurnClaim:
+        ref = self._turn(user_id, client_message_id)
+        lease_until = now + timedelta(seconds=lease_seconds)
+
+        @firestore.transactional
+        def claim(transaction: firestore.Transaction) -> TurnClaim:
+            snap = ref.get(transaction=transaction)
+            data: dict[str, Any] = snap.to_dict() or {}
+            if data.get("status") == "done":
+                response = TurnResponse.model_validate(data["response"])
+                return TurnClaim(
+                    status="done",
+                    turn_id=data["turn_id"],
+                    chat_id=data["chat_id"],
+                    response=response,
+                )
+            if data.get("status") == "running" and data["lease_expires_at"] > now:
+                return TurnClaim(status="running", turn_id=data["turn_id"], chat_id=data["chat_id"])
+            # New, or an abandoned/failed attempt: keep its chat, start a fresh turn id.
+            claimed_chat = data.get("chat_id", chat_id)
+            transaction.set(
+                ref,
+                {
+                    "status": "running",
+                    "chat_id": claimed_chat,
+                    "turn_id": turn_id,
+                    "response": None,
+                    "lease_expires_at": lease_until,
+                    "created_at": data.get("created_at", now),
+                    "updated_at": now,
+                    "expire_at": now + self._turn_ttl,
+                },
+            )
+            return TurnClaim(status="new", turn_id=turn_id, chat_id=claimed_chat)
+
+        with _firestore_errors():
+            result: TurnClaim = claim(self._client.transaction())
+        return result
+
+    def complete_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        messages: Sequence[Message],
+        response: TurnResponse,
+        now: datetime,
+    ) -> None:
+        """One batch: the messages (created, so a repeated completion writes nothing), the
+        turn's response and the chat's counters. Raises ``Conflict`` for an unclaimed turn."""
+        chat = self._chat(user_id, response.chat_id)
+        batch = self._client.batch()
+        for message in messages:
+            batch.create(
+                chat.collection("messages").document(doc_id(message.id)), _message_data(message)
+            )
+        batch.update(
+            self._turn(user_id, client_message_id),
+            {
+                "status": "done",
+                "turn_id": response.turn_id,
+                "response": response.model_dump(mode="json"),
+                "updated_at": now,
+                "expire_at": now + self._turn_ttl,
+            },
+        )
+        batch.update(chat, {"updated_at": now, "message_count": firestore.Increment(len(messages))})
+        with _firestore_errors():
+            try:
+                batch.commit()
+            except gexc.AlreadyExists:
+                return  # this turn's messages are already stored: an earlier call completed it
+            except gexc.NotFound as exc:
+                raise Conflict("turn not claimed or chat missing") from exc
+
+    def release_turn(self, user_id: str, client_message_id: str) -> None:
+        # Marked failed rather than deleted, so the retry keeps the turn's chat.
+        with _firestore_errors():
+            try:
+                self._turn(user_id, client_message_id).update(
+                    {"status": "failed", "lease_expires_at": None}
+                )
+            except gexc.NotFound:
+                return
+
+
+def _message_data(message: Message) -> dict[str, Any]:
+    return {
+        "role": message.role,
+        "text": message.text,
+        "created_at": message.created_at,
+        "turn_id": message.turn_id,
+    }
+
+
+def _message_from(snap: Snapshot) -> Message:
+    data = snap.to_dict() or {}
+    return Message(
+        id=snap.id,
+        role=data["role"],
+        text=data["text"],
+        created_at=data["created_at"],
+        turn_id=data.get("turn_id"),
+    )
+
+
+def _chat_from(user_id: str, snap: Snapshot) -> Chat:
+    data = snap.to_dict() or {}
+    return Chat(
+        id=snap.id,
+        user_id=user_id,
+        created_at=data["created_at"],
+        updated_at=data["updated_at"],
+        summary=data.get("summary", ""),
+    )

@@ -1,0 +1,134 @@
+"""In-memory ``ConversationStore`` with the Firestore adapter's semantics (tests/contract)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from shared.errors import Conflict, NotFound
+from shared.models.domain import Chat, Message, TurnClaim
+from shared.models.wire import TurnResponse
+
+
+@dataclass
+class _ChatRecord:
+    chat: Chat
+    message_count: int = 0
+    messages: dict[str, Message] = field(default_factory=dict)
+
+
+@dataclass
+class _TurnRecord:
+    status: str
+    chat_id: str
+    turn_id: str
+    lease_expires_at: datetime | None
+    response: TurnResponse | None = None
+
+
+class MemoryConversationStore:
+    def __init__(self) -> None:
+        self._chats: dict[tuple[str, str], _ChatRecord] = {}
+        self._turns: dict[tuple[str, str], _TurnRecord] = {}
+        self._lock = threading.Lock()
+
+    def get_chat(self, user_id: str, chat_id: str) -> Chat | None:
+        record = self._chats.get((user_id, chat_id))
+        return record.chat if record else None
+
+    def create_chat(self, user_id: str, chat_id: str, now: datetime) -> Chat:
+        with self._lock:
+            record = self._chats.setdefault(
+                (user_id, chat_id),
+                _ChatRecord(Chat(id=chat_id, user_id=user_id, created_at=now, updated_at=now)),
+            )
+        return record.chat
+
+    def message_count(self, user_id: str, chat_id: str) -> int:
+        """The chat's message counter (0 for a missing chat)."""
+        record = self._chats.get((user_id, chat_id))
+        return record.message_count if record else 0
+
+    def recent_messages(self, user_id: str, chat_id: str, limit: int) -> list[Message]:
+        record = self._chats.get((user_id, chat_id))
+        if record is None or limit <= 0:
+            return []
+        ordered = sorted(record.messages.values(), key=lambda m: (m.created_at, m.id))
+        return ordered[-limit:]
+
+    def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
+        with self._lock:
+            record = self._chats.get((user_id, chat_id))
+            if record is None:
+                raise NotFound("chat not found")
+            if message.id in record.messages:
+                return False
+            self._add(record, [message], message.created_at)
+        return True
+
+    def claim_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str,
+        turn_id: str,
+        now: datetime,
+        lease_seconds: int,
+    ) -> TurnClaim:
+        with self._lock:
+            turn = self._turns.get((user_id, client_message_id))
+            if turn and turn.status == "done":
+                return TurnClaim(
+                    status="done",
+                    turn_id=turn.turn_id,
+                    chat_id=turn.chat_id,
+                    response=turn.response,
+                )
+            if (
+                turn
+                and turn.status == "running"
+                and turn.lease_expires_at is not None
+                and turn.lease_expires_at > now
+            ):
+                return TurnClaim(status="running", turn_id=turn.turn_id, chat_id=turn.chat_id)
+            claimed_chat = turn.chat_id if turn else chat_id
+            self._turns[(user_id, client_message_id)] = _TurnRecord(
+                status="running",
+                chat_id=claimed_chat,
+                turn_id=turn_id,
+                lease_expires_at=now + timedelta(seconds=lease_seconds),
+            )
+        return TurnClaim(status="new", turn_id=turn_id, chat_id=claimed_chat)
+
+    def complete_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        messages: Sequence[Message],
+        response: TurnResponse,
+        now: datetime,
+    ) -> None:
+        with self._lock:
+            record = self._chats.get((user_id, response.chat_id))
+            turn = self._turns.get((user_id, client_message_id))
+            if record is None or turn is None:
+                raise Conflict("turn not claimed or chat missing")
+            if any(m.id in record.messages for m in messages):
+                return  # an earlier call completed this turn
+            self._add(record, messages, now)
+            turn.status, turn.turn_id, turn.response = "done", response.turn_id, response
+
+    def release_turn(self, user_id: str, client_message_id: str) -> None:
+        with self._lock:
+            turn = self._turns.get((user_id, client_message_id))
+            if turn is not None:
+                turn.status, turn.lease_expires_at = "failed", None
+
+    @staticmethod
+    def _add(record: _ChatRecord, messages: Sequence[Message], now: datetime) -> None:
+        for message in messages:
+            record.messages[message.id] = message
+        record.message_count += len(messages)
+        record.chat = record.chat.model_copy(update={"updated_at": now})

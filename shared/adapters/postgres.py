@@ -1,0 +1,252 @@
+"""PostgreSQL connections (pg8000 DB-API) and a tiny per-instance pool.
+
+``connect(settings)`` opens one connection: straight to ``DATABASE_URL`` when it is set
+(local stack, CI), otherwise through the Cloud SQL Python Connector with IAM database
+authentication over the private IP. Nothing connects at import time.
+
+pgvector: ``pgvector.pg8000.register_vector`` needs pg8000's *native* connection (it calls
+``conn.run``), but pg8000.dbapi and the connector hand out DB-API connections. Both kinds
+inherit ``register_in_adapter``/``register_out_adapter`` from pg8000's ``CoreConnection``,
+so ``register_vector_types`` looks the type oids up with a cursor and registers the same
+adapters pgvector does.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import Any, Protocol, cast
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+import pg8000.dbapi
+from pg8000.exceptions import DatabaseError, InterfaceError
+from pgvector import HalfVector, SparseVector, Vector
+
+from shared.config import Settings
+from shared.errors import ConfigurationError, DataRejected, DependencyUnavailable
+
+
+class Cursor(Protocol):
+    rowcount: int
+
+    def execute(self, operation: str, args: Any = ...) -> None: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> Any: ...
+    def close(self) -> None: ...
+
+
+class Connection(Protocol):
+    def cursor(self) -> Cursor: ...
+    def commit(self) -> None: ...
+    def rollback(self) -> None: ...
+    def close(self) -> None: ...
+
+
+# SQLSTATE classes after which the session is gone: connection exception, operator intervention.
+_BROKEN_SQLSTATE_PREFIXES = ("08", "57P")
+_BROKEN_MESSAGES = {"network error", "connection is closed", "communication error"}
+
+
+def is_connection_failure(exc: BaseException) -> bool:
+    if isinstance(exc, OSError | TimeoutError):
+        return True
+    if isinstance(exc, InterfaceError):
+        return isinstance(exc.__cause__, OSError) or str(exc) in _BROKEN_MESSAGES
+    if isinstance(exc, DatabaseError) and exc.args and isinstance(exc.args[0], dict):
+        return str(exc.args[0].get("C", "")).startswith(_BROKEN_SQLSTATE_PREFIXES)
+    return False
+
+
+def sqlstate(exc: BaseException) -> str | None:
+    if isinstance(exc, DatabaseError) and exc.args and isinstance(exc.args[0], dict):
+        code = exc.args[0].get("C")
+        return str(code) if code else None
+    return None
+
+
+# check, foreign key, not null, value too long, malformed value (e.g. a uuid that is not one)
+_REJECTED_SQLSTATES = {"23514", "23503", "23502", "22001", "22P02"}
+
+
+def as_rejected(exc: DatabaseError) -> DataRejected | None:
+    if sqlstate(exc) not in _REJECTED_SQLSTATES:
+        return None
+    detail = exc.args[0]
+    return DataRejected(f"{detail.get('C')}: {detail.get('M')} {detail.get('n', '')}".strip())
+
+
+def parse_database_url(url: str) -> dict[str, Any]:
+    """``postgresql://user:password@host:port/dbname`` -> pg8000 ``connect`` keywords."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("postgresql", "postgres") or not parts.username:
+        raise ConfigurationError("DATABASE_URL must look like postgresql://user@host:port/db")
+    database = unquote(parts.path.lstrip("/"))
+    return {
+        "user": unquote(parts.username),
+        "password": unquote(parts.password) if parts.password else None,
+        "host": parts.hostname or "localhost",
+        "port": parts.port or 5432,
+        "database": database or None,
+    }
+
+
+def register_vector_types(conn: Connection) -> bool:
+    """Teach this connection pgvector's types; False while the extension is not installed."""
+    cur = conn.cursor()
+    cur.execute(
+        "SELECT typname, oid FROM pg_type WHERE oid IN "
+        "(to_regtype('vector'), to_regtype('halfvec'), to_regtype('sparsevec'))"
+    )
+    type_oids = {str(name): int(oid) for name, oid in cur.fetchall()}
+    cur.close()
+    conn.rollback()  # the look-up opened a transaction; leave the connection idle
+    if "vector" not in type_oids:
+        return False
+    core = cast(Any, conn)  # the adapter registry lives on pg8000's CoreConnection
+    for name, typ in (("vector", Vector), ("halfvec", HalfVector), ("sparsevec", SparseVector)):
+        if name in type_oids:
+            core.register_out_adapter(typ, lambda v: v.to_text())
+            core.register_in_adapter(type_oids[name], typ.from_text)
+    core.register_out_adapter(np.ndarray, lambda v: Vector(v).to_text())
+    return True
+
+
+def connect(settings: Settings, timeout: float = 30.0) -> Connection:
+    """Open one connection with pgvector's types registered (when the extension exists)."""
+    try:
+        if settings.database_url:
+            conn = cast(
+                Connection,
+                pg8000.dbapi.connect(
+                    **parse_database_url(settings.database_url),
+                    timeout=timeout,
+                    application_name="assistant",
+                ),
+            )
+        else:
+            conn = _connect_cloud_sql(settings)
+    except (OSError, InterfaceError) as exc:
+        raise DependencyUnavailable(f"postgres unreachable: {exc}") from exc
+    try:
+        register_vector_types(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+_connector: Any = None  # one Connector per process: it caches certificates and metadata
+_connector_lock = threading.Lock()
+
+
+def _connect_cloud_sql(settings: Settings) -> Connection:
+    global _connector  # noqa: PLW0603 - built lazily, never at import
+    if not settings.cloud_sql_instance or not settings.db_iam_user:
+        raise ConfigurationError("set DATABASE_URL, or CLOUD_SQL_INSTANCE and DB_IAM_USER")
+    # Imported here: it pulls in aiohttp, which local and test runs never need.
+    from google.cloud.sql.connector import Connector, IPTypes
+
+    with _connector_lock:
+        if _connector is None:
+            # Lazy refresh: background refreshes starve when serverless CPU is throttled.
+            _connector = Connector(refresh_strategy="lazy")
+    return cast(
+        Connection,
+        _connector.connect(
+            settings.cloud_sql_instance,
+            "pg8000",
+            user=settings.db_iam_user,
+            db=settings.db_name,
+            enable_iam_auth=True,
+            ip_type=IPTypes.PRIVATE,
+        ),
+    )
+
+
+class Database:
+    """A few reused connections per instance; a connection idle for a while is pinged
+    before use and replaced if it broke (Cloud SQL and NATs drop idle sessions).
+
+    Opens nothing until the first transaction; ``factory`` replaces ``connect(settings)``.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        factory: Callable[[], Connection] | None = None,
+        max_idle: int = 2,
+        ping_after_idle_seconds: float = 30.0,
+    ) -> None:
+        self._connect = factory or functools.partial(connect, settings)
+        self._max_idle = max_idle
+        self._ping_after = ping_after_idle_seconds
+        self._idle: list[tuple[Connection, float]] = []
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Cursor]:
+        """Yield a cursor in a transaction; commit on success, roll back on error."""
+        conn = self._acquire()
+        try:
+            cur = conn.cursor()
+            yield cur
+            cur.close()
+            conn.commit()
+        except BaseException as exc:
+            if is_connection_failure(exc):
+                _close_quietly(conn)
+                raise DependencyUnavailable(f"postgres connection lost: {exc}") from exc
+            try:
+                conn.rollback()
+            except BaseException:
+                _close_quietly(conn)
+                raise
+            self._release(conn)
+            raise
+        self._release(conn)
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn, _ in idle:
+            _close_quietly(conn)
+
+    def _acquire(self) -> Connection:
+        while True:
+            with self._lock:
+                conn, last_used = self._idle.pop() if self._idle else (None, 0.0)
+            if conn is None:
+                return self._connect()
+            if time.monotonic() - last_used < self._ping_after or _alive(conn):
+                return conn
+            _close_quietly(conn)
+
+    def _release(self, conn: Connection) -> None:
+        with self._lock:
+            if len(self._idle) < self._max_idle:
+                self._idle.append((conn, time.monotonic()))
+                return
+        _close_quietly(conn)
+
+
+def _alive(conn: Connection) -> bool:
+    try:
+        cur = conn.cursor()
+        cur.execute("SELECT 1")
+        cur.fetchall()
+        cur.close()
+        conn.rollback()
+    except (OSError, InterfaceError, DatabaseError):
+        return False
+    return True
+
+
+def _close_quietly(conn: Connection) -> None:
+    # It is being thrown away because it is already broken.
+    with suppress(OSError, InterfaceError, DatabaseError):
+        conn.close()

@@ -1,0 +1,136 @@
+"""Composition root: every client is built lazily, once per function instance.
+
+Nothing connects at import time (cold start); the first request that needs a store builds
+it. Tests build ``Deps(settings)`` and replace any component with a fake by keyword:
+``Deps(settings, llm=ScriptedLLM(...), conversations=MemoryConversationStore())``.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property, lru_cache
+from typing import Any
+
+from shared.auth import InternalTokenVerifier, UserTokenVerifier
+from shared.config import Settings, get_settings
+from shared.ports import (
+    LLM,
+    Cache,
+    Clock,
+    ContactStore,
+    ConversationStore,
+    Embedder,
+    FactStore,
+    IdempotencyStore,
+    Publisher,
+    TaskQueue,
+)
+
+
+class Deps:
+    def __init__(self, settings: Settings, **overrides: Any) -> None:
+        self.settings = settings
+        for name, value in overrides.items():
+            if not isinstance(getattr(type(self), name, None), cached_property):
+                raise TypeError(f"unknown dependency {name!r}")
+            self.__dict__[name] = value  # pre-fills the cached_property
+
+    @cached_property
+    def clock(self) -> Clock:
+        from shared.adapters.clock import SystemClock
+
+        return SystemClock()
+
+    @cached_property
+    def _firestore(self) -> Any:
+        from google.cloud import firestore
+
+        return firestore.Client(project=self.settings.gcp_project)
+
+    @cached_property
+    def conversations(self) -> ConversationStore:
+        from shared.adapters.firestore_conversations import FirestoreConversationStore
+
+        return FirestoreConversationStore(self._firestore)
+
+    @cached_property
+    def idempotency(self) -> IdempotencyStore:
+        from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
+
+        return FirestoreIdempotencyStore(self._firestore)
+
+    @cached_property
+    def cache(self) -> Cache:
+        import redis
+
+        from shared.adapters.redis_cache import RedisCache
+
+        client = redis.Redis.from_url(
+            self.settings.redis_url, socket_timeout=2, socket_connect_timeout=2
+        )
+        return RedisCache(client, prefix=self.settings.redis_prefix)
+
+    @cached_property
+    def _database(self) -> Any:
+        from shared.adapters.postgres import Database
+
+        return Database(self.settings)
+
+    @cached_property
+    def facts(self) -> FactStore:
+        from shared.adapters.postgres_facts import PostgresFactStore
+
+        return PostgresFactStore(self._database)
+
+    @cached_property
+    def contacts(self) -> ContactStore:
+        from shared.adapters.postgres_contacts import PostgresContactStore
+
+        return PostgresContactStore(self._database)
+
+    @cached_property
+    def tasks(self) -> TaskQueue:
+        from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
+
+        s = self.settings
+        return CloudTasksTaskQueue(
+            build_tasks_client(s), s.gcp_project, s.tasks_location, s.tasks_invoker_email
+        )
+
+    @cached_property
+    def publisher(self) -> Publisher:
+        from google.cloud import pubsub_v1
+
+        from shared.adapters.pubsub import PubSubPublisher
+
+        return PubSubPublisher(pubsub_v1.PublisherClient(), self.settings.gcp_project)
+
+    @cached_property
+    def _models(self) -> tuple[LLM, Embedder]:
+        from shared.adapters.models import build_models
+
+        return build_models(self.settings)
+
+    @cached_property
+    def llm(self) -> LLM:
+        return self._models[0]
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return self._models[1]
+
+    @cached_property
+    def user_tokens(self) -> UserTokenVerifier:
+        return UserTokenVerifier(self.settings)
+
+    @cached_property
+    def internal_tokens(self) -> InternalTokenVerifier:
+        return InternalTokenVerifier(self.settings)
+
+
+@lru_cache(maxsize=1)
+def get_deps() -> Deps:
+    from shared.logs import configure
+
+    settings = get_settings()
+    configure(settings.gcp_project, settings.log_level)
+    return Deps(settings)

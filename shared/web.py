@@ -1,0 +1,107 @@
+"""The HTTP edge shared by the functions: parse untrusted requests, map errors to responses.
+
+Nothing here knows about turns or facts; entry points call ``handle_json`` with a function
+that does the work, and every ``AppError`` becomes ``{"error": {"code", "message"}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+import flask
+from pydantic import BaseModel, ValidationError
+
+from shared.errors import (
+    AppError,
+    BadRequest,
+    InvalidJson,
+    MethodNotAllowed,
+    PayloadTooLarge,
+)
+
+log = logging.getLogger("web")
+M = TypeVar("M", bound=BaseModel)
+
+
+def read_body(request: flask.Request, max_bytes: int) -> bytes:
+    declared = request.content_length
+    if declared is not None and declared > max_bytes:
+        raise PayloadTooLarge(f"body over {max_bytes} bytes")
+    body = request.stream.read(max_bytes + 1)  # never buffers more than the cap
+    if len(body) > max_bytes:
+        raise PayloadTooLarge(f"body over {max_bytes} bytes")
+    return body
+
+
+def parse_json(body: bytes, model: type[M]) -> M:
+    try:
+        raw = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidJson("body is not valid JSON") from exc
+    if not isinstance(raw, dict):
+        raise InvalidJson("body must be a JSON object")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "body"
+        raise BadRequest(f"{where}: {first['msg']}") from exc
+
+
+def error_response(error: AppError) -> flask.Response:
+    return flask.Response(
+        json.dumps(error.to_body()), status=error.status, mimetype="application/json"
+    )
+
+
+def json_response(payload: dict[str, Any], status: int = 200) -> flask.Response:
+    return flask.Response(json.dumps(payload), status=status, mimetype="application/json")
+
+
+def require_post(request: flask.Request) -> None:
+    if request.method != "POST":
+        raise MethodNotAllowed("use POST")
+
+
+def guarded(work: Callable[[], flask.Response]) -> flask.Response:
+    """Run ``work``; typed errors become their response, anything else a logged 500."""
+    try:
+        return work()
+    except AppError as error:
+        if error.status >= 500:
+            log.warning("request failed", extra={"code": error.code, "error": error.message})
+        return error_response(error)
+    except Exception:  # the edge: log with context, never leak internals
+        log.exception("unhandled error")
+        return error_response(AppError("internal error"))
+
+
+def sse(event: str, data: dict[str, Any]) -> str:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n"
+
+
+def sse_response(events: Iterator[str]) -> flask.Response:
+    response = flask.Response(flask.stream_with_context(events), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+def wants_stream(request: flask.Request, stream_flag: bool) -> bool:
+    return stream_flag or "text/event-stream" in (request.headers.get("Accept") or "")
+
+
+__all__ = [
+    "error_response",
+    "guarded",
+    "json_response",
+    "parse_json",
+    "read_body",
+    "require_post",
+    "sse",
+    "sse_response",
+    "wants_stream",
+]

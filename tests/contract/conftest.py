@@ -1,0 +1,251 @@
+"""Backends for the contract tests: every port fixture runs once on the in-memory fake and
+once on the real service of the local stack (Firestore emulator, Redis, PostgreSQL+pgvector,
+Cloud Tasks emulator, Pub/Sub emulator).
+
+Real backends are shared per session; tests keep apart by unique user ids, key prefixes and
+queue names. PostgreSQL gets a fresh database per session, built by the migrations.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import redis
+from google.cloud import firestore, pubsub_v1, tasks_v2
+
+from shared.adapters.clock import FixedClock
+from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
+from shared.adapters.firestore_conversations import FirestoreConversationStore
+from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
+from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
+from shared.adapters.memory_conversations import MemoryConversationStore
+from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore
+from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
+from shared.adapters.migrations import apply_migrations
+from shared.adapters.postgres import Database, connect
+from shared.adapters.postgres_contacts import PostgresContactStore
+from shared.adapters.postgres_facts import PostgresFactStore
+from shared.adapters.pubsub import PubSubPublisher
+from shared.adapters.redis_cache import RedisCache
+from shared.config import Settings
+from shared.ports import (
+    Cache,
+    ContactStore,
+    ConversationStore,
+    FactStore,
+    IdempotencyStore,
+    Publisher,
+    TaskQueue,
+)
+
+BACKENDS = ["memory", pytest.param("real", marks=pytest.mark.stack)]
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def user_id() -> str:
+    return unique("user")
+
+
+# -- real services, one per session -------------------------------------------------------
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return Settings()
+
+
+@pytest.fixture(scope="session")
+def firestore_client(settings: Settings) -> Iterator[firestore.Client]:
+    client = firestore.Client(project=settings.gcp_project)
+    yield client
+    client.close()  # type: ignore[no-untyped-call]
+
+
+@pytest.fixture(scope="session")
+def redis_client(settings: Settings) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(settings.redis_url, socket_timeout=5)
+    yield client
+    client.close()
+
+
+def _run_admin(settings: Settings, sql: str) -> None:
+    conn: Any = connect(settings)
+    try:
+        conn.autocommit = True  # CREATE/DROP DATABASE refuse to run in a transaction
+        conn.cursor().execute(sql)
+    finally:
+        conn.close()
+
+
+@contextmanager
+def fresh_database(settings: Settings) -> Iterator[Settings]:
+    """Settings pointing at a new, empty database that is dropped afterwards."""
+    if not settings.database_url:
+        pytest.fail("DATABASE_URL is not set: the stack's env file must provide it")
+    name = unique("contract").replace("-", "_")
+    _run_admin(settings, f"CREATE DATABASE {name}")
+    base = settings.database_url.rsplit("/", 1)[0]
+    try:
+        yield settings.model_copy(update={"database_url": f"{base}/{name}"})
+    finally:
+        _run_admin(settings, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
+def pg_settings(settings: Settings) -> Iterator[Settings]:
+    with fresh_database(settings) as fresh:
+        yield fresh
+
+
+@pytest.fixture(scope="session")
+def database(pg_settings: Settings) -> Iterator[Database]:
+    conn = connect(pg_settings)
+    try:
+        apply_migrations(conn)
+    finally:
+        conn.close()
+    db = Database(pg_settings)
+    yield db
+    db.close()
+
+
+# -- port fixtures, parametrised over the backends ----------------------------------------
+def _real(request: pytest.FixtureRequest, name: str) -> Any:
+    request.getfixturevalue("stack_env")  # fails, not skips, when the stack is down
+    return request.getfixturevalue(name)
+
+
+@pytest.fixture(params=BACKENDS)
+def conversations(request: pytest.FixtureRequest) -> ConversationStore:
+    if request.param == "memory":
+        return MemoryConversationStore()
+    return FirestoreConversationStore(_real(request, "firestore_client"))
+
+
+@pytest.fixture(params=BACKENDS)
+def idempotency(request: pytest.FixtureRequest) -> IdempotencyStore:
+    if request.param == "memory":
+        return MemoryIdempotencyStore()
+    return FirestoreIdempotencyStore(_real(request, "firestore_client"))
+
+
+@dataclass
+class CacheBackend:
+    cache: Cache
+    advance: Callable[[float], None]  # let time pass: moves the fake clock, sleeps for Redis
+
+
+@pytest.fixture(params=BACKENDS)
+def cache_backend(request: pytest.FixtureRequest) -> CacheBackend:
+    if request.param == "memory":
+        clock = FixedClock()
+
+        def advance(seconds: float) -> None:
+            clock.advance(seconds)
+
+        return CacheBackend(MemoryCache(clock), advance)
+    cache = RedisCache(_real(request, "redis_client"), prefix=unique("contract"))
+    return CacheBackend(cache, time.sleep)
+
+
+@dataclass
+class FactBackend:
+    facts: FactStore
+    contacts: ContactStore
+
+
+@pytest.fixture(params=BACKENDS)
+def fact_backend(request: pytest.FixtureRequest) -> FactBackend:
+    if request.param == "memory":
+        contacts = MemoryContactStore()
+        return FactBackend(MemoryFactStore(contacts), contacts)
+    db: Database = _real(request, "database")
+    return FactBackend(PostgresFactStore(db), PostgresContactStore(db))
+
+
+@pytest.fixture(scope="session")
+def tasks_queue_name(settings: Settings) -> Iterator[tuple[CloudTasksTaskQueue, str]]:
+    """A real queue adapter and a queue created for this session on the tasks emulator."""
+    if not settings.cloud_tasks_emulator_host:
+        pytest.skip("CLOUD_TASKS_EMULATOR_HOST is not set: the stack's tasks emulator is not up")
+    client = build_tasks_client(settings)
+    queue = unique("contract")
+    parent = f"projects/{settings.gcp_project}/locations/{settings.tasks_location}"
+    client.create_queue(parent=parent, queue=tasks_v2.Queue(name=f"{parent}/queues/{queue}"))
+    adapter = CloudTasksTaskQueue(
+        client, settings.gcp_project, settings.tasks_location, settings.tasks_invoker_email
+    )
+    yield adapter, queue
+    client.transport.close()  # type: ignore[no-untyped-call]
+
+
+@dataclass
+class QueueBackend:
+    queue: TaskQueue
+    queue_name: str
+
+
+@pytest.fixture(params=BACKENDS)
+def queue_backend(request: pytest.FixtureRequest) -> QueueBackend:
+    if request.param == "memory":
+        return QueueBackend(MemoryTaskQueue(), "extraction")
+    adapter, queue = _real(request, "tasks_queue_name")
+    return QueueBackend(adapter, queue)
+
+
+@dataclass
+class PublisherBackend:
+    publisher: Publisher
+    topic: str
+    # What a subscriber got, waiting for at least the given number of messages.
+    received: Callable[[int], list[tuple[bytes, dict[str, str]]]]
+
+
+@pytest.fixture(scope="session")
+def pubsub_topic(settings: Settings) -> Iterator[tuple[PubSubPublisher, str, Any]]:
+    """A topic with one pull subscription on the Pub/Sub emulator, for this session."""
+    publisher_client = pubsub_v1.PublisherClient()
+    subscriber = pubsub_v1.SubscriberClient()
+    topic = unique("contract")
+    topic_path = publisher_client.topic_path(settings.gcp_project, topic)
+    subscription = subscriber.subscription_path(settings.gcp_project, topic)
+    publisher_client.create_topic(name=topic_path)
+    subscriber.create_subscription(name=subscription, topic=topic_path)
+    yield PubSubPublisher(publisher_client, settings.gcp_project), topic, (subscriber, subscription)
+    publisher_client.stop()
+    publisher_client.transport.close()
+    subscriber.close()
+
+
+@pytest.fixture(params=BACKENDS)
+def publisher_backend(request: pytest.FixtureRequest) -> PublisherBackend:
+    if request.param == "memory":
+        fake = MemoryPublisher()
+        return PublisherBackend(
+            fake, "agent-jobs", lambda _: [(m.data, m.attributes) for m in fake.messages]
+        )
+    publisher, topic, (subscriber, subscription) = _real(request, "pubsub_topic")
+
+    def received(expected: int) -> list[tuple[bytes, dict[str, str]]]:
+        got: list[tuple[bytes, dict[str, str]]] = []
+        for _ in range(5):  # a pull may return only part of what is there
+            response = subscriber.pull(subscription=subscription, max_messages=10, timeout=10)
+            messages = response.received_messages
+            if messages:
+                subscriber.acknowledge(
+                    subscription=subscription, ack_ids=[m.ack_id for m in messages]
+                )
+            got += [(m.message.data, dict(m.message.attributes)) for m in messages]
+            if len(got) >= expected:
+                break
+        return got
+
+    return PublisherBackend(publisher, topic, received)

@@ -1,0 +1,212 @@
+"""ConversationStore contract: the fake and Firestore (emulator) behave the same."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from shared.adapters.firestore_conversations import FirestoreConversationStore
+from shared.errors import Conflict, NotFound
+from shared.models.domain import Message
+from shared.models.wire import Reply, TurnResponse
+from shared.ports import ConversationStore
+from tests.contract.conftest import unique
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+LEASE = 120
+
+
+def at(seconds: float) -> datetime:
+    return T0 + timedelta(seconds=seconds)
+
+
+def message(
+    message_id: str, seconds: float, role: str = "user", turn_id: str | None = None
+) -> Message:
+    return Message.model_validate(
+        {
+            "id": message_id,
+            "role": role,
+            "text": f"text of {message_id}",
+            "created_at": at(seconds),
+            "turn_id": turn_id,
+        }
+    )
+
+
+def response(chat_id: str, turn_id: str, text: str = "hello") -> TurnResponse:
+    return TurnResponse(chat_id=chat_id, turn_id=turn_id, reply=Reply(text=text))
+
+
+def count(store: ConversationStore, user_id: str, chat_id: str) -> int:
+    counting: Any = store  # both adapters keep the counter; it is not part of the port
+    return int(counting.message_count(user_id, chat_id))
+
+
+# -- chats and messages ---------------------------------------------------------------------
+def test_create_then_get_chat(conversations: ConversationStore, user_id: str) -> None:
+    assert conversations.get_chat(user_id, "c1") is None
+    created = conversations.create_chat(user_id, "c1", at(0))
+    assert (created.id, created.user_id, created.created_at) == ("c1", user_id, at(0))
+    fetched = conversations.get_chat(user_id, "c1")
+    assert fetched is not None
+    assert (fetched.id, fetched.created_at, fetched.summary) == ("c1", at(0), "")
+
+
+def test_create_chat_twice_keeps_the_first(conversations: ConversationStore, user_id: str) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    again = conversations.create_chat(user_id, "c1", at(50))
+    assert again.created_at == at(0)
+
+
+def test_another_users_chat_is_not_found(conversations: ConversationStore, user_id: str) -> None:
+    other = unique("user")
+    conversations.create_chat(user_id, "shared-id", at(0))
+    assert conversations.append_message(user_id, "shared-id", message("m1", 1))
+
+    assert conversations.get_chat(other, "shared-id") is None
+    assert conversations.recent_messages(other, "shared-id", 10) == []
+    with pytest.raises(NotFound):
+        conversations.append_message(other, "shared-id", message("m2", 2))
+    assert [m.id for m in conversations.recent_messages(user_id, "shared-id", 10)] == ["m1"]
+
+
+def test_append_message_is_idempotent_on_its_id(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    assert conversations.append_message(user_id, "c1", message("m1", 1)) is True
+    assert conversations.append_message(user_id, "c1", message("m1", 1)) is False
+    assert len(conversations.recent_messages(user_id, "c1", 10)) == 1
+    assert count(conversations, user_id, "c1") == 1
+    chat = conversations.get_chat(user_id, "c1")
+    assert chat is not None and chat.updated_at == at(1)
+
+
+def test_recent_messages_are_the_newest_in_order(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    # Inserted out of order; "m3a"/"m3b" share a timestamp, so the id breaks the tie.
+    for msg in [
+        message("m5", 5),
+        message("m3b", 3),
+        message("m1", 1),
+        message("m3a", 3),
+        message("m2", 2),
+        message("m4", 4, role="assistant"),
+    ]:
+        assert conversations.append_message(user_id, "c1", msg)
+
+    everything = conversations.recent_messages(user_id, "c1", 100)
+    assert [m.id for m in everything] == ["m1", "m2", "m3a", "m3b", "m4", "m5"]
+    assert [m.id for m in conversations.recent_messages(user_id, "c1", 3)] == ["m3b", "m4", "m5"]
+    assert conversations.recent_messages(user_id, "c1", 0) == []
+    assert everything[4] == message("m4", 4, role="assistant")
+
+
+def test_ids_that_would_name_another_path_are_refused(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    if not isinstance(conversations, FirestoreConversationStore):
+        pytest.skip("only Firestore turns ids into document paths")
+    with pytest.raises(ValueError):
+        conversations.get_chat(user_id, "c1/messages/x")
+
+
+# -- turns ----------------------------------------------------------------------------------
+def test_claim_new_then_running_then_done_replays(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    first = conversations.claim_turn(user_id, "cm1", "c1", "t1", at(1), LEASE)
+    assert (first.status, first.turn_id, first.chat_id, first.response) == ("new", "t1", "c1", None)
+
+    while_running = conversations.claim_turn(user_id, "cm1", "c1", "t2", at(2), LEASE)
+    assert (while_running.status, while_running.turn_id) == ("running", "t1")
+
+    reply = response("c1", "t1")
+    conversations.complete_turn(
+        user_id,
+        "cm1",
+        [message("t1-u", 1, "user", "t1"), message("t1-a", 3, "assistant", "t1")],
+        reply,
+        at(3),
+    )
+    replay = conversations.claim_turn(user_id, "cm1", "c1", "t3", at(4), LEASE)
+    assert (replay.status, replay.turn_id, replay.chat_id) == ("done", "t1", "c1")
+    assert replay.response == reply
+
+    stored = conversations.recent_messages(user_id, "c1", 10)
+    assert [(m.id, m.turn_id) for m in stored] == [("t1-u", "t1"), ("t1-a", "t1")]
+    assert count(conversations, user_id, "c1") == 2
+    chat = conversations.get_chat(user_id, "c1")
+    assert chat is not None and chat.updated_at == at(3)
+
+
+def test_expired_lease_is_reclaimed_with_a_new_turn_in_the_same_chat(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.claim_turn(user_id, "cm1", "c1", "t1", at(0), LEASE)
+    just_before = conversations.claim_turn(user_id, "cm1", "c-other", "t2", at(LEASE - 1), LEASE)
+    assert just_before.status == "running"
+
+    after = conversations.claim_turn(user_id, "cm1", "c-other", "t2", at(LEASE + 1), LEASE)
+    assert (after.status, after.turn_id, after.chat_id) == ("new", "t2", "c1")
+    # The new claim has a lease of its own.
+    again = conversations.claim_turn(user_id, "cm1", "c1", "t3", at(LEASE + 2), LEASE)
+    assert (again.status, again.turn_id) == ("running", "t2")
+
+
+def test_released_turn_can_be_claimed_again_at_once(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.claim_turn(user_id, "cm1", "c1", "t1", at(0), LEASE)
+    conversations.release_turn(user_id, "cm1")
+    retry = conversations.claim_turn(user_id, "cm1", "c2", "t2", at(1), LEASE)
+    assert (retry.status, retry.turn_id, retry.chat_id) == ("new", "t2", "c1")
+    conversations.release_turn(user_id, "never-claimed")  # nothing to release: no error
+
+
+def test_turns_are_scoped_to_their_user(conversations: ConversationStore, user_id: str) -> None:
+    conversations.claim_turn(user_id, "cm1", "c1", "t1", at(0), LEASE)
+    other = conversations.claim_turn(unique("user"), "cm1", "c9", "t9", at(1), LEASE)
+    assert (other.status, other.turn_id, other.chat_id) == ("new", "t9", "c9")
+
+
+def test_completing_twice_writes_once(conversations: ConversationStore, user_id: str) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    conversations.claim_turn(user_id, "cm1", "c1", "t1", at(0), LEASE)
+    messages = [message("t1-u", 1, "user", "t1"), message("t1-a", 2, "assistant", "t1")]
+    conversations.complete_turn(user_id, "cm1", messages, response("c1", "t1"), at(2))
+    conversations.complete_turn(user_id, "cm1", messages, response("c1", "t1", "other"), at(9))
+
+    assert len(conversations.recent_messages(user_id, "c1", 10)) == 2
+    assert count(conversations, user_id, "c1") == 2
+    replay = conversations.claim_turn(user_id, "cm1", "c1", "t2", at(10), LEASE)
+    assert replay.response is not None and replay.response.reply.text == "hello"
+
+
+def test_completing_an_unclaimed_turn_is_a_conflict(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    with pytest.raises(Conflict):
+        conversations.complete_turn(
+            user_id, "never-claimed", [message("m1", 1)], response("c1", "t1"), at(1)
+        )
+    assert conversations.recent_messages(user_id, "c1", 10) == []
+
+
+def test_concurrent_claims_start_the_turn_once(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    def claim(turn_id: str) -> str:
+        return conversations.claim_turn(user_id, "cm1", "c1", turn_id, at(0), LEASE).status
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        statuses = list(pool.map(claim, ["t1", "t2", "t3", "t4"]))
+    assert sorted(statuses) == ["new", "running", "running", "running"]

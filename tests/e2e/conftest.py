@@ -1,0 +1,86 @@
+"""Serve the four functions against the test stack, with the fake Vertex endpoint as model."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from google.cloud import firestore
+
+from scripts import serve
+from scripts.stacklib.tokens import mint_user_token
+from tests.e2e.model_rules import reply_for
+from tests.fakes.vertex_server import FakeVertexServer
+
+PROFILE = "test"
+STATE = serve.state_dir(PROFILE)
+
+
+@dataclass
+class Served:
+    turn_url: str
+    resume_url: str
+    extraction_url: str
+    agents_url: str
+    model: FakeVertexServer
+    restart: Callable[[], None]
+
+    def token(self, user: str) -> str:
+        return mint_user_token(STATE, user, ttl=600)
+
+    def post(self, url: str, user: str | None, body: Any, **kwargs: Any) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {self.token(user)}"} if user else {}
+        headers.update(kwargs.pop("headers", {}))
+        return httpx.post(url, json=body, headers=headers, timeout=60, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def served(stack_env_session: None) -> Iterator[Served]:
+    model = FakeVertexServer(token="e2e-static-token", fallback=reply_for).start()
+    extra = {
+        "MODEL_PROVIDER": "vertex",
+        "VERTEX_BASE_URL": model.base_url,
+        "VERTEX_ACCESS_TOKEN": model.token,
+        "RATE_LIMIT_PER_MINUTE": "20",
+        "LOG_LEVEL": "WARNING",
+    }
+
+    def restart() -> None:
+        serve.down(PROFILE)
+        serve.up(PROFILE, extra_env=extra)
+
+    restart()
+    env = serve.read_env(PROFILE)
+    yield Served(
+        env["TURN_URL"], env["RESUME_URL"], env["EXTRACTION_URL"], env["AGENTS_URL"], model, restart
+    )
+    serve.down(PROFILE)
+    model.stop()
+
+
+@pytest.fixture(scope="session")
+def stack_env_session() -> None:
+    if not Path(STATE / "env").exists():
+        pytest.fail("the test stack is not up: run `make test`")
+
+
+@pytest.fixture(scope="session")
+def db() -> firestore.Client:
+    return firestore.Client(project=os.environ["GCP_PROJECT"])
+
+
+def wait_for(check: Callable[[], Any], seconds: float = 30.0) -> Any:
+    """Poll until ``check`` returns something truthy (background work over real queues)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"condition not met within {seconds} s")

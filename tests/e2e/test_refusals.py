@@ -1,0 +1,171 @@
+"""Every bad request gets its status and machine-readable code, and changes no stored data."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator
+
+import httpx
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from google.cloud import firestore
+
+from scripts.stacklib.tokens import mint_user_token
+from tests.e2e.conftest import STATE, Served
+from tests.e2e.snapshots import firestore_paths, postgres_counts
+
+pytestmark = [pytest.mark.e2e, pytest.mark.stack]
+
+
+def resigned(token: str, **changes: object) -> str:
+    """The stack's real user key signing altered claims (wrong audience, issuer...)."""
+    claims = {**jwt.decode(token, options={"verify_signature": False}), **changes}
+    jwks = json.loads((STATE / "auth" / "user_jwks.json").read_text())
+    key = (STATE / "auth" / "user_key.pem").read_bytes()
+    return jwt.encode(claims, key, algorithm="RS256", headers={"kid": jwks["keys"][0]["kid"]})
+
+
+def forged_token(user: str) -> str:
+    """Right claims, wrong signing key."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    now = int(time.time())
+    claims = {
+        "iss": "https://securetoken.google.com/local-project",
+        "aud": "local-project",
+        "sub": user,
+        "iat": now,
+        "exp": now + 600,
+    }
+    return jwt.encode(claims, key, algorithm="RS256", headers={"kid": "forged"})
+
+
+@pytest.fixture
+def victim(served: Served, db: firestore.Client) -> Iterator[tuple[str, str]]:
+    """A user with one chat; after the test, their stored data must be exactly as before."""
+    user = f"u{uuid.uuid4().hex[:12]}"
+    chat = served.post(
+        served.turn_url, user, {"message": "Hello", "client_message_id": "setup"}
+    ).json()["chat_id"]
+    before = (firestore_paths(db, user), postgres_counts())
+    yield user, chat
+    assert (firestore_paths(db, user), postgres_counts()) == before
+
+
+def raw(served: Served, user: str | None, content: bytes, **headers: str) -> httpx.Response:
+    if user:
+        headers["Authorization"] = f"Bearer {served.token(user)}"
+    headers.setdefault("Content-Type", "application/json")
+    return httpx.post(served.turn_url, content=content, headers=headers, timeout=30)
+
+
+CASES = {
+    "malformed json": (b'{"message": "hi",', 400, "invalid_json"),
+    "not an object": (b'["hi"]', 400, "invalid_json"),
+    "missing message": (b'{"client_message_id": "x1"}', 400, "invalid_request"),
+    "missing client id": (b'{"message": "hi"}', 400, "invalid_request"),
+    "unknown field": (
+        b'{"message": "hi", "client_message_id": "x", "user_id": "bob"}',
+        400,
+        "invalid_request",
+    ),
+    "bad client id": (b'{"message": "hi", "client_message_id": "../../x"}', 400, "invalid_request"),
+    "empty message": (b'{"message": "", "client_message_id": "x2"}', 400, "invalid_request"),
+    "message too long": (
+        b'{"message": "' + b"a" * 8001 + b'", "client_message_id": "x3"}',
+        400,
+        "message_too_long",
+    ),
+    "body too large": (
+        b'{"message": "hi", "client_message_id": "x4", "pad": "' + b"a" * 70000 + b'"}',
+        413,
+        "payload_too_large",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_malformed_requests(served: Served, victim: tuple[str, str], case: str) -> None:
+    body, status, code = CASES[case]
+    body = body.replace(
+        b'"client_message_id": "x',
+        b'"chat_id": "' + victim[1].encode() + b'", "client_message_id": "x',
+    )
+    response = raw(served, victim[0], body)
+    assert (response.status_code, response.json()["error"]["code"]) == (status, code)
+
+
+@pytest.mark.parametrize(
+    "auth",
+    [
+        "none",
+        "not bearer",
+        "garbage",
+        "forged",
+        "expired",
+        "wrong audience",
+        "wrong issuer",
+        "bad user id",
+    ],
+)
+def test_unauthenticated_requests(served: Served, victim: tuple[str, str], auth: str) -> None:
+    user, chat = victim
+    header = {
+        "none": None,
+        "not bearer": f"Basic {served.token(user)}",
+        "garbage": "Bearer not.a.jwt",
+        "forged": f"Bearer {forged_token(user)}",
+        "expired": f"Bearer {mint_user_token(STATE, user, ttl=-120)}",
+        "wrong audience": f"Bearer {resigned(served.token(user), aud='another-project')}",
+        "wrong issuer": f"Bearer {resigned(served.token(user), iss='https://evil.example')}",
+        "bad user id": f"Bearer {resigned(served.token(user), sub='../other')}",
+    }[auth]
+    headers = {"Authorization": header} if header else {}
+    for url in (served.turn_url, served.resume_url):
+        response = httpx.post(
+            url,
+            json={
+                "message": "hi",
+                "client_message_id": "y",
+                "chat_id": chat,
+                "interrupt_id": "i",
+                "answer": "a",
+            },
+            headers=headers,
+            timeout=30,
+        )
+        assert response.status_code == 401, response.text
+        assert response.json()["error"]["code"] == "unauthenticated"
+
+
+def test_only_post_is_served(served: Served, victim: tuple[str, str]) -> None:
+    response = httpx.get(
+        served.turn_url, headers={"Authorization": f"Bearer {served.token(victim[0])}"}, timeout=30
+    )
+    assert (response.status_code, response.json()["error"]["code"]) == (405, "method_not_allowed")
+
+
+def test_rate_limit_per_user(served: Served, victim: tuple[str, str], db: firestore.Client) -> None:
+    user, chat = victim
+    codes = []
+    for n in range(25):
+        response = served.post(
+            served.turn_url,
+            user,
+            {"message": "x" * 8001, "chat_id": chat, "client_message_id": f"rl{n}"},
+        )
+        codes.append(response.json()["error"]["code"])
+    assert "rate_limited" in codes
+    limited = served.post(
+        served.turn_url, user, {"message": "Hello", "chat_id": chat, "client_message_id": "rl-ok"}
+    )
+    assert limited.status_code == 429
+    other = f"u{uuid.uuid4().hex[:12]}"
+    assert (
+        served.post(
+            served.turn_url, other, {"message": "Hello", "client_message_id": "rl"}
+        ).status_code
+        == 200
+    )

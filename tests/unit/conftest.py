@@ -1,0 +1,45 @@
+"""Unit fixtures: the composition root filled with in-memory fakes and the scripted model."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from shared.adapters.clock import FixedClock
+from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
+from shared.adapters.memory_conversations import MemoryConversationStore
+from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore
+from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
+from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.config import Settings
+from shared.deps import Deps
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def llm() -> ScriptedLLM:
+    return ScriptedLLM()
+
+
+@pytest.fixture
+def deps(clock: FixedClock, llm: ScriptedLLM) -> Deps:
+    settings = Settings(env="test", model_provider="scripted", rate_limit_per_minute=5)
+    contacts = MemoryContactStore()
+    return Deps(
+        settings,
+        clock=clock,
+        llm=llm,
+        embedder=HashEmbedder(dimension=64),
+        conversations=MemoryConversationStore(),
+        idempotency=MemoryIdempotencyStore(),
+        cache=MemoryCache(clock),
+        facts=MemoryFactStore(contacts, clock),
+        contacts=contacts,
+        tasks=MemoryTaskQueue(),
+        publisher=MemoryPublisher(),
+    )
