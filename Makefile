@@ -31,6 +31,9 @@ test: install lint  ## the whole test suite against the real local stack
 bench: install  ## benchmarks that print figures (not tests)
 	@scripts/stack up --profile test
 	@$(PY) -m bench.cold_start
+	@$(PY) -m bench.models
+	@$(PY) -m bench.extraction
+	@$(PY) -m bench.retrieval
 
 bundles: install  ## build each function's deploy bundle into build/
 	@$(PY) scripts/build_bundles.py

@@ -17,6 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 # name -> (port offset from the profile's base, signature type)
@@ -25,6 +26,7 @@ FUNCTIONS = {
     "extraction": (21, "http"),
     "resume": (22, "http"),
     "agents": (23, "cloudevent"),
+    "memory": (24, "http"),
 }
 BASES = {"dev": 8500, "test": 8600}
 # Processes this interpreter started, kept so they are reaped (tests start and stop them).
@@ -65,57 +67,56 @@ def _running_pid(profile: str, name: str) -> int | None:
     return pid if _alive(pid) else None
 
 
-def _wait_ready(port: int, seconds: float = 30.0) -> bool:
+def command(name: str, port: int) -> list[str]:
+    """functions-framework serving one function, as the gen2 runtime does."""
+    signature = FUNCTIONS[name][1]
+    source = ROOT / "functions" / name / "main.py"
+    return [
+        sys.executable, "-m", "functions_framework", "--target", name, "--source", str(source),
+        "--signature-type", signature, "--host", "127.0.0.1", "--port", str(port),
+    ]  # fmt: skip
+
+
+def spawn(
+    name: str, port: int, env: dict[str, str], log: IO[bytes] | int
+) -> subprocess.Popen[bytes]:
+    env = {**env, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(
+        command(name, port), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+
+
+def wait_ready(port: int, seconds: float = 30.0) -> bool:
+    """True once anything answers HTTP on the port (a 405 for GET means: loaded, serving)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1)
             return True
         except urllib.error.HTTPError:
-            return True  # any HTTP answer means the server is up
+            return True
         except OSError:
-            time.sleep(0.1)
+            time.sleep(0.01)
     return False
 
 
 def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
     env = {**os.environ, **read_env(profile), **(extra_env or {})}
-    env["PYTHONPATH"] = str(ROOT)
     logs = state_dir(profile) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     _pidfile(profile, "x").parent.mkdir(parents=True, exist_ok=True)
     started: list[tuple[str, int]] = []
-    for name, (offset, signature) in FUNCTIONS.items():
+    for name, (offset, _) in FUNCTIONS.items():
         port = BASES[profile] + offset
         if _running_pid(profile, name):
             continue
         with open(logs / f"fn-{name}.log", "ab") as log:
-            process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "functions_framework",
-                    "--target",
-                    name,
-                    "--source",
-                    str(ROOT / "functions" / name / "main.py"),
-                    "--signature-type",
-                    signature,
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(port),
-                ],
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+            process = spawn(name, port, env, log)
         _CHILDREN[process.pid] = process
         _pidfile(profile, name).write_text(str(process.pid))
         started.append((name, port))
     for name, port in started:
-        if not _wait_ready(port):
+        if not wait_ready(port):
             sys.exit(f"function {name} did not start on port {port}; see {logs}/fn-{name}.log")
         print(f"{name}: http://127.0.0.1:{port}/")
 

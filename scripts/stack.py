@@ -26,7 +26,7 @@ from stacklib.profile import BASE_PORTS, HOST, ROOT, Profile
 from stacklib.services import Service, build, port_free
 
 START_TIMEOUT = 90.0
-FUNCTIONS = ("turn", "extraction", "resume", "agents")  # served by scripts of their own
+FUNCTIONS = ("turn", "extraction", "resume", "agents", "memory")  # served by scripts/serve.py
 
 
 @contextmanager

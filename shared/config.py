@@ -74,6 +74,11 @@ class Settings(BaseSettings):
     internal_jwks_file: str | None = None
     internal_issuer: str = "https://accounts.google.com"
 
+    # Encryption at rest: per-user data keys wrapped by a key-encryption key
+    kek_provider: Literal["local", "kms"] = "local"
+    local_kek_file: str | None = None  # dev/test: 32 random bytes written by scripts/stack
+    kms_key_name: str | None = None  # prod: projects/P/locations/L/keyRings/R/cryptoKeys/K
+
     # Limits
     max_message_chars: int = 8000
     max_body_bytes: int = 65536
@@ -92,10 +97,13 @@ class Settings(BaseSettings):
             "vertex_access_token": self.vertex_access_token,
             "cloud_tasks_emulator_host": self.cloud_tasks_emulator_host,
             "firestore_emulator_host": self.firestore_emulator_host,
+            "local_kek_file": self.local_kek_file,
         }
         set_locally = [name for name, value in local_only.items() if value]
         if set_locally:
             raise ConfigurationError(f"local-only settings set in {self.env}: {set_locally}")
+        if self.kek_provider != "kms" or not self.kms_key_name:
+            raise ConfigurationError("outside dev/test, data keys must be wrapped by Cloud KMS")
         if self.model_provider == "scripted":
             raise ConfigurationError("the scripted model is for tests only")
         if self.auth_audience.strip().lower() in _PLACEHOLDERS or "local" in self.auth_audience:

@@ -12,17 +12,22 @@ from typing import Any
 
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
 from shared.config import Settings, get_settings
+from shared.errors import ConfigurationError
 from shared.ports import (
     LLM,
     Cache,
     Clock,
     ContactStore,
+    ConversationArchive,
     ConversationStore,
     Embedder,
     FactStore,
     IdempotencyStore,
+    KeyRing,
+    PendingStore,
     Publisher,
     TaskQueue,
+    UserKeyspace,
 )
 
 
@@ -59,15 +64,30 @@ class Deps:
         return FirestoreIdempotencyStore(self._firestore)
 
     @cached_property
-    def cache(self) -> Cache:
+    def _redis(self) -> Any:
         import redis
 
-        from shared.adapters.redis_cache import RedisCache
-
-        client = redis.Redis.from_url(
+        return redis.Redis.from_url(
             self.settings.redis_url, socket_timeout=2, socket_connect_timeout=2
         )
-        return RedisCache(client, prefix=self.settings.redis_prefix)
+
+    @cached_property
+    def cache(self) -> Cache:
+        from shared.adapters.redis_cache import RedisCache
+
+        return RedisCache(self._redis, prefix=self.settings.redis_prefix)
+
+    @cached_property
+    def account_conversations(self) -> ConversationArchive:
+        from shared.adapters.firestore_account import FirestoreAccountStore
+
+        return FirestoreAccountStore(self._firestore)
+
+    @cached_property
+    def account_cache(self) -> UserKeyspace:
+        from shared.adapters.redis_account import RedisAccountKeys
+
+        return RedisAccountKeys(self._redis, prefix=self.settings.redis_prefix)
 
     @cached_property
     def _database(self) -> Any:
@@ -76,16 +96,43 @@ class Deps:
         return Database(self.settings)
 
     @cached_property
+    def keyring(self) -> KeyRing:
+        from shared.adapters.postgres_keyring import PostgresKeyRing
+
+        s = self.settings
+        if s.kek_provider == "kms":
+            from google.cloud import kms
+
+            from shared.adapters.keyring_kms import KmsKek
+
+            if not s.kms_key_name:
+                raise ConfigurationError("kek_provider=kms needs kms_key_name")
+            kek: Any = KmsKek(kms.KeyManagementServiceClient(), s.kms_key_name)
+        else:
+            from shared.adapters.keyring_local import LocalKek
+
+            if not s.local_kek_file:
+                raise ConfigurationError("kek_provider=local needs local_kek_file")
+            kek = LocalKek(s.local_kek_file)
+        return PostgresKeyRing(self._database, kek)
+
+    @cached_property
     def facts(self) -> FactStore:
         from shared.adapters.postgres_facts import PostgresFactStore
 
-        return PostgresFactStore(self._database)
+        return PostgresFactStore(self._database, self.keyring)
 
     @cached_property
     def contacts(self) -> ContactStore:
         from shared.adapters.postgres_contacts import PostgresContactStore
 
-        return PostgresContactStore(self._database)
+        return PostgresContactStore(self._database, self.keyring)
+
+    @cached_property
+    def pending(self) -> PendingStore:
+        from shared.adapters.postgres_pending import PostgresPendingStore
+
+        return PostgresPendingStore(self._database, self.keyring)
 
     @cached_property
     def tasks(self) -> TaskQueue:

@@ -14,7 +14,9 @@ AppError
 ├── MethodNotAllowed (405)        method_not_allowed
 ├── Conflict (409)                conflict
 │   ├── InterruptNotPending       interrupt_not_pending
-│   └── TurnInProgress            turn_in_progress  (same client_message_id still running)
+│   ├── TurnInProgress            turn_in_progress  (same client_message_id still running)
+│   ├── FactNotCurrent            fact_not_current  (only a current fact can be edited)
+│   └── PendingNotOpen            pending_not_open  (a pending item is answered once)
 ├── DataRejected (422)            data_rejected     (a constraint refused a row; no retry helps)
 ├── PayloadTooLarge (413)         payload_too_large
 ├── RateLimited (429)             rate_limited
@@ -94,6 +96,18 @@ class TurnInProgress(Conflict):
 class DataRejected(AppError):
     status = 422
     code = "data_rejected"
+
+
+class FactNotCurrent(Conflict):
+    """Only the current version of a fact can be edited; history is read-only."""
+
+    code = "fact_not_current"
+
+
+class PendingNotOpen(Conflict):
+    """The pending item was answered already (each is answered exactly once)."""
+
+    code = "pending_not_open"
 
 
 class PayloadTooLarge(AppError):

@@ -13,14 +13,19 @@ from typing import Literal, Protocol, TypeVar
 from pydantic import BaseModel
 
 from shared.models.base import Strict
-from shared.models.domain import (
-    Chat,
-    Message,
-    NewFact,
+from shared.models.domain import Chat, Message, TurnClaim
+from shared.models.memory import (
+    ExtractionChanges,
+    Fact,
+    FactDraft,
+    FactFilter,
+    PendingItem,
     Person,
-    StoredFact,
-    TurnClaim,
+    ScoredFact,
+    SemanticQuery,
+    TemporalQuery,
 )
+from shared.models.memory_api import ConversationExport
 from shared.models.wire import TurnResponse
 
 M = TypeVar("M", bound=BaseModel)
@@ -58,8 +63,10 @@ class ConversationStore(Protocol):
         messages: Sequence[Message],
         response: TurnResponse,
         now: datetime,
+        new_chat: bool = False,
     ) -> None:
-        """Write the turn's messages, its recorded response and the chat's update at once."""
+        """Write the turn's messages, its recorded response and the chat's update (or
+        creation, for ``new_chat``) in one commit."""
         ...
 
     def release_turn(self, user_id: str, client_message_id: str) -> None:
@@ -94,17 +101,140 @@ class Cache(Protocol):
 
 
 class FactStore(Protocol):
-    def save_extraction(self, task_key: str, user_id: str, facts: Sequence[NewFact]) -> bool:
-        """Store all facts of one extraction task in one transaction; False if already done."""
+    """Facts (bi-temporal: superseded facts are closed, not deleted). Every call is scoped
+    to ``user_id``: no call can read or change another user's rows."""
+
+    def apply_extraction(
+        self, task_key: str, user_id: str, changes: ExtractionChanges, now: datetime
+    ) -> bool:
+        """Apply one extraction task in one transaction; False (and no write) if done before."""
         ...
 
-    def list_facts(self, user_id: str) -> list[StoredFact]: ...
+    def current_facts(self, user_id: str, subject_ids: Sequence[str | None]) -> list[Fact]:
+        """Current facts about these subjects (None: the user), for conflict detection."""
+        ...
+
+    def nearest(
+        self, user_id: str, embedding: Sequence[float], embedding_model: str, limit: int
+    ) -> list[ScoredFact]:
+        """Exact cosine nearest current facts of the same embedding model (deduplication)."""
+        ...
+
+    def search(self, user_id: str, query: SemanticQuery, now: datetime) -> list[ScoredFact]:
+        """Approximate (HNSW) semantic search with boost, privacy filter, threshold, decay."""
+        ...
+
+    def in_window(self, user_id: str, query: TemporalQuery) -> list[Fact]:
+        """Current facts whose time anchor falls in [start, end)."""
+        ...
+
+    def list_facts(self, user_id: str, where: FactFilter) -> list[Fact]: ...
+
+    def get_fact(self, user_id: str, fact_id: str) -> Fact | None: ...
+
+    def correct_fact(
+        self, user_id: str, fact_id: str, replacement: FactDraft, now: datetime
+    ) -> Fact | None:
+        """The user's correction: supersede the fact with ``replacement``; None if not theirs."""
+        ...
+
+    def delete_fact(self, user_id: str, fact_id: str) -> bool:
+        """Erase a fact and its history for good (the user's right to erasure)."""
+        ...
+
+    def reassign_facts(self, user_id: str, fact_ids: Sequence[str], person_id: str) -> int:
+        """Move facts to another of the user's persons (merge, split); returns how many."""
+        ...
+
+    def delete_user(self, user_id: str) -> None:
+        """Erase every fact, person, pending item, processed key and data key of the user."""
+        ...
 
 
 class ContactStore(Protocol):
+    """The persons a user mentions. Names are found by a keyed hash, never stored in clear."""
+
     def list_persons(self, user_id: str) -> list[Person]: ...
 
-    def add_person(self, person: Person) -> None: ...
+    def get_person(self, user_id: str, person_id: str) -> Person | None: ...
+
+    def find_by_name(self, user_id: str, name: str) -> list[Person]:
+        """Persons whose display name or an alias equals ``name`` after normalisation."""
+        ...
+
+    def add_person(self, person: Person) -> None:
+        """Idempotent on ``person.id``."""
+        ...
+
+    def update_person(self, person: Person) -> bool:
+        """Rename, change role, aliases or descriptors; False if not the user's person."""
+        ...
+
+    def merge_persons(self, user_id: str, keep_id: str, absorb_id: str) -> bool:
+        """Move ``absorb_id``'s facts and names to ``keep_id`` and delete it, atomically."""
+        ...
+
+    def delete_person(self, user_id: str, person_id: str) -> bool:
+        """Delete the person and every fact about them."""
+        ...
+
+
+class PendingStore(Protocol):
+    """Facts held back for the user's answer (created through ``apply_extraction``)."""
+
+    def list_pending(self, user_id: str, chat_id: str | None = None) -> list[PendingItem]: ...
+
+    def get_pending(self, user_id: str, item_id: str) -> PendingItem | None: ...
+
+    def resolve_pending(self, user_id: str, item_id: str, now: datetime) -> PendingItem | None:
+        """Mark resolved exactly once: the first caller gets the item, later ones None."""
+        ...
+
+
+class ConversationArchive(Protocol):
+    """Everything Firestore holds under ``users/{uid}``: chats, messages, turns, settings."""
+
+    def export_user(self, user_id: str) -> ConversationExport: ...
+
+    def delete_user(self, user_id: str) -> int:
+        """Delete ``users/{uid}`` and every document below it; idempotent. Returns how many
+        documents were deleted. Raises ``DependencyUnavailable`` if anything is left."""
+        ...
+
+
+class UserKeyspace(Protocol):
+    """The user's Redis keys (``<prefix>:<kind>:<uid>[:<rest>]``): rate buckets, caches."""
+
+    def delete_user(self, user_id: str) -> int:
+        """Delete every key of this user and no other user's; idempotent."""
+        ...
+
+
+class UserCipher(Protocol):
+    """One user's data key: authenticated encryption and a keyed hash for lookups."""
+
+    def encrypt(self, plaintext: str, context: str) -> bytes:
+        """``context`` (e.g. "facts.text") is bound as associated data: a ciphertext moved
+        to another column or user does not decrypt."""
+        ...
+
+    def decrypt(self, ciphertext: bytes, context: str) -> str: ...
+
+    def name_hash(self, name: str) -> bytes:
+        """Keyed hash of the normalised name (case, accents, spacing folded)."""
+        ...
+
+
+class KeyRing(Protocol):
+    """Per-user data keys, wrapped by a key-encryption key (Cloud KMS or a local key file)."""
+
+    def cipher_for(self, user_id: str) -> UserCipher:
+        """The user's cipher, creating and storing their wrapped data key on first use."""
+        ...
+
+    def forget(self, user_id: str) -> None:
+        """Destroy the user's data key: whatever ciphertext is left can never be read."""
+        ...
 
 
 class QueuedTask(Strict):

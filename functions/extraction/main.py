@@ -1,7 +1,8 @@
 """Cloud Tasks target: background fact extraction for one turn.
 
-Status codes steer Cloud Tasks: 2xx for done, duplicate, or a payload that can never
-succeed (recorded in the log); 503 for transient failures, which Cloud Tasks retries.
+Status codes steer Cloud Tasks: 2xx for done, duplicate, or a task that can never succeed
+(an invalid payload, rows the schema refuses, a model that breaks its schema twice), each
+recorded in the log; 503 for transient failures, which Cloud Tasks retries with backoff.
 """
 
 from __future__ import annotations
@@ -13,10 +14,17 @@ import functions_framework
 
 from shared.auth import InternalCaller
 from shared.deps import get_deps
-from shared.errors import BadRequest, InvalidEvent, PayloadTooLarge
+from shared.errors import (
+    BadRequest,
+    DataRejected,
+    InvalidEvent,
+    ModelOutputInvalid,
+    PayloadTooLarge,
+)
 from shared.logs import set_trace
 from shared.models.domain import ExtractionTask
-from shared.services.extraction import ExtractionService
+from shared.services.ids import extraction_task_name
+from shared.services.memory.extraction import ExtractionService
 from shared.web import guarded, json_response, parse_json, read_body, require_post
 
 log = logging.getLogger("extraction")
@@ -30,19 +38,18 @@ def extraction(request: flask.Request) -> flask.Response:
         deps = get_deps()
         caller = InternalCaller(deps.settings.extraction_url, deps.settings.tasks_invoker_email)
         deps.internal_tokens.verify(request.headers.get("Authorization"), caller)
-        task_name = request.headers.get("X-CloudTasks-TaskName", "")
+        header_name = request.headers.get("X-CloudTasks-TaskName", "")
         try:
             task = parse_json(read_body(request, deps.settings.max_body_bytes), ExtractionTask)
         except (BadRequest, PayloadTooLarge) as error:  # permanent: record it, stop retries
-            log.error("rejected extraction task", extra={"task": task_name, "error": str(error)})
+            log.error("rejected extraction task", extra={"task": header_name, "error": str(error)})
             return json_response(InvalidEvent(str(error)).to_body(), status=200)
-        outcome = ExtractionService(deps).run(task)
-        return json_response(
-            {
-                "status": "duplicate" if outcome.duplicate else "stored",
-                "stored": outcome.stored,
-                "skipped": outcome.skipped,
-            }
-        )
+        task_key = header_name or extraction_task_name(task.turn_id)
+        try:
+            outcome = ExtractionService(deps).run(task, task_key)
+        except (DataRejected, ModelOutputInvalid) as error:  # no retry can help
+            log.error("extraction failed", extra={"task": task_key, "code": error.code})
+            return json_response({"status": "failed", **error.to_body()}, status=200)
+        return json_response(outcome.as_body())
 
     return guarded(work)

@@ -31,6 +31,7 @@ OFFSETS = {
     "extraction": 21,
     "resume": 22,
     "agents": 23,
+    "memory": 24,
 }
 
 
@@ -86,6 +87,8 @@ class Profile:
             "AUTH_AUDIENCE": PROJECT,
             "AUTH_JWKS_FILE": str(auth / "user_jwks.json"),
             "INTERNAL_JWKS_FILE": str(auth / "internal_jwks.json"),
+            "KEK_PROVIDER": "local",
+            "LOCAL_KEK_FILE": str(auth / "kek.key"),
             "TASKS_LOCATION": LOCATION,
             "EXTRACTION_QUEUE": EXTRACTION_QUEUE,
             "EXTRACTION_URL": self.url("extraction"),
@@ -95,5 +98,6 @@ class Profile:
             "AGENTS_INVOKER_EMAIL": AGENTS_INVOKER_EMAIL,
             "TURN_URL": self.url("turn"),
             "RESUME_URL": self.url("resume"),
+            "MEMORY_URL": self.url("memory"),
             "STACK_STATE_DIR": str(self.state),
         }

@@ -56,8 +56,11 @@ def _write_private(path: Path, data: bytes) -> None:
 
 
 def ensure_keys(state_dir: str | os.PathLike[str]) -> None:
-    """Create both keys and their JWKS files once; later calls leave them as they are."""
+    """Create both keys, their JWKS files and the local key-encryption key once."""
     auth_dir(state_dir).mkdir(parents=True, exist_ok=True)
+    kek = auth_dir(state_dir) / "kek.key"
+    if not kek.exists():  # 256 random bits: wraps the per-user data keys, as KMS does in prod
+        _write_private(kek, os.urandom(32))
     for name in KEY_NAMES:
         key_path = _key_path(state_dir, name)
         if not key_path.exists():

@@ -184,9 +184,11 @@ class FirestoreConversationStore:
         messages: Sequence[Message],
         response: TurnResponse,
         now: datetime,
+        new_chat: bool = False,
     ) -> None:
         """One batch: the messages (created, so a repeated completion writes nothing), the
-        turn's response and the chat's counters. Raises ``Conflict`` for an unclaimed turn."""
+        turn's response and the chat's counters, creating the chat on its first turn.
+        Raises ``Conflict`` for an unclaimed turn."""
         chat = self._chat(user_id, response.chat_id)
         batch = self._client.batch()
         for message in messages:
@@ -203,7 +205,11 @@ class FirestoreConversationStore:
                 "expire_at": now + self._turn_ttl,
             },
         )
-        batch.update(chat, {"updated_at": now, "message_count": firestore.Increment(len(messages))})
+        counters = {"updated_at": now, "message_count": firestore.Increment(len(messages))}
+        if new_chat:  # in the same commit: the first turn of a chat costs no extra write
+            batch.set(chat, {"created_at": now, "summary": "", **counters}, merge=True)
+        else:
+            batch.update(chat, counters)
         with _firestore_errors():
             try:
                 batch.commit()

@@ -109,7 +109,10 @@ class MemoryConversationStore:
         messages: Sequence[Message],
         response: TurnResponse,
         now: datetime,
+        new_chat: bool = False,
     ) -> None:
+        if new_chat:
+            self.create_chat(user_id, response.chat_id, now)
         with self._lock:
             record = self._chats.get((user_id, response.chat_id))
             turn = self._turns.get((user_id, client_message_id))

@@ -1,52 +1,99 @@
-"""In-memory ``FactStore`` and ``ContactStore`` enforcing the same rules as the schema."""
+"""In-memory ``FactStore``, ``ContactStore`` and ``PendingStore`` for unit tests.
+
+They share one ``MemoryFactData`` so the schema's cross-table rules hold (a fact names only
+its user's person; deleting a person deletes its facts; a merge moves them)::
+
+    contacts = MemoryContactStore()
+    facts = MemoryFactStore(contacts, clock)
+    pending = MemoryPendingStore(contacts)
+
+Same semantics as the PostgreSQL adapters (``tests/contract`` runs one test file against
+both), with exact search in place of HNSW and plaintext in place of ciphertext.
+"""
 
 from __future__ import annotations
 
-import threading
-import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
 from shared.adapters.clock import SystemClock
+from shared.adapters.fact_rules import is_uuid, merged_person, sort_persons, uuids
+from shared.adapters.memory_fact_search import in_window, nearest, search
+from shared.adapters.memory_fact_state import MemoryFactData, canonical, check_role
+from shared.crypto import normalise_name
 from shared.errors import DataRejected
-from shared.models.domain import NewFact, Person, StoredFact
-from shared.ports import Clock
-
-PERSON_ROLES = frozenset(
-    {
-        "partner",
-        "child",
-        "parent",
-        "sibling",
-        "friend",
-        "colleague",
-        "pet",
-        "service_provider",
-        "other",
-    }
+from shared.models.memory import (
+    SELF,
+    ExtractionChanges,
+    Fact,
+    FactDraft,
+    FactFilter,
+    PendingItem,
+    Person,
+    ScoredFact,
+    SemanticQuery,
+    TemporalQuery,
 )
-SENSITIVE_TYPES = frozenset({"Allergy", "Medical", "Health"})
+from shared.ports import Clock
 
 
 class MemoryContactStore:
-    def __init__(self) -> None:
-        self._persons: dict[str, Person] = {}
-        self._lock = threading.Lock()
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.data = MemoryFactData()
+        self.clock = clock or SystemClock()
 
     def list_persons(self, user_id: str) -> list[Person]:
-        mine = [p for p in self._persons.values() if p.user_id == user_id]
-        return sorted(mine, key=lambda p: (p.display_name, p.id))
+        return sort_persons([p for p in self.data.persons.values() if p.user_id == user_id])
+
+    def get_person(self, user_id: str, person_id: str) -> Person | None:
+        return self.data.person_of(user_id, person_id)
+
+    def find_by_name(self, user_id: str, name: str) -> list[Person]:
+        wanted = normalise_name(name)
+        return [
+            p
+            for p in self.list_persons(user_id)
+            if wanted in {normalise_name(n) for n in [p.display_name, *p.aliases]}
+        ]
 
     def add_person(self, person: Person) -> None:
-        _check_uuid(person.id)
-        if person.role_to_user not in PERSON_ROLES:
-            raise DataRejected(f"role_to_user {person.role_to_user!r} is not allowed")
-        with self._lock:
-            self._persons.setdefault(person.id, person)
+        with self.data.lock:
+            self.data.insert_person(person, self.clock.now())
 
-    def owns(self, user_id: str, person_id: str) -> bool:
-        person = self._persons.get(person_id)
-        return person is not None and person.user_id == user_id
+    def update_person(self, person: Person) -> bool:
+        with self.data.lock:
+            old = self.data.person_of(person.user_id, person.id)
+            if old is None:
+                return False
+            check_role(person)
+            self.data.persons[old.id] = person.model_copy(
+                update={"id": old.id, "created_at": old.created_at, "updated_at": self.clock.now()}
+            )
+            return True
+
+    def merge_persons(self, user_id: str, keep_id: str, absorb_id: str) -> bool:
+        with self.data.lock:
+            keep = self.data.person_of(user_id, keep_id)
+            absorb = self.data.person_of(user_id, absorb_id)
+            if keep is None or absorb is None or keep.id == absorb.id:
+                return False
+            now = self.clock.now()
+            for fact_id, stored in list(self.data.facts.items()):
+                if stored.fact.subject_entity_id == absorb.id:
+                    self.data.update_fact(
+                        fact_id,
+                        subject_entity_id=keep.id,
+                        relation_to_user=keep.role_to_user,
+                        updated_at=now,
+                    )
+            del self.data.persons[absorb.id]
+            merged = merged_person(keep, absorb)
+            self.data.persons[keep.id] = merged.model_copy(update={"updated_at": now})
+            return True
+
+    def delete_person(self, user_id: str, person_id: str) -> bool:
+        with self.data.lock:
+            return self.data.delete_person(user_id, person_id)
 
 
 class MemoryFactStore:
@@ -55,62 +102,175 @@ class MemoryFactStore:
     def __init__(
         self, contacts: MemoryContactStore | None = None, clock: Clock | None = None
     ) -> None:
-        self._contacts = contacts or MemoryContactStore()
-        self._clock = clock or SystemClock()
-        self._facts: list[tuple[StoredFact, str]] = []  # with its idempotency key
-        self._done_tasks: set[str] = set()
-        self._lock = threading.Lock()
+        self.contacts = contacts or MemoryContactStore(clock)
+        self.data = self.contacts.data
+        self._clock = clock or self.contacts.clock
 
-    def save_extraction(self, task_key: str, user_id: str, facts: Sequence[NewFact]) -> bool:
-        with self._lock:
-            if task_key in self._done_tasks:
+    def apply_extraction(
+        self, task_key: str, user_id: str, changes: ExtractionChanges, now: datetime
+    ) -> bool:
+        owners = {p.user_id for p in changes.new_persons} | {i.user_id for i in changes.pending}
+        if owners - {user_id}:
+            raise DataRejected("an extraction may only write rows of its own user")
+        with self.data.lock:
+            if task_key in self.data.done_tasks:
                 return False
-            for fact in facts:
-                self._check(user_id, fact)
-            now = self._clock.now()
-            keys = {key for stored, key in self._facts if stored.user_id == user_id}
-            for fact in facts:
-                if fact.idempotency_key in keys:
-                    continue
-                keys.add(fact.idempotency_key)
-                self._facts.append((_stored(user_id, fact, now), fact.idempotency_key))
-            self._done_tasks.add(task_key)
+            work = self.data.snapshot()
+            work.done_tasks[task_key] = user_id
+            for person in changes.new_persons:
+                work.insert_person(person, now)
+            for supersession in changes.supersessions:
+                if not _close(work, user_id, supersession.old_fact_id, now):
+                    raise DataRejected(f"fact {supersession.old_fact_id} is not current")
+            for s in changes.supersessions:
+                work.insert_fact(user_id, s.replacement, now, canonical(s.old_fact_id))
+            for draft in changes.new_facts:
+                work.insert_fact(user_id, draft, now)
+            for reinforcement in changes.reinforcements:
+                _reinforce(work, user_id, reinforcement.fact_id, reinforcement.confidence, now)
+            for item in changes.pending:
+                work.insert_pending(user_id, item)
+            self.data.commit(work)
         return True
 
-    def list_facts(self, user_id: str) -> list[StoredFact]:
-        mine = [stored for stored, _ in self._facts if stored.user_id == user_id]
-        return sorted(mine, key=lambda f: (f.created_at, f.id))
+    def current_facts(self, user_id: str, subject_ids: Sequence[str | None]) -> list[Fact]:
+        wanted = {*uuids(subject_ids), *([None] if None in subject_ids else [])}
+        found = [
+            s.fact
+            for s in self.data.facts_of(user_id)
+            if s.current() and s.fact.subject_entity_id in wanted
+        ]
+        return _by_creation(found)
 
-    def _check(self, user_id: str, fact: NewFact) -> None:
-        if fact.subject_entity_id is None and fact.relation_to_user != "self":
-            raise DataRejected("facts_subject_or_self: a fact needs a subject or to be 'self'")
-        if fact.type in SENSITIVE_TYPES and fact.confidence < 0.9:
-            raise DataRejected("facts_sensitive_confidence: health facts need confidence >= 0.9")
-        if fact.subject_entity_id is not None:
-            _check_uuid(fact.subject_entity_id)
-            if not self._contacts.owns(user_id, fact.subject_entity_id):
-                raise DataRejected("facts_subject_fkey: no such person for this user")
-        if not fact.embedding:
-            raise DataRejected("an embedding needs at least one dimension")
+    def nearest(
+        self, user_id: str, embedding: Sequence[float], embedding_model: str, limit: int
+    ) -> list[ScoredFact]:
+        return nearest(self.data.facts_of(user_id), embedding, embedding_model, limit)
+
+    def search(self, user_id: str, query: SemanticQuery, now: datetime) -> list[ScoredFact]:
+        return search(self.data.facts_of(user_id), query, now)
+
+    def in_window(self, user_id: str, query: TemporalQuery) -> list[Fact]:
+        return in_window(self.data.facts_of(user_id), query)
+
+    def list_facts(self, user_id: str, where: FactFilter) -> list[Fact]:
+        found = [s.fact for s in self.data.facts_of(user_id)]
+        if where.subject_id == SELF:
+            found = [f for f in found if f.subject_entity_id is None]
+        elif where.subject_id is not None:
+            found = [f for f in found if f.subject_entity_id in uuids([where.subject_id])]
+        if where.fact_type is not None:
+            found = [f for f in found if f.type == where.fact_type]
+        if not where.include_history:
+            found = [f for f in found if f.valid_to is None]
+        return _by_creation(found)[: where.limit]
+
+    def get_fact(self, user_id: str, fact_id: str) -> Fact | None:
+        stored = self.data.facts.get(canonical(fact_id)) if is_uuid(fact_id) else None
+        return stored.fact if stored is not None and stored.fact.user_id == user_id else None
+
+    def correct_fact(
+        self, user_id: str, fact_id: str, replacement: FactDraft, now: datetime
+    ) -> Fact | None:
+        if not is_uuid(fact_id):
+            return None
+        with self.data.lock:
+            work = self.data.snapshot()
+            if not _close(work, user_id, fact_id, now):
+                return None
+            fact = work.insert_fact(user_id, replacement, now, canonical(fact_id))
+            if fact is None:
+                raise DataRejected("another current fact has the replacement's idempotency key")
+            self.data.commit(work)
+            return fact
+
+    def delete_fact(self, user_id: str, fact_id: str) -> bool:
+        if self.get_fact(user_id, fact_id) is None:
+            return False
+        with self.data.lock:
+            chain: list[str] = []
+            current: str | None = canonical(fact_id)
+            while current is not None and current in self.data.facts and current not in chain:
+                chain.append(current)
+                current = self.data.facts[current].supersedes_id
+            return self.data.delete_facts(user_id, chain) > 0
+
+    def reassign_facts(self, user_id: str, fact_ids: Sequence[str], person_id: str) -> int:
+        with self.data.lock:
+            person = self.data.person_of(user_id, person_id)
+            if person is None:
+                return 0
+            mine = {s.fact.id for s in self.data.facts_of(user_id)}
+            moved = set(uuids(fact_ids)) & mine
+            for fact_id in moved:
+                self.data.update_fact(
+                    fact_id,
+                    subject_entity_id=person.id,
+                    relation_to_user=person.role_to_user,
+                    updated_at=self._clock.now(),
+                )
+            return len(moved)
+
+    def delete_user(self, user_id: str) -> None:
+        with self.data.lock:
+            data = self.data
+            data.pending = {k: v for k, v in data.pending.items() if v.user_id != user_id}
+            data.facts = {k: v for k, v in data.facts.items() if v.fact.user_id != user_id}
+            data.persons = {k: v for k, v in data.persons.items() if v.user_id != user_id}
+            data.done_tasks = {t: u for t, u in data.done_tasks.items() if u != user_id}
 
 
-def _stored(user_id: str, fact: NewFact, now: datetime) -> StoredFact:
-    return StoredFact.model_validate(
-        {
-            "id": str(uuid.uuid4()),
-            "user_id": user_id,
-            "text": fact.text,
-            "type": fact.type,
-            "subject_entity_id": fact.subject_entity_id,
-            "confidence": fact.confidence,
-            "source_turn_id": fact.source_turn_id,
-            "created_at": now,
-        }
+class MemoryPendingStore:
+    def __init__(self, store: MemoryContactStore | MemoryFactStore | None = None) -> None:
+        self.data = store.data if store is not None else MemoryFactData()
+
+    def list_pending(self, user_id: str, chat_id: str | None = None) -> list[PendingItem]:
+        found = [
+            item
+            for item in self.data.pending.values()
+            if item.user_id == user_id
+            and item.resolved_at is None
+            and (chat_id is None or item.chat_id == chat_id)
+        ]
+        return sorted(found, key=lambda item: (item.created_at, item.id))
+
+    def get_pending(self, user_id: str, item_id: str) -> PendingItem | None:
+        item = self.data.pending.get(canonical(item_id)) if is_uuid(item_id) else None
+        return item if item is not None and item.user_id == user_id else None
+
+    def resolve_pending(self, user_id: str, item_id: str, now: datetime) -> PendingItem | None:
+        with self.data.lock:
+            item = self.get_pending(user_id, item_id)
+            if item is None or item.resolved_at is not None:
+                return None
+            resolved = item.model_copy(update={"resolved_at": now})
+            self.data.pending[item.id] = resolved
+            return resolved
+
+
+def _close(data: MemoryFactData, user_id: str, fact_id: str, now: datetime) -> bool:
+    stored = data.current_fact(user_id, fact_id)
+    if stored is None:
+        return False
+    data.update_fact(stored.fact.id, valid_to=now, updated_at=now)
+    return True
+
+
+def _reinforce(
+    data: MemoryFactData, user_id: str, fact_id: str, confidence: float, now: datetime
+) -> None:
+    stored = data.current_fact(user_id, fact_id)
+    if stored is None:
+        return
+    fact = stored.fact
+    data.update_fact(
+        fact.id,
+        confidence=max(fact.confidence, confidence),
+        seen_count=fact.seen_count + 1,
+        last_seen_at=now,
+        updated_at=now,
     )
 
 
-def _check_uuid(value: str) -> None:
-    try:
-        uuid.UUID(value)
-    except ValueError as exc:
-        raise DataRejected(f"not a uuid: {value!r}") from exc
+def _by_creation(facts: list[Fact]) -> list[Fact]:
+    return sorted(facts, key=lambda f: (f.created_at, f.id))

@@ -54,6 +54,8 @@ class ExtractionTask(Strict):
     text: str
     resolved_entities: list[ResolvedEntity] = Field(default_factory=list)
     has_preferences: bool = False
+    timezone: str = "UTC"  # IANA name: "next Friday" is resolved in the user's zone
+    avatar_id: str | None = None
     enqueued_at: datetime
 
 
@@ -67,51 +69,3 @@ class AgentJob(Strict):
     agent: str
     goal: str
     created_at: datetime
-
-
-FactType = Literal[
-    "Schedule",
-    "Travel",
-    "Health",
-    "Allergy",
-    "Medical",
-    "Relationship",
-    "Work",
-    "Hobby",
-    "Preference",
-    "Contact",
-    "Other",
-]
-
-
-class NewFact(Strict):
-    text: str = Field(min_length=1, max_length=200)
-    type: FactType = "Other"
-    subject_entity_id: str | None = None  # None: a fact about the user
-    relation_to_user: str = "self"
-    confidence: float = Field(ge=0.0, le=1.0)
-    idempotency_key: str
-    embedding: list[float]
-    embedding_model: str
-    source_chat_id: str | None = None
-    source_turn_id: str | None = None
-    source_message_id: str | None = None
-
-
-class StoredFact(Strict):
-    id: str
-    user_id: str
-    text: str
-    type: FactType
-    subject_entity_id: str | None
-    confidence: float
-    source_turn_id: str | None
-    created_at: datetime
-
-
-class Person(Strict):
-    id: str
-    user_id: str
-    display_name: str
-    role_to_user: str = "other"
-    aliases: list[str] = Field(default_factory=list)

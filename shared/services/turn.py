@@ -169,14 +169,12 @@ class TurnService:
             turn_id=turn.turn_id,
             reply=Reply(text=state.response.text, kind=state.response.kind),
         )
-        store = self._deps.conversations
-        if turn.chat_is_new:
-            store.create_chat(turn.user_id, turn.chat_id, now)
-        store.complete_turn(
+        self._deps.conversations.complete_turn(
             turn.user_id,
             turn.request.client_message_id,
             [user_message, reply_message],
             response,
             now,
+            new_chat=turn.chat_is_new,
         )
         return response

@@ -23,14 +23,18 @@ from shared.adapters.clock import FixedClock
 from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
 from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
+from shared.adapters.keyring_local import LocalKek
 from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
 from shared.adapters.memory_conversations import MemoryConversationStore
-from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore
+from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
+from shared.adapters.memory_keyring import MemoryKeyRing
 from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
 from shared.adapters.migrations import apply_migrations
 from shared.adapters.postgres import Database, connect
 from shared.adapters.postgres_contacts import PostgresContactStore
 from shared.adapters.postgres_facts import PostgresFactStore
+from shared.adapters.postgres_keyring import PostgresKeyRing
+from shared.adapters.postgres_pending import PostgresPendingStore
 from shared.adapters.pubsub import PubSubPublisher
 from shared.adapters.redis_cache import RedisCache
 from shared.config import Settings
@@ -40,6 +44,8 @@ from shared.ports import (
     ConversationStore,
     FactStore,
     IdempotencyStore,
+    KeyRing,
+    PendingStore,
     Publisher,
     TaskQueue,
 )
@@ -156,19 +162,54 @@ def cache_backend(request: pytest.FixtureRequest) -> CacheBackend:
     return CacheBackend(cache, time.sleep)
 
 
+@pytest.fixture(scope="session")
+def local_kek(settings: Settings) -> LocalKek:
+    if not settings.local_kek_file:
+        pytest.fail("LOCAL_KEK_FILE is not set: run `scripts/stack up --profile test`")
+    return LocalKek(settings.local_kek_file)
+
+
+@dataclass
+class KeyRingBackend:
+    keys: KeyRing
+    # Another instance over the same storage (a second function instance: empty cache).
+    another: Callable[[], KeyRing]
+
+
+@pytest.fixture(params=BACKENDS)
+def keyring_backend(request: pytest.FixtureRequest) -> KeyRingBackend:
+    if request.param == "memory":
+        keys = MemoryKeyRing()
+        return KeyRingBackend(keys, lambda: keys)
+    db: Database = _real(request, "database")
+    kek: LocalKek = request.getfixturevalue("local_kek")
+    return KeyRingBackend(PostgresKeyRing(db, kek), lambda: PostgresKeyRing(db, kek))
+
+
 @dataclass
 class FactBackend:
     facts: FactStore
     contacts: ContactStore
+    pending: PendingStore
+    keys: KeyRing
+    database: Database | None = None  # the real backend's, for checks below the adapters
 
 
 @pytest.fixture(params=BACKENDS)
 def fact_backend(request: pytest.FixtureRequest) -> FactBackend:
     if request.param == "memory":
-        contacts = MemoryContactStore()
-        return FactBackend(MemoryFactStore(contacts), contacts)
+        contacts = MemoryContactStore(FixedClock())
+        facts = MemoryFactStore(contacts)
+        return FactBackend(facts, contacts, MemoryPendingStore(contacts), MemoryKeyRing())
     db: Database = _real(request, "database")
-    return FactBackend(PostgresFactStore(db), PostgresContactStore(db))
+    keys = PostgresKeyRing(db, request.getfixturevalue("local_kek"))
+    return FactBackend(
+        PostgresFactStore(db, keys),
+        PostgresContactStore(db, keys),
+        PostgresPendingStore(db, keys),
+        keys,
+        db,
+    )
 
 
 @pytest.fixture(scope="session")

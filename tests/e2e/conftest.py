@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,7 @@ class Served:
     agents_url: str
     model: FakeVertexServer
     restart: Callable[[], None]
+    memory_url: str = ""
 
     def token(self, user: str) -> str:
         return mint_user_token(STATE, user, ttl=600)
@@ -58,7 +62,13 @@ def served(stack_env_session: None) -> Iterator[Served]:
     restart()
     env = serve.read_env(PROFILE)
     yield Served(
-        env["TURN_URL"], env["RESUME_URL"], env["EXTRACTION_URL"], env["AGENTS_URL"], model, restart
+        env["TURN_URL"],
+        env["RESUME_URL"],
+        env["EXTRACTION_URL"],
+        env["AGENTS_URL"],
+        model,
+        restart,
+        memory_url=env["MEMORY_URL"],
     )
     serve.down(PROFILE)
     model.stop()
@@ -73,6 +83,33 @@ def stack_env_session() -> None:
 @pytest.fixture(scope="session")
 def db() -> firestore.Client:
     return firestore.Client(project=os.environ["GCP_PROJECT"])
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def function_without_redis(served: Served, name: str) -> Iterator[str]:
+    """A second instance of function ``name`` whose Redis address answers nothing."""
+    port = free_port()
+    env = {
+        **os.environ,
+        **serve.read_env(PROFILE),
+        "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0",
+        "MODEL_PROVIDER": "vertex",
+        "VERTEX_BASE_URL": served.model.base_url,
+        "VERTEX_ACCESS_TOKEN": served.model.token,
+    }
+    process = serve.spawn(name, port, env, subprocess.DEVNULL)
+    try:
+        assert serve.wait_ready(port), f"the second {name} function did not start"
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def wait_for(check: Callable[[], Any], seconds: float = 30.0) -> Any:

@@ -47,8 +47,9 @@ def _classification(text: str) -> dict[str, Any]:
     }
 
 
-def _extraction(text: str) -> dict[str, Any]:
-    fact = text.replace("[facts]", "").strip()[:200] or "nothing"
+def _extraction(prompt: str) -> dict[str, Any]:
+    message = prompt.rsplit("Message:", 1)[-1]  # the prompt puts the user's words last
+    fact = message.replace("[facts]", "").strip()[:200] or "nothing"
     return {
         "facts": [{"text": fact, "type": "Other", "about": "user", "confidence": 0.9}],
         "topics": [],

@@ -6,8 +6,12 @@ from typing import Any
 
 from google.cloud import firestore
 
-from shared.adapters.postgres import connect
+from shared.adapters.keyring_local import LocalKek
+from shared.adapters.postgres import Database, connect
+from shared.adapters.postgres_facts import PostgresFactStore
+from shared.adapters.postgres_keyring import PostgresKeyRing
 from shared.config import Settings
+from shared.models.memory import FactFilter
 
 
 def firestore_paths(db: firestore.Client, user_id: str) -> dict[str, Any]:
@@ -40,13 +44,14 @@ def postgres_counts() -> tuple[int, ...]:
 
 
 def facts_of(user_id: str) -> list[tuple[str, str | None]]:
-    conn = connect(Settings())
+    """Every fact of the user, superseded ones too, decrypted: (text, source turn id)."""
+    settings = Settings()
+    if not settings.local_kek_file:
+        raise AssertionError("LOCAL_KEK_FILE is not set: the stack's env file must provide it")
+    db = Database(settings)
     try:
-        cursor = conn.cursor()
-        cursor.execute(
-            "SELECT text, source_turn_id FROM facts WHERE user_id = %s ORDER BY created_at",
-            (user_id,),
-        )
-        return [(str(text), turn) for text, turn in cursor.fetchall()]
+        store = PostgresFactStore(db, PostgresKeyRing(db, LocalKek(settings.local_kek_file)))
+        facts = store.list_facts(user_id, FactFilter(include_history=True, limit=1000))
     finally:
-        conn.close()
+        db.close()
+    return [(fact.text, fact.source.turn_id) for fact in facts]

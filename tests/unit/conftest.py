@@ -9,7 +9,7 @@ import pytest
 from shared.adapters.clock import FixedClock
 from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
 from shared.adapters.memory_conversations import MemoryConversationStore
-from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore
+from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
 from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.config import Settings
@@ -29,7 +29,7 @@ def llm() -> ScriptedLLM:
 @pytest.fixture
 def deps(clock: FixedClock, llm: ScriptedLLM) -> Deps:
     settings = Settings(env="test", model_provider="scripted", rate_limit_per_minute=5)
-    contacts = MemoryContactStore()
+    contacts = MemoryContactStore(clock)
     return Deps(
         settings,
         clock=clock,
@@ -40,6 +40,7 @@ def deps(clock: FixedClock, llm: ScriptedLLM) -> Deps:
         cache=MemoryCache(clock),
         facts=MemoryFactStore(contacts, clock),
         contacts=contacts,
+        pending=MemoryPendingStore(contacts),
         tasks=MemoryTaskQueue(),
         publisher=MemoryPublisher(),
     )

@@ -1,88 +1,260 @@
-"""Extraction on fakes: attribution, the preference flag, exactly-once storage."""
+"""ExtractionService on the in-memory fakes: one model call, one write, nothing twice."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
+from shared.adapters.clock import FixedClock
+from shared.adapters.memory_facts import MemoryFactStore
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.deps import Deps
-from shared.models.domain import ExtractionTask, Person, ResolvedEntity
-from shared.services.extraction import Extraction, ExtractionService
-
-ANNA = "6f1c1b9e-8d1e-4a8e-9f57-0d3c7c1b2a11"
-
-
-def task(
-    text: str, entities: list[ResolvedEntity] | None = None, prefs: bool = False
-) -> ExtractionTask:
-    return ExtractionTask(
-        user_id="alice",
-        chat_id="c1",
-        turn_id="t1",
-        message_id="t1-u",
-        text=text,
-        resolved_entities=entities or [],
-        has_preferences=prefs,
-        enqueued_at=datetime(2026, 11, 21, tzinfo=UTC),
-    )
+from shared.errors import DataRejected, ModelOutputInvalid
+from shared.models.memory import ExtractionChanges, FactFilter
+from shared.services.memory.extraction import ExtractionService
+from shared.services.memory.prompt import MAX_PROMPT_FACTS
+from shared.services.memory.schema import Extraction
+from tests.unit.extraction_kit import (
+    USER,
+    ScriptedModel,
+    entity,
+    extraction,
+    fact,
+    person,
+    pid,
+    task,
+)
 
 
-def extraction(*facts: tuple[str, str, str]) -> Extraction:
-    return Extraction.model_validate(
-        {
-            "facts": [
-                {"text": t, "type": ty, "about": a, "confidence": 0.95} for t, ty, a in facts
-            ],
-            "topics": [],
-        }
-    )
+@pytest.fixture
+def model() -> ScriptedModel:
+    return ScriptedModel()
 
 
-def test_facts_are_attributed_to_the_user_or_a_resolved_person(
-    deps: Deps, llm: ScriptedLLM
+@pytest.fixture
+def llm(model: ScriptedModel) -> ScriptedLLM:
+    return ScriptedLLM(handler=model)
+
+
+def stored(deps: Deps, user: str = USER) -> dict[str, str | None]:
+    return {f.text: f.subject_entity_id for f in deps.facts.list_facts(user, FactFilter())}
+
+
+def run(deps: Deps, model: ScriptedModel, output: Extraction, **task_args: object) -> object:
+    model.output = output
+    return ExtractionService(deps).run(task(**task_args))  # type: ignore[arg-type]
+
+
+def test_facts_go_to_the_user_and_to_the_person_the_turn_resolved(
+    deps: Deps, model: ScriptedModel, llm: ScriptedLLM
 ) -> None:
-    deps.contacts.add_person(
-        Person(id=ANNA, user_id="alice", display_name="Anna", role_to_user="sibling")
+    deps.contacts.add_person(person("anna", "Anna", "sibling"))
+    model.output = extraction(
+        fact("Alice works at ACME", type="Work"),
+        fact("Anna lives in Bern", about="Anna"),
     )
-    llm.add(
-        extraction(("Alice works at ACME", "Work", "user"), ("Anna lives in Bern", "Other", "Anna"))
+    outcome = ExtractionService(deps).run(
+        task("I work at ACME; Anna lives in Bern", entities=(("Anna", "anna", 0.97),))
     )
-    anna = ResolvedEntity(mention="Anna", person_id=ANNA, confidence=0.97)
-    outcome = ExtractionService(deps).run(task("I work at ACME; Anna lives in Bern", [anna]))
-    assert (outcome.stored, outcome.skipped) == (2, 0)
-    facts = {f.text: f for f in deps.facts.list_facts("alice")}
-    assert facts["Alice works at ACME"].subject_entity_id is None
-    assert facts["Anna lives in Bern"].subject_entity_id == ANNA
-    assert facts["Anna lives in Bern"].source_turn_id == "t1"
+    assert (outcome.status, outcome.stored, outcome.skipped) == ("stored", 2, 0)
+    assert stored(deps) == {"Alice works at ACME": None, "Anna lives in Bern": pid("anna")}
+    anna_fact = deps.facts.list_facts(USER, FactFilter(subject_id=pid("anna")))[0]
+    assert anna_fact.relation_to_user == "sibling"
+    assert anna_fact.source.turn_id == "t1" and anna_fact.source.message_id == "t1-u"
+    assert anna_fact.embedding_model == deps.embedder.model_name
+    assert len(llm.calls) == 1  # one structured call: no red flag was needed
 
 
-def test_a_fact_about_an_unresolved_or_uncertain_person_is_never_guessed(
-    deps: Deps, llm: ScriptedLLM
-) -> None:
-    llm.add(
-        extraction(
-            ("Thomas is in Mallorca", "Travel", "Thomas"), ("Max likes jazz", "Hobby", "Max")
-        )
-    )
-    unsure = ResolvedEntity(mention="Thomas", person_id=ANNA, confidence=0.6)
-    outcome = ExtractionService(deps).run(task("Thomas is in Mallorca, Max likes jazz", [unsure]))
-    assert (outcome.stored, outcome.skipped) == (0, 2)
-    assert deps.facts.list_facts("alice") == []
-
-
-def test_preferences_only_when_the_turn_flagged_them(deps: Deps, llm: ScriptedLLM) -> None:
-    llm.add(extraction(("Alice likes green tea", "Preference", "user")))
-    assert ExtractionService(deps).run(task("I like green tea")).stored == 0
-    llm.add(extraction(("Alice likes green tea", "Preference", "user")))
-    second = task("I like green tea", prefs=True).model_copy(update={"turn_id": "t2"})
-    assert ExtractionService(deps).run(second).stored == 1
-
-
-def test_a_redelivered_task_writes_nothing_twice(deps: Deps, llm: ScriptedLLM) -> None:
-    llm.add(extraction(("Alice is vegetarian", "Preference", "user")))
-    llm.add(extraction(("Alice is vegetarian", "Preference", "user")))
+def test_a_redelivered_task_writes_nothing_twice(deps: Deps, model: ScriptedModel) -> None:
+    model.output = extraction(fact("Alice is vegetarian", type="Preference"))
     service = ExtractionService(deps)
-    first = service.run(task("I'm vegetarian", prefs=True))
-    again = service.run(task("I'm vegetarian", prefs=True))
+    first = service.run(task("I'm vegetarian", prefs=True), "extract-t1")
+    again = service.run(task("I'm vegetarian", prefs=True), "extract-t1")
     assert (first.duplicate, again.duplicate) == (False, True)
-    assert len(deps.facts.list_facts("alice")) == 1
+    assert again.as_body()["status"] == "duplicate"
+    assert len(deps.facts.list_facts(USER, FactFilter())) == 1
+
+
+def test_the_task_key_defaults_to_the_name_derived_from_the_turn(
+    deps: Deps, model: ScriptedModel
+) -> None:
+    model.output = extraction(fact("Alice plays chess", type="Hobby"))
+    assert ExtractionService(deps).run(task()).task_key == "extract-t1"
+    assert ExtractionService(deps).run(task(), "extract-t1").duplicate
+
+
+def test_preferences_only_when_the_turn_flagged_them(
+    deps: Deps, model: ScriptedModel, llm: ScriptedLLM
+) -> None:
+    model.output = extraction(fact("Alice likes green tea", type="Preference"))
+    unflagged = ExtractionService(deps).run(task("I like green tea"))
+    assert (unflagged.stored, unflagged.skipped) == (0, 1)
+    assert "Do not extract preferences" in llm.requests[-1].system
+    flagged = ExtractionService(deps).run(task("I like green tea", prefs=True, turn="t2"))
+    assert flagged.stored == 1
+    assert "Also extract the user's stated preferences" in llm.requests[-1].system
+
+
+def test_the_prompt_shows_current_facts_under_refs_and_a_replacement_supersedes(
+    deps: Deps, model: ScriptedModel, llm: ScriptedLLM
+) -> None:
+    model.output = extraction(fact("Alice's favourite band is Muse", type="Hobby"))
+    ExtractionService(deps).run(task(turn="t1"))
+    model.output = extraction(
+        fact("Alice's favourite band is Radiohead", type="Hobby", replaces="F1")
+    )
+    outcome = ExtractionService(deps).run(task(turn="t2"))
+    prompt = llm.requests[-1].messages[0].text
+    assert "F1 (user): Alice's favourite band is Muse" in prompt
+    assert outcome.stored == 1
+    assert stored(deps) == {"Alice's favourite band is Radiohead": None}
+    history = deps.facts.list_facts(USER, FactFilter(include_history=True))
+    assert {f.text: f.valid_to is not None for f in history} == {
+        "Alice's favourite band is Muse": True,
+        "Alice's favourite band is Radiohead": False,
+    }
+
+
+def test_the_prompt_caps_the_known_facts(
+    deps: Deps, model: ScriptedModel, llm: ScriptedLLM
+) -> None:
+    for turn in ("t1", "t2"):
+        model.output = extraction(*(fact(f"Alice has {n} {turn} cards") for n in range(10)))
+        ExtractionService(deps).run(task(turn=turn))
+    model.output = extraction()
+    ExtractionService(deps).run(task(turn="t3"))
+    assert len(deps.facts.list_facts(USER, FactFilter())) == 20
+    prompt = llm.requests[-1].messages[0].text
+    assert f"F{MAX_PROMPT_FACTS} (user)" in prompt and f"F{MAX_PROMPT_FACTS + 1} " not in prompt
+
+
+def test_a_changed_employer_supersedes_without_the_model_saying_so(
+    deps: Deps, model: ScriptedModel
+) -> None:
+    model.output = extraction(fact("Alice works at ACME", type="Work"))
+    ExtractionService(deps).run(task(turn="t1"))
+    model.output = extraction(fact("Alice works at Globex", type="Work"))
+    outcome = ExtractionService(deps).run(task(turn="t2"))
+    assert outcome.stored == 1 and stored(deps) == {"Alice works at Globex": None}
+
+
+def test_a_sensitive_or_unsure_change_waits_for_the_user(
+    deps: Deps, model: ScriptedModel, clock: FixedClock
+) -> None:
+    model.output = extraction(fact("Alice is allergic to penicillin", type="Allergy"))
+    ExtractionService(deps).run(task(turn="t1"))
+    clock.advance(60)  # the newest fact comes first in the prompt: F1
+    model.output = extraction(fact("Alice's email is alice@acme.com", type="Contact"))
+    ExtractionService(deps).run(task(turn="t2"))
+    model.output = extraction(
+        fact("Alice is allergic to amoxicillin", type="Allergy", replaces="F2", confidence=0.9),
+        fact("Alice's email is alice@globex.com", type="Contact", confidence=0.6),
+    )
+    outcome = ExtractionService(deps).run(task(turn="t3"))
+    assert (outcome.stored, outcome.pending) == (0, 2)
+    assert set(stored(deps)) == {
+        "Alice is allergic to penicillin",
+        "Alice's email is alice@acme.com",
+    }
+    items = deps.pending.list_pending(USER)
+    assert {i.kind for i in items} == {"fact_conflict"}
+    held = {i.facts[0].text: i.conflicting_fact_id for i in items}
+    current = {f.text: f.id for f in deps.facts.list_facts(USER, FactFilter())}
+    assert held == {
+        "Alice is allergic to amoxicillin": current["Alice is allergic to penicillin"],
+        "Alice's email is alice@globex.com": current["Alice's email is alice@acme.com"],
+    }
+
+
+def test_a_repeated_fact_reinforces_the_current_one(deps: Deps, model: ScriptedModel) -> None:
+    model.output = extraction(fact("Alice runs every morning", type="Hobby", confidence=0.7))
+    ExtractionService(deps).run(task(turn="t1"))
+    model.output = extraction(fact("Alice runs every morning.", type="Hobby", confidence=0.7))
+    outcome = ExtractionService(deps).run(task(turn="t2"))
+    assert (outcome.stored, outcome.reinforced) == (0, 1)
+    [only] = deps.facts.list_facts(USER, FactFilter())
+    assert only.seen_count == 2 and only.confidence == pytest.approx(0.91)
+
+
+def test_health_facts_are_stored_sure_or_not_at_all(deps: Deps, model: ScriptedModel) -> None:
+    model.output = extraction(
+        fact("Alice is allergic to peanuts", type="Allergy", confidence=0.85, sensitivity="low"),
+        fact("Alice might have asthma", type="Medical", confidence=0.5),
+    )
+    outcome = ExtractionService(deps).run(task())
+    assert (outcome.stored, outcome.skipped) == (1, 1)
+    [allergy] = deps.facts.list_facts(USER, FactFilter())
+    assert allergy.confidence == pytest.approx(0.9) and allergy.sensitivity == "high"
+
+
+def test_time_markers_anchor_in_the_users_zone(deps: Deps, model: ScriptedModel) -> None:
+    model.output = extraction(
+        fact("Alice flies to Rome next Friday", type="Travel", temporal_marker="next Friday"),
+        fact("Alice sees the dentist", type="Schedule", temporal_marker="soon", date="2026-12-02"),
+    )
+    ExtractionService(deps).run(task(timezone="Europe/Zurich"))
+    anchors = {f.text: f.time_anchor for f in deps.facts.list_facts(USER, FactFilter())}
+    assert anchors == {
+        "Alice flies to Rome next Friday": datetime(2026, 11, 26, 23, 0, tzinfo=UTC),
+        "Alice sees the dentist": datetime(2026, 12, 1, 23, 0, tzinfo=UTC),
+    }
+
+
+def test_a_clearly_new_person_is_created_with_what_the_message_says(
+    deps: Deps, model: ScriptedModel
+) -> None:
+    model.output = extraction(
+        fact("Sara is a nurse in Basel", about="Sara", type="Work"),
+        entities=(entity("Sara", "colleague", occupation="nurse", city="Basel"),),
+    )
+    outcome = ExtractionService(deps).run(task("My colleague Sara is a nurse in Basel"))
+    [sara] = deps.contacts.list_persons(USER)
+    assert (outcome.new_persons, sara.display_name, sara.role_to_user) == (1, "Sara", "colleague")
+    assert sara.descriptors == {"occupation": "nurse", "city": "Basel"}
+    assert stored(deps) == {"Sara is a nurse in Basel": sara.id}
+
+
+def test_an_ambiguous_mention_is_held_pending_with_its_candidates(
+    deps: Deps, model: ScriptedModel
+) -> None:
+    deps.contacts.add_person(person("martin_son", "Martin", "child", age="8"))
+    deps.contacts.add_person(person("martin_work", "Martin", "colleague", occupation="accountant"))
+    model.output = extraction(fact("Martin loves pizza", about="Martin", type="Preference"))
+    outcome = ExtractionService(deps).run(task("Martin loves pizza", prefs=True))
+    assert (outcome.stored, outcome.pending) == (0, 1)
+    [item] = deps.pending.list_pending(USER)
+    assert (item.kind, item.mention, item.chat_id) == ("disambiguation", "Martin", "c1")
+    assert sorted(item.candidate_ids) == sorted([pid("martin_son"), pid("martin_work")])
+    assert item.proposed_person is not None and item.proposed_person.display_name == "Martin"
+    [held] = item.facts
+    assert held.subject_entity_id is None and held.relation_to_user != "self"
+    assert stored(deps) == {}
+
+
+def test_a_model_that_breaks_its_schema_twice_fails_loudly(deps: Deps, llm: ScriptedLLM) -> None:
+    llm.add({"facts": "nope"}, {"facts": "still nope"})
+    with pytest.raises(ModelOutputInvalid):
+        ExtractionService(deps).run(task())
+    assert stored(deps) == {}
+
+
+class RefusesOnce(MemoryFactStore):
+    """A store whose first write is refused, as when the user closed a fact meanwhile."""
+
+    refused = False
+
+    def apply_extraction(
+        self, task_key: str, user_id: str, changes: ExtractionChanges, now: datetime
+    ) -> bool:
+        if not self.refused:
+            self.refused = True
+            raise DataRejected("fact is not current")
+        return super().apply_extraction(task_key, user_id, changes, now)
+
+
+def test_a_refused_write_is_planned_and_tried_once_more(deps: Deps, model: ScriptedModel) -> None:
+    facts = RefusesOnce(deps.facts.contacts, deps.clock)  # type: ignore[attr-defined]
+    deps.__dict__["facts"] = facts
+    model.output = extraction(fact("Alice collects stamps", type="Hobby"))
+    assert ExtractionService(deps).run(task()).stored == 1 and facts.refused

@@ -1,0 +1,146 @@
+"""The user's whole Firestore tree (``users/{uid}`` and below): export it, or erase it.
+
+Everything the product keeps per user lives under ``users/{uid}`` (chats, messages, turns,
+and whatever later collections join them), so both operations walk that one document's
+subcollections with recursive queries. A recursive query is bounded by its collection's
+path (``users/u1/chats`` ... ``users/u1/chats\\0``), never by a string prefix of the uid:
+erasing ``u1`` cannot touch ``u1_2``.
+
+Erasure deletes in batches of at most 500 writes, then checks that nothing is left and
+raises ``DependencyUnavailable`` otherwise; deleting what is already gone is a no-op, so a
+retry after any failure completes the erasure.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from google.cloud import firestore
+from google.cloud.firestore_v1.base_document import DocumentSnapshot
+from google.cloud.firestore_v1.collection import CollectionReference
+from google.cloud.firestore_v1.document import DocumentReference
+from google.cloud.firestore_v1.field_path import FieldPath
+
+from shared.adapters.firestore_conversations import doc_id
+from shared.adapters.gcp_errors import transient_as_unavailable
+from shared.errors import DependencyUnavailable
+from shared.models.memory_api import ChatExport, ConversationExport, MessageExport, StoredDocument
+
+Snapshot = DocumentSnapshot[DocumentReference]
+BATCH_LIMIT = 500  # writes per Firestore commit
+
+
+class FirestoreAccountStore:
+    def __init__(self, client: firestore.Client, batch_size: int = BATCH_LIMIT) -> None:
+        self._client = client
+        self._batch_size = min(batch_size, BATCH_LIMIT)
+
+    def _user(self, user_id: str) -> DocumentReference:
+        ref: DocumentReference = self._client.collection("users").document(doc_id(user_id))
+        return ref
+
+    def delete_user(self, user_id: str) -> int:
+        user = self._user(user_id)
+        deleted = 0
+        with transient_as_unavailable("firestore"):
+            for collection in user.collections():
+                deleted += self._delete_below(collection)
+            user.delete()
+            left = [collection.id for collection in user.collections()]
+        if left:
+            raise DependencyUnavailable(f"firestore: documents left in {left}; retry")
+        return deleted
+
+    def _delete_below(self, collection: CollectionReference) -> int:
+        """Every document of the collection and of all its descendants, page by page."""
+        page = collection.recursive().select([FieldPath.document_id()]).limit(self._batch_size)
+        deleted = 0
+        while True:
+            refs = [snap.reference for snap in page.stream()]
+            if not refs:
+                return deleted
+            batch = self._client.batch()
+            for ref in refs:
+                batch.delete(ref)
+            batch.commit()
+            deleted += len(refs)
+
+    def export_user(self, user_id: str) -> ConversationExport:
+        user = self._user(user_id)
+        with transient_as_unavailable("firestore"):
+            settings = user.get().to_dict() or {}
+            snaps = list(self._all_below(user))
+        chats: dict[str, dict[str, Any]] = {}
+        messages: dict[str, list[MessageExport]] = {}
+        documents: list[StoredDocument] = []
+        for snap in snaps:
+            parts = snap.reference.path.split("/")[2:]  # relative to users/{uid}
+            data = snap.to_dict() or {}
+            if len(parts) == 2 and parts[0] == "chats":
+                chats[parts[1]] = data
+            elif len(parts) == 4 and parts[0] == "chats" and parts[2] == "messages":
+                messages.setdefault(parts[1], []).append(_message(parts[3], data))
+            else:
+                documents.append(StoredDocument(path="/".join(parts), data=json_safe(data)))
+        return ConversationExport(
+            settings=json_safe(settings),
+            chats=[
+                _chat(chat_id, chats.get(chat_id, {}), messages.get(chat_id, []))
+                for chat_id in sorted(chats.keys() | messages.keys())
+            ],
+            documents=sorted(documents, key=lambda d: d.path),
+        )
+
+    @staticmethod
+    def _all_below(user: DocumentReference) -> Iterator[Snapshot]:
+        for collection in user.collections():
+            yield from collection.recursive().stream()
+
+
+def _message(message_id: str, data: dict[str, Any]) -> MessageExport:
+    return MessageExport(
+        id=message_id,
+        role=str(data.get("role", "")),
+        text=str(data.get("text", "")),
+        created_at=data.get("created_at"),
+        turn_id=data.get("turn_id"),
+    )
+
+
+def _chat(chat_id: str, data: dict[str, Any], messages: list[MessageExport]) -> ChatExport:
+    epoch = datetime.min.isoformat()
+    return ChatExport(
+        id=chat_id,
+        created_at=data.get("created_at"),
+        updated_at=data.get("updated_at"),
+        summary=str(data.get("summary", "")),
+        messages=sorted(
+            messages, key=lambda m: (m.created_at.isoformat() if m.created_at else epoch, m.id)
+        ),
+    )
+
+
+def json_safe(value: Any) -> Any:
+    """Firestore values as JSON: timestamps ISO 8601, bytes base64, references their path."""
+    if isinstance(value, dict):
+        return {str(key): json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return _scalar(value)
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, DocumentReference):
+        return value.path
+    if isinstance(value, firestore.GeoPoint):
+        return {"latitude": value.latitude, "longitude": value.longitude}
+    return str(value)

@@ -1,0 +1,170 @@
+"""The fact system's records: persons, facts (bi-temporal), pending items, queries.
+
+Plaintext lives only in these models, in memory; the PostgreSQL adapters encrypt text and
+names with the user's data key before anything reaches the database.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import Field
+
+from shared.models.base import Strict
+
+PersonRole = Literal[
+    "partner", "child", "parent", "sibling", "friend", "colleague", "pet",
+    "service_provider", "other",
+]  # fmt: skip
+FactType = Literal[
+    "Schedule", "Travel", "Health", "Allergy", "Medical", "Relationship",
+    "Work", "Hobby", "Preference", "Contact", "Other",
+]  # fmt: skip
+Sensitivity = Literal["low", "medium", "high"]
+Durability = Literal["durable", "long", "medium", "short"]
+Scope = Literal["avatar", "workspace"]
+PendingKind = Literal["disambiguation", "fact_conflict"]
+
+SENSITIVE_TYPES: frozenset[str] = frozenset({"Allergy", "Medical", "Health"})
+CRITICAL_MIN_CONFIDENCE = 0.9
+SELF = "self"  # relation_to_user of a fact about the user themself
+
+
+class Person(Strict):
+    id: str  # uuid
+    user_id: str
+    avatar_id: str | None = None
+    display_name: str = Field(min_length=1, max_length=120)
+    role_to_user: PersonRole = "other"
+    aliases: list[str] = Field(default_factory=list)
+    # Facts about the person that tell two people of one name apart ("age": "8",
+    # "employer": "ACME", "city": "Bern"): the red-flag check compares them.
+    descriptors: dict[str, str] = Field(default_factory=dict)
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class Source(Strict):
+    chat_id: str | None = None
+    turn_id: str | None = None
+    message_id: str | None = None
+
+
+class FactDraft(Strict):
+    """A fact ready to store: attributed, embedded, keyed for idempotency."""
+
+    text: str = Field(min_length=1, max_length=200)
+    type: FactType = "Other"
+    subject_entity_id: str | None = None  # None: about the user (relation_to_user == SELF)
+    relation_to_user: str = SELF
+    confidence: float = Field(ge=0.0, le=1.0)
+    avatar_id: str | None = None
+    scope: Scope = "avatar"
+    durability: Durability = "durable"
+    sensitivity: Sensitivity = "low"
+    temporal_marker: str | None = None  # as the user said it: "next Friday"
+    time_anchor: datetime | None = None  # resolved in the user's time zone at extraction
+    source: Source = Field(default_factory=Source)
+    embedding: list[float]
+    embedding_model: str
+    idempotency_key: str
+
+
+class Fact(Strict):
+    """A stored fact, decrypted. ``valid_to`` set: superseded (history), not deleted."""
+
+    id: str
+    user_id: str
+    avatar_id: str | None = None
+    subject_entity_id: str | None
+    relation_to_user: str
+    text: str
+    type: FactType
+    confidence: float
+    scope: Scope = "avatar"
+    durability: Durability = "durable"
+    sensitivity: Sensitivity = "low"
+    temporal_marker: str | None = None
+    time_anchor: datetime | None = None
+    valid_from: datetime
+    valid_to: datetime | None = None
+    source: Source = Field(default_factory=Source)
+    embedding_model: str
+    embedding_dim: int
+    seen_count: int = 1
+    last_seen_at: datetime
+    created_at: datetime
+    updated_at: datetime
+
+
+class ScoredFact(Strict):
+    fact: Fact
+    similarity: float  # cosine similarity of the embeddings, -1..1
+    score: float  # similarity after entity boost and recency decay
+
+
+class Supersession(Strict):
+    """Close ``old_fact_id`` (valid_to = now) and store ``replacement`` in its place."""
+
+    old_fact_id: str
+    replacement: FactDraft
+
+
+class Reinforcement(Strict):
+    """A near-duplicate was seen again: raise confidence, count it, touch last_seen_at."""
+
+    fact_id: str
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
+class PendingItem(Strict):
+    """Facts held back until the user answers: which person is meant, or which fact holds."""
+
+    id: str  # uuid
+    user_id: str
+    chat_id: str | None = None
+    kind: PendingKind
+    mention: str | None = None  # disambiguation: the name as written
+    candidate_ids: list[str] = Field(default_factory=list)  # disambiguation: person ids
+    proposed_person: Person | None = None  # "someone else": created if the user says so
+    facts: list[FactDraft] = Field(default_factory=list)
+    conflicting_fact_id: str | None = None  # fact_conflict: the current fact
+    created_at: datetime
+    resolved_at: datetime | None = None
+
+
+class ExtractionChanges(Strict):
+    """Everything one extraction task writes, applied in one transaction."""
+
+    new_persons: list[Person] = Field(default_factory=list)
+    new_facts: list[FactDraft] = Field(default_factory=list)
+    supersessions: list[Supersession] = Field(default_factory=list)
+    reinforcements: list[Reinforcement] = Field(default_factory=list)
+    pending: list[PendingItem] = Field(default_factory=list)
+
+
+class SemanticQuery(Strict):
+    embedding: list[float]
+    embedding_model: str
+    limit: int = Field(default=10, ge=1, le=100)
+    min_similarity: float = 0.35
+    boost_subject_ids: list[str] = Field(default_factory=list)  # entities of this turn
+    boost: float = 0.1
+    privacy_mode: bool = False  # hides sensitivity "high"
+    half_life_days: float = 180.0  # recency decay of last_seen_at, applied in the query
+
+
+class TemporalQuery(Strict):
+    start: datetime
+    end: datetime
+    limit: int = Field(default=20, ge=1, le=200)
+    privacy_mode: bool = False
+    subject_ids: list[str | None] | None = None  # None: any subject; [None]: the user
+
+
+class FactFilter(Strict):
+    subject_id: str | None = None  # a person id, or SELF for the user's own facts
+    fact_type: FactType | None = None
+    include_history: bool = False  # superseded facts too
+    limit: int = Field(default=200, ge=1, le=1000)

@@ -1,0 +1,309 @@
+"""Wire models of the ``memory`` function (the settings UI), mirrored in docs/openapi.yaml.
+
+Requests refuse unknown fields and bound every length; ids of facts, persons and pending
+items are UUIDs. Responses are views of the domain records in ``shared.models.memory``
+(never the embeddings, never another user's rows).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+from pydantic import Field, StrictBool, StringConstraints, model_validator
+
+from shared.models.base import Strict
+from shared.models.memory import (
+    Durability,
+    Fact,
+    FactType,
+    PendingKind,
+    Person,
+    PersonRole,
+    Scope,
+    Sensitivity,
+)
+from shared.models.wire import CHAT_ID_PATTERN
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
+DescriptorKey = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+DescriptorValue = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+FactText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Choice = Literal["keep_old", "take_new", "keep_both", "person", "someone_else"]
+CONFLICT_CHOICES: tuple[Choice, ...] = ("keep_old", "take_new", "keep_both")
+DISAMBIGUATION_CHOICES: tuple[Choice, ...] = ("person", "someone_else")
+
+
+# -- requests ---------------------------------------------------------------------------------
+class Empty(Strict):
+    """Operations without parameters take ``{}`` (or an empty body)."""
+
+
+class ListFactsRequest(Strict):
+    subject_id: UUID | Literal["self"] | None = None  # a person, or "self" for the user
+    type: FactType | None = None
+    include_history: bool = False
+    limit: int = Field(default=200, ge=1, le=1000)
+
+
+class SearchFactsRequest(Strict):
+    query: str = Field(min_length=1, max_length=1000)
+    limit: int = Field(default=10, ge=1, le=50)
+    subject_id: UUID | Literal["self"] | None = None
+    type: FactType | None = None
+    privacy_mode: bool = False  # hide facts of sensitivity "high"
+
+
+class FactRef(Strict):
+    fact_id: UUID
+
+
+class EditFactRequest(Strict):
+    fact_id: UUID
+    text: FactText
+    type: FactType | None = None  # unchanged when omitted
+    sensitivity: Sensitivity | None = None
+    # When given (null included) it replaces the anchor, and the relative marker is dropped.
+    time_anchor: datetime | None = None
+
+
+class PersonRef(Strict):
+    person_id: UUID
+
+
+class PersonFields(Strict):
+    display_name: Name
+    role_to_user: PersonRole = "other"
+    aliases: list[Name] = Field(default_factory=list, max_length=20)
+    descriptors: dict[DescriptorKey, DescriptorValue] = Field(default_factory=dict, max_length=20)
+
+
+class UpdatePersonRequest(Strict):
+    person_id: UUID
+    display_name: Name | None = None
+    role_to_user: PersonRole | None = None
+    aliases: list[Name] | None = Field(default=None, max_length=20)
+    descriptors: dict[DescriptorKey, DescriptorValue] | None = Field(default=None, max_length=20)
+
+    @model_validator(mode="after")
+    def _something_to_change(self) -> UpdatePersonRequest:
+        if len(self.model_fields_set - {"person_id"}) == 0:
+            raise ValueError("nothing to change")
+        if "display_name" in self.model_fields_set and self.display_name is None:
+            raise ValueError("display_name cannot be null")
+        return self
+
+
+class MergePersonsRequest(Strict):
+    keep_id: UUID
+    absorb_id: UUID
+
+    @model_validator(mode="after")
+    def _two_persons(self) -> MergePersonsRequest:
+        if self.keep_id == self.absorb_id:
+            raise ValueError("keep_id and absorb_id must differ")
+        return self
+
+
+class SplitPersonRequest(Strict):
+    person_id: UUID
+    new_person: PersonFields
+    fact_ids: list[UUID] = Field(min_length=1, max_length=500)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> SplitPersonRequest:
+        if len(set(self.fact_ids)) != len(self.fact_ids):
+            raise ValueError("fact_ids must be distinct")
+        return self
+
+
+class ListPendingRequest(Strict):
+    chat_id: str | None = Field(default=None, pattern=CHAT_ID_PATTERN)
+
+
+class ResolvePendingRequest(Strict):
+    pending_id: UUID
+    choice: Choice
+    person_id: UUID | None = None  # with choice "person" only
+
+    @model_validator(mode="after")
+    def _person_with_choice(self) -> ResolvePendingRequest:
+        if (self.choice == "person") != (self.person_id is not None):
+            raise ValueError("person_id is required with choice 'person' and only with it")
+        return self
+
+
+class DeleteAccountRequest(Strict):
+    confirm: StrictBool  # a deliberate act: JSON true, nothing else
+
+    @model_validator(mode="after")
+    def _confirmed(self) -> DeleteAccountRequest:
+        if not self.confirm:
+            raise ValueError("confirm must be true")
+        return self
+
+
+# -- views ------------------------------------------------------------------------------------
+class SourceView(Strict):
+    chat_id: str | None = None
+    turn_id: str | None = None
+    message_id: str | None = None
+
+
+class FactView(Strict):
+    id: str
+    subject_id: str | None  # None: about the user
+    relation_to_user: str
+    text: str
+    type: FactType
+    confidence: float
+    sensitivity: Sensitivity
+    scope: Scope
+    durability: Durability
+    temporal_marker: str | None
+    time_anchor: datetime | None
+    current: bool
+    valid_from: datetime
+    valid_to: datetime | None
+    source: SourceView
+    seen_count: int
+    last_seen_at: datetime
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, fact: Fact) -> FactView:
+        same = fact.model_dump(include=set(cls.model_fields) & set(Fact.model_fields))
+        return cls.model_validate(
+            {**same, "subject_id": fact.subject_entity_id, "current": fact.valid_to is None}
+        )
+
+
+class PersonView(Strict):
+    id: str
+    display_name: str
+    role_to_user: PersonRole
+    aliases: list[str]
+    descriptors: dict[str, str]
+    created_at: datetime | None
+    updated_at: datetime | None
+
+    @classmethod
+    def of(cls, person: Person) -> PersonView:
+        return cls.model_validate(person.model_dump(exclude={"user_id", "avatar_id"}))
+
+
+class HeldFact(Strict):
+    """A fact waiting for the user's answer (not stored yet)."""
+
+    text: str
+    type: FactType
+    sensitivity: Sensitivity
+    temporal_marker: str | None
+
+
+class PendingView(Strict):
+    id: str
+    kind: PendingKind
+    chat_id: str | None
+    mention: str | None
+    choices: list[Choice]
+    candidates: list[PersonView]  # disambiguation: the persons the mention may mean
+    proposed_person: PersonView | None  # disambiguation: created on "someone_else"
+    conflicting_fact: FactView | None  # fact_conflict: the current fact
+    facts: list[HeldFact]
+    created_at: datetime
+    resolved_at: datetime | None
+
+
+class ScoredFactView(Strict):
+    fact: FactView
+    similarity: float
+    score: float
+
+
+class StoredDocument(Strict):
+    """A Firestore document under ``users/{uid}`` other than chats and messages."""
+
+    path: str  # relative to users/{uid}
+    data: dict[str, Any]
+
+
+class MessageExport(Strict):
+    id: str
+    role: str
+    text: str
+    created_at: datetime | None
+    turn_id: str | None
+
+
+class ChatExport(Strict):
+    id: str
+    created_at: datetime | None
+    updated_at: datetime | None
+    summary: str
+    messages: list[MessageExport]
+
+
+class ConversationExport(Strict):
+    """Everything Firestore holds for the user."""
+
+    settings: dict[str, Any] = Field(default_factory=dict)  # the users/{uid} document
+    chats: list[ChatExport] = Field(default_factory=list)
+    documents: list[StoredDocument] = Field(default_factory=list)
+
+
+# -- responses --------------------------------------------------------------------------------
+class FactsResponse(Strict):
+    facts: list[FactView]
+
+
+class SearchResponse(Strict):
+    results: list[ScoredFactView]
+
+
+class FactResponse(Strict):
+    fact: FactView
+
+
+class EditFactResponse(Strict):
+    fact: FactView  # the new current version
+    previous: FactView  # the version it superseded (kept as history)
+
+
+class DeletedResponse(Strict):
+    deleted: Literal[True] = True
+
+
+class PersonsResponse(Strict):
+    persons: list[PersonView]
+
+
+class PersonResponse(Strict):
+    person: PersonView
+
+
+class SplitResponse(Strict):
+    person: PersonView  # the new person
+    moved: int
+
+
+class PendingListResponse(Strict):
+    items: list[PendingView]
+
+
+class ResolveResponse(Strict):
+    item: PendingView
+    stored: int  # facts stored by this answer
+
+
+class ExportResponse(Strict):
+    format: Literal["memory-export/1"] = "memory-export/1"
+    user_id: str
+    exported_at: datetime
+    persons: list[PersonView]
+    facts: list[FactView]  # current and superseded
+    facts_truncated: bool  # a subject held more facts than one export lists
+    pending: list[PendingView]
+    conversations: ConversationExport

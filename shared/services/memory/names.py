@@ -1,0 +1,221 @@
+"""How people are referred to: names, nicknames, pronouns, relation words ("my boss").
+
+Pure functions over small tables; entity resolution builds on them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from shared.models.memory import PersonRole
+
+SELF_WORDS = frozenset({"user", "the user", "me", "i", "myself", "self", "ich", "mich", "mir"})
+PRONOUNS = frozenset(
+    {"he", "she", "they", "him", "her", "them", "his", "hers", "it", "this person",
+     "that person", "someone", "somebody", "er", "sie", "ihn", "ihm", "ihr", "jemand"}
+)  # fmt: skip
+_POSSESSIVES = ("my ", "our ", "mein ", "meine ", "meinem ", "meiner ", "unser ", "unsere ")
+_DETERMINERS = ("the ", "a ", "an ", "his ", "her ", "their ", "der ", "die ", "das ")
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A relation word's meaning: the role it implies and, if it says, a gender."""
+
+    word: str  # canonical: "mother" for mum, mom, Mutter
+    role: PersonRole
+    gender: str | None = None
+    generic: bool = False  # "my partner", "my colleague": names the role itself
+
+
+def _rel(
+    role: PersonRole, gender: str | None, *words: str, generic: bool = False
+) -> dict[str, Relation]:
+    return {word: Relation(words[0], role, gender, generic) for word in words}
+
+
+RELATIONS: dict[str, Relation] = {
+    **_rel("partner", None, "partner", "spouse", "fiancé", "fiancée", "fiance", generic=True),
+    **_rel("partner", "f", "wife", "girlfriend", "frau", "ehefrau"),
+    **_rel("partner", "m", "husband", "boyfriend", "mann", "ehemann"),
+    **_rel("child", None, "child", "kid", "kind", generic=True),
+    **_rel("child", "m", "son", "sohn", "stepson"),
+    **_rel("child", "f", "daughter", "tochter", "stepdaughter"),
+    **_rel("parent", None, "parent", generic=True),
+    **_rel("parent", "f", "mother", "mom", "mum", "mama", "mutter", "stepmother"),
+    **_rel("parent", "m", "father", "dad", "papa", "vater", "stepfather"),
+    **_rel("sibling", None, "sibling", generic=True),
+    **_rel("sibling", "f", "sister", "schwester"),
+    **_rel("sibling", "m", "brother", "bruder"),
+    **_rel("friend", None, "friend", "best friend", "buddy", "freund", "freundin", generic=True),
+    **_rel(
+        "colleague", None, "colleague", "coworker", "co-worker", "kollege", "kollegin", generic=True
+    ),
+    **_rel("colleague", None, "boss", "manager", "chef", "chefin", "supervisor"),
+    **_rel("colleague", None, "employee", "assistant", "report"),
+    **_rel("pet", None, "pet", "haustier", generic=True),
+    **_rel("pet", None, "dog", "puppy", "hund"),
+    **_rel("pet", None, "cat", "kitten", "katze"),
+    **_rel("pet", None, "horse", "pferd"),
+    **_rel("pet", None, "rabbit", "bunny", "hamster", "parrot", "bird"),
+    **_rel("service_provider", None, "doctor", "dentist", "physician", "arzt", "ärztin"),
+    **_rel("service_provider", None, "lawyer", "attorney", "anwalt"),
+    **_rel(
+        "service_provider",
+        None,
+        "plumber",
+        "electrician",
+        "cleaner",
+        "hairdresser",
+        "therapist",
+        "trainer",
+        "nanny",
+        "babysitter",
+        "accountant",
+        "landlord",
+    ),
+    **_rel("other", "f", "grandmother", "grandma", "granny", "oma"),
+    **_rel("other", "m", "grandfather", "grandpa", "opa"),
+    **_rel("other", "f", "aunt", "tante"),
+    **_rel("other", "m", "uncle", "onkel"),
+    **_rel("other", None, "cousin"),
+    **_rel("other", "f", "niece", "nichte"),
+    **_rel("other", "m", "nephew", "neffe"),
+    **_rel("other", None, "neighbour", "neighbor", "nachbar", "nachbarin"),
+    **_rel("other", None, "mother-in-law", "father-in-law", "in-law"),
+}
+
+# Diminutives and short forms: names in one group may be the same person.
+# Only true diminutives: a name that is also given on its own (Klaus, Lena, Sandra) would
+# tie two different people together.
+_NICKNAME_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("thomas", "tom", "tommy", "thomi"),
+    ("elisabeth", "elizabeth", "lisi", "liesl", "lisbeth", "liz", "lizzy", "betty", "sissi"),
+    ("william", "will", "bill", "billy"),
+    ("robert", "rob", "bob", "bobby", "robbie"),
+    ("richard", "rick", "ricky", "richie"),
+    ("katharina", "katherine", "catherine", "kathi", "kati", "kate", "katie", "cathy", "käthe"),
+    ("alexander", "alex", "xander"),
+    ("alexandra", "alex"),
+    ("johannes", "johann", "hannes"),
+    ("john", "johnny"),
+    ("michael", "mike", "micha", "michi"),
+    ("christopher", "christoph", "chris"),
+    ("christina", "christine", "chris", "chrissy"),
+    ("daniel", "dani", "dan", "danny"),
+    ("matthias", "matthew", "matt", "matze", "hias"),
+    ("andreas", "andrew", "andi", "andy"),
+    ("stefan", "stephan", "steven", "stephen", "steve"),
+    ("stefanie", "stephanie", "steffi", "steph"),
+    ("josef", "joseph", "sepp", "seppi", "joe", "joey"),
+    ("margarete", "margaret", "maggie", "meg", "gretel"),
+    ("barbara", "babs", "bärbel"),
+    ("susanne", "susan", "susi", "sue"),
+    ("franziska", "franzi", "fränzi"),
+    ("sebastian", "basti", "seb"),
+    ("benjamin", "ben", "benji", "benny"),
+    ("maximilian", "max", "maxi"),
+    ("nikolaus", "nicholas", "nick", "niki"),
+    ("florian", "flo"),
+    ("patrick", "pat", "paddy"),
+    ("patricia", "pat", "patty"),
+    ("jennifer", "jen", "jenny"),
+    ("rebecca", "becky", "becca"),
+    ("samuel", "sam", "sammy"),
+    ("samantha", "sam", "sammy"),
+    ("edward", "ed", "eddie", "ted"),
+    ("theodor", "theodore", "theo", "ted"),
+    ("james", "jim", "jimmy", "jamie"),
+    ("charles", "charlie"),
+    ("anton", "anthony", "toni", "tony"),
+    ("antonia", "toni"),
+    ("gabriele", "gabriela", "gabi", "gaby"),
+    ("wolfgang", "wolfi"),
+    ("friedrich", "frederick", "fritz", "freddy"),
+    ("heinrich", "heinz", "heiri"),
+    ("ulrich", "uli", "ueli"),
+    ("dominik", "dominic", "domi"),
+    ("magdalena", "magda"),
+    ("jakob", "jacob", "köbi"),
+)
+NICKNAMES: dict[str, frozenset[int]] = {}
+for _index, _group in enumerate(_NICKNAME_GROUPS):
+    for _name in _group:
+        NICKNAMES[_name] = NICKNAMES.get(_name, frozenset()) | {_index}
+
+_SPACES = re.compile(r"\s+")
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def fold(text: str) -> str:
+    """Case, accents, spacing and edge punctuation folded: "  Élise! " -> "elise"."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return _EDGES.sub("", _SPACES.sub(" ", plain).strip())
+
+
+def _key(text: str) -> str:
+    """Like ``fold`` but keeping umlauts and accents, as the tables spell them."""
+    return _EDGES.sub("", _SPACES.sub(" ", text.casefold()).strip())
+
+
+def is_self(name: str) -> bool:
+    return _key(name) in SELF_WORDS
+
+
+def is_pronoun(name: str) -> bool:
+    return _key(name) in PRONOUNS
+
+
+def relation_of(phrase: str) -> Relation | None:
+    """The relation a word or phrase names for the user: "my boss", "Mum", "our dog".
+
+    A relation of someone else ("my wife's colleague", "his sister") is not the user's: None.
+    """
+    text = _key(phrase)
+    if is_indirect(text):
+        return None
+    for prefix in (*_POSSESSIVES, "the "):
+        if text.startswith(prefix):
+            text = text.removeprefix(prefix)
+            break
+    return RELATIONS.get(text)
+
+
+def is_indirect(phrase: str) -> bool:
+    """A relation through someone else: "my wife's colleague", "his sister", "Anna's son"."""
+    text = _key(phrase)
+    return "'s " in text or "’s " in text or text.startswith(("his ", "her ", "their "))
+
+
+def is_proper_name(name: str) -> bool:
+    """A name ("Thomas", "Dr. Weber"), not a description ("my boss", "the plumber", "he")."""
+    text = _key(name)
+    if not text or is_self(text) or is_pronoun(text) or relation_of(text) is not None:
+        return False
+    return not text.startswith(_POSSESSIVES + _DETERMINERS) and not is_indirect(text)
+
+
+def nickname_match(a: str, b: str) -> bool:
+    groups_a = NICKNAMES.get(_key(a)) or NICKNAMES.get(fold(a), frozenset())
+    groups_b = NICKNAMES.get(_key(b)) or NICKNAMES.get(fold(b), frozenset())
+    return bool(groups_a & groups_b)
+
+
+def edit_distance(a: str, b: str, limit: int = 3) -> int:
+    """Levenshtein distance, giving up (returning ``limit``) once it cannot be below it."""
+    if abs(len(a) - len(b)) >= limit:
+        return limit
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, start=1):
+        current = [i]
+        for j, char_b in enumerate(b, start=1):
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+            )
+        if min(current) >= limit:
+            return limit
+        previous = current
+    return min(previous[-1], limit)

@@ -1,0 +1,244 @@
+"""Entity resolution step by step: names, contradictions, the cascade and its confidences."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shared.adapters.memory_facts import MemoryContactStore
+from shared.adapters.model_guard import override_allow_model_requests
+from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.models.domain import ResolvedEntity
+from shared.models.memory import Person
+from shared.ports import Embedder
+from shared.services.memory import names
+from shared.services.memory.profiles import Mention, contradiction, evidence
+from shared.services.memory.resolution import (
+    EMBEDDING_MARGIN,
+    EMBEDDING_MIN,
+    Resolution,
+    Resolver,
+    name_likeness,
+)
+from tests.unit.extraction_kit import USER, ScriptedModel, person, pid
+
+MARTIN_SON = person("martin_son", "Martin", "child", relation="son", age="8")
+MARTIN_WORK = person("martin_work", "Martin", "colleague", occupation="accountant")
+
+
+def resolver(
+    *contacts: Person,
+    model: ScriptedModel | None = None,
+    turn: Sequence[ResolvedEntity] = (),
+    embedder: Embedder | None = None,
+) -> Resolver:
+    store = MemoryContactStore()
+    for contact in contacts:
+        store.add_person(contact)
+    llm = ScriptedLLM(handler=model or ScriptedModel())
+    return Resolver(
+        USER, store, embedder or HashEmbedder(64), llm, lambda _: [], turn, "msg",
+        new_id=lambda profile: pid(f"new:{profile}"),
+    )  # fmt: skip
+
+
+def resolve(mention: Mention, *contacts: Person, **kw: object) -> Resolution:
+    return resolver(*contacts, **kw).resolve(mention)  # type: ignore[arg-type]
+
+
+def who(result: Resolution) -> tuple[str | None, float, str]:
+    return (result.person.id if result.person else None, result.confidence, result.step)
+
+
+# -- names -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("written", "known", "expected"),
+    [
+        ("Thomas", "thomas", 0.95), ("Zoë", "Zoe", 0.95), ("Tom", "Thomas", 0.85),
+        ("Lisi", "Elisabeth", 0.85), ("Thomas", "Thomas Müller", 0.85),
+        ("Tom", "Thomas Müller", 0.8), ("Elisabet", "Elisabeth", 0.8),
+        ("Katarina", "Katharina", 0.8), ("Anne", "Anna", 0.6), ("Martin", "Martina", 0.0),
+        ("Andrea", "Andreas", 0.0), ("Paul", "Paula", 0.0), ("Thomas Weber", "Thomas Müller", 0.0),
+        ("Klaus", "Nikolaus", 0.0), ("Lena", "Magdalena", 0.0), ("Peter", "Sara", 0.0),
+        ("", "A", 0.0),
+    ],
+)  # fmt: skip
+def test_name_likeness(written: str, known: str, expected: float) -> None:
+    assert name_likeness(written, known) == expected
+
+
+@pytest.mark.parametrize(
+    ("phrase", "word", "role"),
+    [("my boss", "boss", "colleague"), ("Mum", "mother", "parent"), ("our dog", "dog", "pet"),
+     ("meine Schwester", "sister", "sibling"), ("the dentist", "doctor", "service_provider"),
+     ("my best friend", "friend", "friend"), ("my wife's colleague", None, None),
+     ("his sister", None, None), ("Thomas", None, None)],
+)  # fmt: skip
+def test_relation_words(phrase: str, word: str | None, role: str | None) -> None:
+    relation = names.relation_of(phrase)
+    assert (relation.word if relation else None, relation.role if relation else None) == (
+        word,
+        role,
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "proper"),
+    [("Thomas", True), ("Dr. Weber", True), ("my boss", False), ("he", False), ("me", False),
+     ("the plumber", False), ("Anna's son", False), ("boss", False)],
+)  # fmt: skip
+def test_proper_names(name: str, proper: bool) -> None:
+    assert names.is_proper_name(name) is proper
+
+
+@given(st.text(max_size=12), st.text(max_size=12))
+def test_edit_distance_is_a_capped_symmetric_metric(a: str, b: str) -> None:
+    d = names.edit_distance(a, b)
+    assert d == names.edit_distance(b, a)
+    assert (d == 0) == (a == b)
+    assert 0 <= d <= 3
+
+
+@given(st.text(alphabet="abcdef", max_size=8))
+def test_one_edit_is_distance_one(word: str) -> None:
+    assert names.edit_distance(word, word + "x") == 1
+
+
+# -- contradictions ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("mention", "known", "clash"),
+    [
+        (Mention("Martin", "colleague", {"occupation": "accountant"}), MARTIN_SON, True),
+        (Mention("Martin", None, {"age": "40"}), MARTIN_SON, True),
+        (Mention("Martin", None, {"age": "9"}), MARTIN_SON, False),
+        (Mention("Martin", None, {"age": "8"}), MARTIN_WORK, True),
+        (Mention("Max", "pet", {"relation": "dog"}), person("m", "Max", "other"), True),
+        (Mention("Max", None, {}), person("m", "Max", "pet"), False),
+        (Mention("Luna", "pet", {"relation": "cat"}), person("l", "Luna", "pet", relation="dog"),
+         True),
+        (Mention("Anna", None, {"relation": "sister"}), person("a", "Anna", "sibling"), False),
+        (Mention("Tom", None, {"relation": "brother"}),
+         person("t", "Tom", "sibling", relation="sister"), True),
+        (Mention("Sara", "other", {"relation": "wife's colleague"}),
+         person("s", "Sara", "colleague"), True),
+        (Mention("Ben", None, {"employer": "ACME"}), person("b", "Ben", "friend", employer="acme"),
+         False),
+        (Mention("Ben", None, {"employer": "Globex"}),
+         person("b", "Ben", "friend", employer="ACME"), True),
+        (Mention("Ben", None, {"city": "Basel"}), person("b", "Ben", "friend", city="Bern"), False),
+    ],
+)  # fmt: skip
+def test_contradictions(mention: Mention, known: Person, clash: bool) -> None:
+    assert (contradiction(mention, known) is not None) is clash
+
+
+def test_evidence_counts_what_matches() -> None:
+    mention = Mention("Martin", "child", {"relation": "son", "age": "9"})
+    assert (evidence(mention, MARTIN_SON), evidence(mention, MARTIN_WORK)) == (3, 0)
+
+
+# -- the cascade -------------------------------------------------------------------------------
+def test_exact_name_resolves_at_095() -> None:
+    result = resolve(Mention("martin"), MARTIN_SON)
+    assert (result.outcome, who(result)) == ("person", (MARTIN_SON.id, 0.95, "exact"))
+
+
+def test_namesakes_told_apart_resolve_at_085() -> None:
+    result = resolve(Mention("Martin", "child"), MARTIN_SON, MARTIN_WORK)
+    assert who(result) == (MARTIN_SON.id, 0.85, "exact")
+
+
+def test_role_references() -> None:
+    boss = person("boss", "Thomas", "colleague", relation="boss")
+    peter = person("peter", "Peter", "colleague")
+    julia = person("julia", "Julia", "partner")
+    assert resolve(Mention("my boss"), boss, peter).confidence == 0.9
+    assert resolve(Mention("my partner"), julia, peter).confidence == 0.85
+    unsure = resolve(Mention("my wife"), julia)
+    assert (unsure.outcome, unsure.candidate_ids) == ("ambiguous", (julia.id,))
+
+
+def test_nickname_resolves_at_085() -> None:
+    thomas = person("t", "Thomas", "friend")
+    result = resolve(Mention("Tom"), thomas)
+    assert who(result) == (thomas.id, 0.85, "fuzzy")
+
+
+def test_the_turns_resolution_comes_first() -> None:
+    turn = [ResolvedEntity(mention="Martin", person_id=MARTIN_WORK.id, confidence=0.92)]
+    result = resolve(Mention("Martin"), MARTIN_SON, MARTIN_WORK, turn=turn)
+    assert who(result) == (MARTIN_WORK.id, 0.92, "turn")
+
+
+def test_the_red_flag_check_runs_only_on_a_contradiction() -> None:
+    model = ScriptedModel()
+    model.red_flag = "same"
+    plain = resolve(Mention("Martin", None, {"age": "9"}), MARTIN_SON, model=model)
+    assert plain.step == "exact" and model.red_flags == []
+    flagged = resolve(Mention("Martin", None, {"age": "30"}), MARTIN_SON, model=model)
+    assert (flagged.outcome, flagged.step, len(model.red_flags)) == ("person", "red_flag", 1)
+    assert "Martin; role: child; age: 8; relation: son" in model.red_flags[0].messages[0].text
+
+
+def test_a_model_that_cannot_answer_the_red_flag_leaves_it_ambiguous() -> None:
+    llm_model = ScriptedModel()
+    llm_model.red_flag = lambda request: {"bad": "reply"}  # type: ignore[assignment,return-value]
+    result = resolve(Mention("Martin", "colleague"), MARTIN_SON, model=llm_model)
+    assert result.outcome == "ambiguous" and result.candidate_ids == (MARTIN_SON.id,)
+
+
+def test_new_person_ids_are_stable_and_differ_between_namesakes() -> None:
+    brother = Mention("Thomas", "sibling", {"relation": "brother"})
+    boss = Mention("Thomas", "colleague", {"relation": "boss"})
+    first, again, other = resolve(brother), resolve(brother), resolve(boss)
+    assert first.outcome == "new" and first.person and again.person and other.person
+    assert first.person.id == again.person.id != other.person.id
+    assert first.person.descriptors == {"relation": "brother"}
+
+
+def test_an_embedding_breaks_a_tie_between_namesakes() -> None:
+    bern = person("bern", "Martin", "friend", city="Bern")
+    zurich = person("zurich", "Martin", "friend", city="Zurich")
+    result = resolve(Mention("Martin", None, {"city": "Bern-Bümpliz"}), bern, zurich)
+    assert who(result) == (bern.id, 0.8, "embedding")
+    tie = resolve(Mention("Martin", "friend"), bern, zurich)
+    assert tie.outcome == "ambiguous"
+
+
+PROFILE_TIES = [  # (mention profile, the one meant, the other): margin must exceed the noise
+    ("Martin; city: Bern-Bümpliz", "Martin; role: friend; city: Bern",
+     "Martin; role: friend; city: Zurich", True),
+    ("Martin; employer: ACME AG", "Martin; role: colleague; employer: ACME",
+     "Martin; role: friend; city: Zurich", True),
+    ("Martin; occupation: teacher", "Martin; role: friend; occupation: math teacher",
+     "Martin; role: friend; occupation: pilot", True),
+    ("Martin; role: friend", "Martin; role: friend; city: Bern",
+     "Martin; role: friend; city: Zurich", False),
+    ("Martin; age: 40", "Martin; role: friend; age: 41", "Martin; role: friend; age: 14", False),
+]  # fmt: skip
+
+
+def decided(embedder: Embedder, mention: str, meant: str, other: str) -> bool:
+    first, a, b = embedder.embed([mention, meant, other])
+    sim_a, sim_b = (sum(x * y for x, y in zip(first, v, strict=True)) for v in (a, b))
+    return sim_a >= EMBEDDING_MIN and sim_a - sim_b >= EMBEDDING_MARGIN
+
+
+@pytest.mark.parametrize("dimension", [64, 768])
+def test_the_embedding_margin_separates_signal_from_noise_hash(dimension: int) -> None:
+    embedder = HashEmbedder(dimension)
+    for mention, meant, other, signal in PROFILE_TIES[:2] + PROFILE_TIES[3:]:
+        assert decided(embedder, mention, meant, other) is signal, mention
+
+
+@pytest.mark.model
+def test_the_embedding_margin_separates_signal_from_noise_minilm() -> None:
+    from shared.adapters.local_embedder import LocalEmbedder
+
+    with override_allow_model_requests(True):
+        embedder = LocalEmbedder()
+        for mention, meant, other, signal in PROFILE_TIES:
+            assert decided(embedder, mention, meant, other) is signal, mention
