@@ -21,6 +21,7 @@ from shared.ports import (
     ConversationArchive,
     ConversationStore,
     Embedder,
+    EmbeddingMigration,
     FactStore,
     IdempotencyStore,
     KeyRing,
@@ -127,6 +128,12 @@ class Deps:
         from shared.adapters.postgres_contacts import PostgresContactStore
 
         return PostgresContactStore(self._database, self.keyring)
+
+    @cached_property
+    def embedding_migration(self) -> EmbeddingMigration:
+        from shared.adapters.postgres_reembed import PostgresEmbeddingMigration
+
+        return PostgresEmbeddingMigration(self._database, self.keyring)
 
     @cached_property
     def pending(self) -> PendingStore:

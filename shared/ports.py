@@ -23,6 +23,7 @@ from shared.models.memory import (
     Person,
     ScoredFact,
     SemanticQuery,
+    StaleFact,
     TemporalQuery,
 )
 from shared.models.memory_api import ConversationExport
@@ -148,6 +149,18 @@ class FactStore(Protocol):
 
     def delete_user(self, user_id: str) -> None:
         """Erase every fact, person, pending item, processed key and data key of the user."""
+        ...
+
+
+class EmbeddingMigration(Protocol):
+    """Facts of every user whose vector is of another model; an operator's batch job."""
+
+    def stale(self, embedding_model: str, limit: int) -> list[StaleFact]: ...
+
+    def replace_embeddings(
+        self, updates: Sequence[tuple[StaleFact, list[float]]], embedding_model: str
+    ) -> int:
+        """Write new vectors in one transaction; facts migrated meanwhile are left alone."""
         ...
 
 

@@ -168,3 +168,12 @@ class FactFilter(Strict):
     fact_type: FactType | None = None
     include_history: bool = False  # superseded facts too
     limit: int = Field(default=200, ge=1, le=1000)
+
+
+class StaleFact(Strict):
+    """A stored fact whose vector is of another embedding model (to be re-embedded)."""
+
+    user_id: str
+    fact_id: str
+    text: str  # decrypted with the user's key, held in memory only
+    embedding_model: str

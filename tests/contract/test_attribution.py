@@ -7,7 +7,8 @@ answers to a red-flag check), and where every fact must end up:
 - "pending": held for the user's answer, stored nowhere;
 - "skip": stored nowhere, held nowhere.
 The check is strict both ways: every stored fact is where the case says (zero facts on a
-wrong person) and every expected one is there.
+wrong person) and every expected one is there. Every case runs on the in-memory stores and on
+the real PostgreSQL + pgvector (encrypted names, keyed-hash lookups, one transaction).
 """
 
 from __future__ import annotations
@@ -17,12 +18,16 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.scripted_llm import ScriptedLLM
+from shared.adapters.clock import FixedClock
+from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.config import Settings
 from shared.deps import Deps
 from shared.models.memory import Fact, FactFilter, Person
 from shared.services.memory.extraction import ExtractionService
 from shared.services.memory.schema import Extraction
+from tests.contract.conftest import FactBackend
 from tests.unit.extraction_kit import (
+    NOW,
     USER,
     RedFlag,
     ScriptedModel,
@@ -265,8 +270,18 @@ def model() -> ScriptedModel:
 
 
 @pytest.fixture
-def llm(model: ScriptedModel) -> ScriptedLLM:
-    return ScriptedLLM(handler=model)
+def deps(fact_backend: FactBackend, model: ScriptedModel) -> Deps:
+    for user in (USER, "bob"):  # fixed person ids: every case starts from no data
+        fact_backend.facts.delete_user(user)
+    return Deps(
+        Settings(env="test", model_provider="scripted"),
+        clock=FixedClock(NOW),
+        llm=ScriptedLLM(handler=model),
+        embedder=HashEmbedder(dimension=64),
+        facts=fact_backend.facts,
+        contacts=fact_backend.contacts,
+        pending=fact_backend.pending,
+    )
 
 
 def where(deps: Deps, fact: Fact, known: set[str]) -> str:
