@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FUNCTIONS = ("turn", "extraction", "resume", "agents")
+FUNCTIONS = ("turn", "extraction", "resume", "agents", "memory")
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".mypy_cache")
 
 

