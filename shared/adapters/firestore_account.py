@@ -24,7 +24,7 @@ from google.cloud.firestore_v1.collection import CollectionReference
 from google.cloud.firestore_v1.document import DocumentReference
 from google.cloud.firestore_v1.field_path import FieldPath
 
-from shared.adapters.firestore_conversations import doc_id
+from shared.adapters.doc_ids import doc_id
 from shared.adapters.gcp_errors import transient_as_unavailable
 from shared.errors import DependencyUnavailable
 from shared.models.memory_api import ChatExport, ConversationExport, MessageExport, StoredDocument

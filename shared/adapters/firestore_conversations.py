@@ -25,6 +25,7 @@ from google.cloud.firestore_v1.base_document import DocumentSnapshot
 from google.cloud.firestore_v1.document import DocumentReference
 from google.cloud.firestore_v1.field_path import FieldPath
 
+from shared.adapters.doc_ids import doc_id
 from shared.adapters.gcp_errors import transient_as_unavailable
 from shared.errors import Conflict, DependencyUnavailable, NotFound
 from shared.models.domain import Chat, Message, TurnClaim
@@ -32,19 +33,6 @@ from shared.models.wire import TurnResponse
 
 Snapshot = DocumentSnapshot[DocumentReference]
 DEFAULT_TURN_TTL = timedelta(days=7)
-
-
-def doc_id(value: str) -> str:
-    """Refuse ids that would name another path (a ``/``) or that Firestore reserves."""
-    if (
-        not value
-        or "/" in value
-        or value in (".", "..")
-        or (value.startswith("__") and value.endswith("__"))
-        or len(value.encode()) > 1500
-    ):
-        raise ValueError(f"not a valid document id: {value!r}")
-    return value
 
 
 @contextmanager

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from shared.adapters.doc_ids import doc_id
 from shared.errors import Conflict, NotFound
 from shared.models.domain import Chat, Message, TurnClaim
 from shared.models.wire import TurnResponse
@@ -35,7 +36,7 @@ class MemoryConversationStore:
         self._lock = threading.Lock()
 
     def get_chat(self, user_id: str, chat_id: str) -> Chat | None:
-        record = self._chats.get((user_id, chat_id))
+        record = self._chats.get((doc_id(user_id), doc_id(chat_id)))
         return record.chat if record else None
 
     def create_chat(self, user_id: str, chat_id: str, now: datetime) -> Chat:

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.errors import Conflict, NotFound
 from shared.models.domain import Message
 from shared.models.wire import Reply, TurnResponse
@@ -111,8 +110,6 @@ def test_recent_messages_are_the_newest_in_order(
 def test_ids_that_would_name_another_path_are_refused(
     conversations: ConversationStore, user_id: str
 ) -> None:
-    if not isinstance(conversations, FirestoreConversationStore):
-        pytest.skip("only Firestore turns ids into document paths")
     with pytest.raises(ValueError):
         conversations.get_chat(user_id, "c1/messages/x")
 
