@@ -3,9 +3,11 @@ migrations and the connection pool. Real only."""
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from pg8000.exceptions import DatabaseError
@@ -191,3 +193,9 @@ def _terminate(settings: Settings, pid: int) -> None:
         admin.commit()
     finally:
         admin.close()
+
+
+def test_connections_send_small_queries_at_once(conn: Connection) -> None:
+    """Nagle's algorithm off: a query with a vector parameter must not wait ~40 ms for an ACK."""
+    sock = cast(Any, conn)._usock
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
