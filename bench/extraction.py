@@ -149,7 +149,7 @@ def postgres_deps() -> Iterator[Deps]:
     """Real adapters on a fresh, migrated database of the test stack, dropped afterwards."""
     from shared.adapters.keyring_local import LocalKek
     from shared.adapters.migrations import apply_migrations
-    from shared.adapters.postgres import Database, connect
+    from shared.adapters.postgres import Database, connect, run_outside_transaction
     from shared.adapters.postgres_contacts import PostgresContactStore
     from shared.adapters.postgres_facts import PostgresFactStore
     from shared.adapters.postgres_keyring import PostgresKeyRing
@@ -158,7 +158,7 @@ def postgres_deps() -> Iterator[Deps]:
     if not base.database_url or not base.local_kek_file:
         raise SystemExit("the test stack's env has no DATABASE_URL/LOCAL_KEK_FILE")
     name = f"bench_{uuid.uuid4().hex[:10]}"
-    _admin(base, f"CREATE DATABASE {name}")
+    run_outside_transaction(base, f"CREATE DATABASE {name}")
     settings = base.model_copy(
         update={"database_url": f"{base.database_url.rsplit('/', 1)[0]}/{name}"}
     )
@@ -176,18 +176,7 @@ def postgres_deps() -> Iterator[Deps]:
     finally:
         if db is not None:
             db.close()
-        _admin(base, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-def _admin(settings: Settings, sql: str) -> None:
-    from shared.adapters.postgres import connect
-
-    conn: Any = connect(settings)
-    try:
-        conn.autocommit = True  # CREATE/DROP DATABASE refuse to run in a transaction
-        conn.cursor().execute(sql)
-    finally:
-        conn.close()
+        run_outside_transaction(base, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def show(label: str, figures: dict[str, Any]) -> None:

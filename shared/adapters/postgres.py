@@ -274,3 +274,13 @@ def _close_quietly(conn: Connection) -> None:
     # It is being thrown away because it is already broken.
     with suppress(OSError, InterfaceError, DatabaseError):
         conn.close()
+
+
+def run_outside_transaction(settings: Settings, sql: str) -> None:
+    """One statement in autocommit mode: CREATE/DROP DATABASE refuse to run in a transaction."""
+    conn: Any = connect(settings)
+    try:
+        conn.autocommit = True
+        conn.cursor().execute(sql)
+    finally:
+        conn.close()

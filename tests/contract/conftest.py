@@ -30,7 +30,7 @@ from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, Me
 from shared.adapters.memory_keyring import MemoryKeyRing
 from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
 from shared.adapters.migrations import apply_migrations
-from shared.adapters.postgres import Database, connect
+from shared.adapters.postgres import Database, connect, run_outside_transaction
 from shared.adapters.postgres_contacts import PostgresContactStore
 from shared.adapters.postgres_facts import PostgresFactStore
 from shared.adapters.postgres_keyring import PostgresKeyRing
@@ -82,27 +82,18 @@ def redis_client(settings: Settings) -> Iterator[redis.Redis]:
     client.close()
 
 
-def _run_admin(settings: Settings, sql: str) -> None:
-    conn: Any = connect(settings)
-    try:
-        conn.autocommit = True  # CREATE/DROP DATABASE refuse to run in a transaction
-        conn.cursor().execute(sql)
-    finally:
-        conn.close()
-
-
 @contextmanager
 def fresh_database(settings: Settings) -> Iterator[Settings]:
     """Settings pointing at a new, empty database that is dropped afterwards."""
     if not settings.database_url:
         pytest.fail("DATABASE_URL is not set: the stack's env file must provide it")
     name = unique("contract").replace("-", "_")
-    _run_admin(settings, f"CREATE DATABASE {name}")
+    run_outside_transaction(settings, f"CREATE DATABASE {name}")
     base = settings.database_url.rsplit("/", 1)[0]
     try:
         yield settings.model_copy(update={"database_url": f"{base}/{name}"})
     finally:
-        _run_admin(settings, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        run_outside_transaction(settings, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ from shared.config import Settings
 from shared.ports import QueuedTask
 from shared.services.ids import extraction_task_name
 from tests.e2e.conftest import STATE, Served, wait_for
-from tests.e2e.snapshots import facts_of
+from tests.e2e.snapshots import facts_of, postgres_counts
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -139,3 +139,27 @@ def test_internal_functions_refuse_other_callers(served: Served, who: str) -> No
         )
         assert response.status_code == 401, (url, response.text)
         assert response.json()["error"]["code"] == "unauthenticated"
+
+
+def test_malformed_deliveries_are_acknowledged_and_store_nothing(
+    served: Served, db: firestore.Client
+) -> None:
+    """A payload that can never succeed is logged and answered 2xx, so the queue stops."""
+    settings = Settings()
+    before = postgres_counts()
+    tasks_headers = internal_headers(
+        settings.extraction_url, settings.tasks_invoker_email, "extract-bogus"
+    )
+    for body in (b"{not json", b'{"user_id": "u1"}', b"[]", b"x" * 70000):
+        response = httpx.post(served.extraction_url, content=body, headers=tasks_headers,
+                              timeout=30)  # fmt: skip
+        assert response.status_code == 200, response.text
+        permanent = ("invalid_event", "invalid_json", "invalid_request", "payload_too_large")
+        assert response.json()["error"]["code"] in permanent
+    push_headers = internal_headers(settings.agents_url, settings.agents_invoker_email)
+    url = served.agents_url + "projects/local-project/topics/agent-jobs"
+    for data in ("!!!", base64.b64encode(b'{"job_id": "x"}').decode()):
+        push = {"message": {"data": data, "messageId": f"bad-{data[:4]}"},
+                "subscription": "projects/local-project/subscriptions/agent-jobs-push"}  # fmt: skip
+        assert httpx.post(url, json=push, headers=push_headers, timeout=30).status_code == 200
+    assert postgres_counts() == before
