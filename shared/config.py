@@ -85,6 +85,14 @@ class Settings(BaseSettings):
     rate_limit_per_minute: int = 30
     turn_lease_seconds: int = 120
     history_messages: int = 20
+
+    # The turn graph: summarization thresholds and the per-turn budget
+    summarize_after_messages: int = 20  # unsummarized history longer than this is compressed
+    summarize_after_tokens: int = 4000
+    keep_recent_messages: int = 8  # kept verbatim after a summarization
+    turn_token_budget: int = 30000  # model tokens (in + out) one turn may spend
+    usd_per_million_input_tokens: float = 0.30  # for the turn's cost accounting
+    usd_per_million_output_tokens: float = 2.50
     idempotency_ttl_days: int = 7
 
     @model_validator(mode="after")

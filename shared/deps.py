@@ -26,6 +26,7 @@ from shared.ports import (
     IdempotencyStore,
     KeyRing,
     PendingStore,
+    ProfileStore,
     Publisher,
     TaskQueue,
     UserKeyspace,
@@ -57,6 +58,12 @@ class Deps:
         from shared.adapters.firestore_conversations import FirestoreConversationStore
 
         return FirestoreConversationStore(self._firestore)
+
+    @cached_property
+    def profiles(self) -> ProfileStore:
+        from shared.adapters.firestore_profiles import FirestoreProfileStore
+
+        return FirestoreProfileStore(self._firestore)
 
     @cached_property
     def idempotency(self) -> IdempotencyStore:

@@ -17,11 +17,15 @@ AppError
 │   ├── TurnInProgress            turn_in_progress  (same client_message_id still running)
 │   ├── FactNotCurrent            fact_not_current  (only a current fact can be edited)
 │   └── PendingNotOpen            pending_not_open  (a pending item is answered once)
-├── DataRejected (422)            data_rejected     (a constraint refused a row; no retry helps)
+├── DataRejected (422)            data_rejected     (a constraint refused a row or a value,
+│                                                    e.g. an unknown time zone; no retry helps)
 ├── PayloadTooLarge (413)         payload_too_large
 ├── RateLimited (429)             rate_limited
 ├── DependencyUnavailable (503)   dependency_unavailable  (transient: a queue should retry)
 ├── ModelOutputInvalid (502)      model_output_invalid    (the model broke its schema twice)
+├── BudgetExceeded (429)          turn_budget_exceeded    (the turn spent its token budget)
+├── NodeFailed                    node_failed   (a graph node failed: the turn answers with a
+│                                               fallback reply; ``cause`` is the typed error)
 └── ConfigurationError            (raised at start-up; never reaches a client)
 """
 
@@ -128,6 +132,22 @@ class DependencyUnavailable(AppError):
 class ModelOutputInvalid(AppError):
     status = 502
     code = "model_output_invalid"
+
+
+class BudgetExceeded(AppError):
+    status = 429
+    code = "turn_budget_exceeded"
+
+
+class NodeFailed(AppError):
+    """A node of the turn graph failed; ``node`` names it, ``cause`` is the typed error."""
+
+    code = "node_failed"
+
+    def __init__(self, node: str, cause: AppError) -> None:
+        super().__init__(f"{node}: {cause.code}: {cause.message}")
+        self.node = node
+        self.cause = cause
 
 
 class ConfigurationError(AppError):

@@ -10,10 +10,18 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Literal, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from shared.models.base import Strict
-from shared.models.domain import Chat, Message, TurnClaim
+from shared.models.domain import (
+    AssistantProfile,
+    Chat,
+    ChatUpdate,
+    Message,
+    TurnClaim,
+    TurnMetadata,
+    TurnRecord,
+)
 from shared.models.memory import (
     ExtractionChanges,
     Fact,
@@ -43,7 +51,11 @@ class ConversationStore(Protocol):
 
     def create_chat(self, user_id: str, chat_id: str, now: datetime) -> Chat: ...
 
-    def recent_messages(self, user_id: str, chat_id: str, limit: int) -> list[Message]: ...
+    def recent_messages(
+        self, user_id: str, chat_id: str, limit: int, after: datetime | None = None
+    ) -> list[Message]:
+        """The newest ``limit`` messages created after ``after``, oldest first."""
+        ...
 
     def claim_turn(
         self,
@@ -65,10 +77,14 @@ class ConversationStore(Protocol):
         response: TurnResponse,
         now: datetime,
         new_chat: bool = False,
+        metadata: TurnMetadata | None = None,
+        chat_update: ChatUpdate | None = None,
     ) -> None:
-        """Write the turn's messages, its recorded response and the chat's update (or
-        creation, for ``new_chat``) in one commit."""
+        """Write the turn's messages, its recorded response and metadata, and the chat's
+        update (or creation, for ``new_chat``) in one commit."""
         ...
+
+    def get_turn(self, user_id: str, client_message_id: str) -> TurnRecord | None: ...
 
     def release_turn(self, user_id: str, client_message_id: str) -> None:
         """Forget a failed turn so the client may retry it with the same id."""
@@ -77,6 +93,16 @@ class ConversationStore(Protocol):
     def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
         """Add a message whose id is its idempotency key; False if it already existed."""
         ...
+
+
+class ProfileStore(Protocol):
+    """The user's assistant settings (persona, presentation rules, time zone)."""
+
+    def get_profile(self, user_id: str) -> AssistantProfile:
+        """The stored profile, or the defaults when the user never set one."""
+        ...
+
+    def put_profile(self, user_id: str, profile: AssistantProfile, now: datetime) -> None: ...
 
 
 class IdempotencyStore(Protocol):
@@ -256,6 +282,9 @@ class QueuedTask(Strict):
     name: str  # Cloud Tasks deduplicates by name
     body: bytes
     schedule_time: datetime | None = None
+    headers: dict[str, str] = Field(
+        default_factory=dict
+    )  # e.g. the request's trace, so the task's logs join it
 
 
 class TaskQueue(Protocol):

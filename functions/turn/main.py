@@ -43,13 +43,14 @@ def _stream(service: TurnService, turn: PreparedTurn) -> Iterator[str]:
 @functions_framework.http
 def turn(request: flask.Request) -> flask.Response:
     def work() -> flask.Response:
-        set_trace(request.headers.get("X-Cloud-Trace-Context"))
+        trace = request.headers.get("X-Cloud-Trace-Context") or request.headers.get("traceparent")
+        set_trace(trace)
         require_post(request)
         deps = get_deps()
         user_id = deps.user_tokens.user_id(request.headers.get("Authorization"))
         body = parse_json(read_body(request, deps.settings.max_body_bytes), TurnRequest)
         service = TurnService(deps)
-        prepared = service.prepare(user_id, body)
+        prepared = service.prepare(user_id, body, trace=trace)
         if wants_stream(request, body.stream):
             return sse_response(_stream(service, prepared))
         return json_response(service.run_prepared(prepared).model_dump(mode="json"))

@@ -56,7 +56,7 @@ class CloudTasksTaskQueue:
             http_request=tasks_v2.HttpRequest(
                 http_method=tasks_v2.HttpMethod.POST,
                 url=task.url,
-                headers={"Content-Type": "application/json"},
+                headers={**task.headers, "Content-Type": "application/json"},
                 body=task.body,
                 oidc_token=tasks_v2.OidcToken(
                     service_account_email=self._invoker, audience=task.url

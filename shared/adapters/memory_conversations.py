@@ -1,4 +1,8 @@
-"""In-memory ``ConversationStore`` with the Firestore adapter's semantics (tests/contract)."""
+"""In-memory ``ConversationStore`` with the Firestore adapter's semantics (tests/contract).
+
+Like Firestore, a stored ``PendingQuestion`` keeps ``resume_at`` in its JSON form, and a
+completion is all or nothing: a repeated one, or one of an unclaimed turn, changes nothing.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,19 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from shared.adapters.doc_ids import doc_id
 from shared.errors import Conflict, NotFound
-from shared.models.domain import Chat, Message, TurnClaim
+from shared.models.domain import (
+    Chat,
+    ChatUpdate,
+    Message,
+    PendingQuestion,
+    TurnClaim,
+    TurnMetadata,
+    TurnRecord,
+)
 from shared.models.wire import TurnResponse
 
 
@@ -27,6 +40,7 @@ class _TurnRecord:
     turn_id: str
     lease_expires_at: datetime | None
     response: TurnResponse | None = None
+    metadata: TurnMetadata | None = None
 
 
 class MemoryConversationStore:
@@ -41,23 +55,21 @@ class MemoryConversationStore:
 
     def create_chat(self, user_id: str, chat_id: str, now: datetime) -> Chat:
         with self._lock:
-            record = self._chats.setdefault(
-                (user_id, chat_id),
-                _ChatRecord(Chat(id=chat_id, user_id=user_id, created_at=now, updated_at=now)),
-            )
-        return record.chat
+            return self._create(user_id, chat_id, now).chat
 
     def message_count(self, user_id: str, chat_id: str) -> int:
         """The chat's message counter (0 for a missing chat)."""
         record = self._chats.get((user_id, chat_id))
         return record.message_count if record else 0
 
-    def recent_messages(self, user_id: str, chat_id: str, limit: int) -> list[Message]:
+    def recent_messages(
+        self, user_id: str, chat_id: str, limit: int, after: datetime | None = None
+    ) -> list[Message]:
         record = self._chats.get((user_id, chat_id))
         if record is None or limit <= 0:
             return []
-        ordered = sorted(record.messages.values(), key=lambda m: (m.created_at, m.id))
-        return ordered[-limit:]
+        kept = [m for m in record.messages.values() if after is None or m.created_at > after]
+        return sorted(kept, key=lambda m: (m.created_at, m.id))[-limit:]
 
     def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
         with self._lock:
@@ -111,18 +123,38 @@ class MemoryConversationStore:
         response: TurnResponse,
         now: datetime,
         new_chat: bool = False,
+        metadata: TurnMetadata | None = None,
+        chat_update: ChatUpdate | None = None,
     ) -> None:
-        if new_chat:
-            self.create_chat(user_id, response.chat_id, now)
         with self._lock:
-            record = self._chats.get((user_id, response.chat_id))
             turn = self._turns.get((user_id, client_message_id))
-            if record is None or turn is None:
-                raise Conflict("turn not claimed or chat missing")
-            if any(m.id in record.messages for m in messages):
+            record = self._chats.get((user_id, response.chat_id))
+            if record is not None and any(m.id in record.messages for m in messages):
                 return  # an earlier call completed this turn
+            if turn is None or (record is None and not new_chat):
+                raise Conflict("turn not claimed or chat missing")
+            if record is None:
+                record = self._create(user_id, response.chat_id, now)
+            elif new_chat:  # Firestore's merge: the chat's fields as on a new chat
+                record.chat = record.chat.model_copy(update={"created_at": now, "summary": ""})
             self._add(record, messages, now)
-            turn.status, turn.turn_id, turn.response = "done", response.turn_id, response
+            record.chat = record.chat.model_copy(update=_chat_changes(chat_update))
+            turn.status, turn.turn_id = "done", response.turn_id
+            turn.response, turn.metadata = response, metadata
+
+    def get_turn(self, user_id: str, client_message_id: str) -> TurnRecord | None:
+        turn = self._turns.get((doc_id(user_id), doc_id(client_message_id)))
+        if turn is None:
+            return None
+        return TurnRecord.model_validate(
+            {
+                "status": turn.status,
+                "chat_id": turn.chat_id,
+                "turn_id": turn.turn_id,
+                "response": turn.response,
+                "metadata": turn.metadata,
+            }
+        )
 
     def release_turn(self, user_id: str, client_message_id: str) -> None:
         with self._lock:
@@ -130,9 +162,32 @@ class MemoryConversationStore:
             if turn is not None:
                 turn.status, turn.lease_expires_at = "failed", None
 
+    def _create(self, user_id: str, chat_id: str, now: datetime) -> _ChatRecord:
+        """The chat's record, created if missing (the caller holds the lock)."""
+        return self._chats.setdefault(
+            (user_id, chat_id),
+            _ChatRecord(Chat(id=chat_id, user_id=user_id, created_at=now, updated_at=now)),
+        )
+
     @staticmethod
     def _add(record: _ChatRecord, messages: Sequence[Message], now: datetime) -> None:
         for message in messages:
             record.messages[message.id] = message
         record.message_count += len(messages)
         record.chat = record.chat.model_copy(update={"updated_at": now})
+
+
+def _chat_changes(update: ChatUpdate | None) -> dict[str, Any]:
+    """The Chat fields a turn's ``ChatUpdate`` changes; a new ``pending`` wins over a clear."""
+    if update is None:
+        return {}
+    changes: dict[str, Any] = {}
+    if update.summary is not None:
+        changes["summary"] = update.summary
+        changes["summarized_until"] = update.summarized_until
+    if update.pending is not None:  # stored as Firestore stores it: resume_at as JSON
+        pending = update.pending.model_dump(mode="json") | {"asked_at": update.pending.asked_at}
+        changes["pending"] = PendingQuestion.model_validate(pending)
+    elif update.clear_pending:
+        changes["pending"] = None
+    return changes

@@ -1,10 +1,34 @@
-"""Run-scoped dependencies, handed to nodes through LangGraph's runtime context."""
+"""Run-scoped dependencies, handed to nodes through LangGraph's runtime context.
+
+``ports`` is the composition root itself (``Deps``), typed by what the graph may use: each
+store is still built on first use, so a greeting never opens a PostgreSQL connection.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
 
-from shared.ports import LLM, Clock
+from shared.config import Settings
+from shared.graph.metering import Meter
+from shared.ports import LLM, ConversationStore, KeyRing, Publisher, TaskQueue
+from shared.services.memory_admin_ports import MemoryAdminDeps
+
+
+class TurnPorts(MemoryAdminDeps, Protocol):
+    """What the graph may use: the memory ports (answers resolve held facts) and the rest."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def conversations(self) -> ConversationStore: ...
+    @property
+    def keyring(self) -> KeyRing: ...
+    @property
+    def tasks(self) -> TaskQueue: ...
+    @property
+    def publisher(self) -> Publisher: ...
 
 
 @dataclass(frozen=True)
@@ -12,5 +36,10 @@ class TurnContext:
     user_id: str
     chat_id: str
     turn_id: str
-    llm: LLM
-    clock: Clock
+    client_message_id: str
+    chat_is_new: bool
+    llm: LLM  # metered: every call counts against the turn's budget
+    meter: Meter
+    ports: TurnPorts
+    trace: str | None = None  # the request's trace header, passed on to queued work
+    started: float = field(default_factory=time.perf_counter)

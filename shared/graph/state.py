@@ -1,60 +1,184 @@
-"""Turn state: small and namespaced. Durable data lives in the stores, not here."""
+"""Turn state: small and namespaced. Durable data lives in the stores, not here.
+
+Eight top-level keys. Each namespace merges field by field (``merge``): a node returns only
+the fields it sets (``{"memory": MemoryState(semantic=[...])}``), so parallel branches and
+stage subgraphs never overwrite each other. ``trace`` collects one entry per node run.
+"""
 
 from __future__ import annotations
 
-import operator
-from typing import Annotated, Literal
+from datetime import datetime
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.models.domain import Message
+from shared.models.domain import (
+    AssistantProfile,
+    ExtractionTask,
+    Message,
+    NodeRun,
+    PendingQuestion,
+)
+from shared.models.wire import Interrupt, ReplyKind
 
 Route = Literal["greeting", "simple", "complex"]
+S = TypeVar("S", bound=BaseModel)
+
+
+def merge(old: S | None, new: S | None) -> S | None:
+    """Take the fields ``new`` set explicitly; keep the rest of ``old``."""
+    if old is None or new is None:
+        return new if new is not None else old
+    return old.model_copy(update={name: getattr(new, name) for name in new.model_fields_set})
+
+
+def extend_trace(old: list[NodeRun], new: list[NodeRun]) -> list[NodeRun]:
+    # A stage subgraph hands back its whole trace, which starts with the parent's.
+    if len(new) >= len(old) and new[: len(old)] == old:
+        return list(new)
+    return [*old, *new]
 
 
 class _State(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class SummaryUpdate(_State):
+    text: str
+    until: datetime  # the newest message the summary covers
+
+
 class Conversation(_State):
-    user_message: str
+    user_message: str = ""  # what the user typed in this turn
+    message_id: str = ""
+    focus: str = ""  # what this turn answers: the message, or the question it resumed
+    focus_message_id: str = ""
+    focus_turn_id: str = ""
     history: list[Message] = Field(default_factory=list)
+    summary: str = ""
+    summarized_until: datetime | None = None  # history starts after this
+    needs_summary: bool = False  # history over the thresholds (set by session_init)
+    new_summary: SummaryUpdate | None = None
     language: str = "en"
+    profile: AssistantProfile = Field(default_factory=AssistantProfile)
+    profile_facts: list[str] = Field(default_factory=list)  # preloaded: the user's own facts
+
+
+class EntityRef(_State):
+    name: str
+    role: str | None = None
 
 
 class Intent(_State):
-    route: Route
+    route: Route = "simple"
     has_extractable_facts: bool = False
     has_preferences: bool = False
     needs_semantic_retrieval: bool = False
     needs_temporal_retrieval: bool = False
-    entities: list[str] = Field(default_factory=list)
+    entities: list[EntityRef] = Field(default_factory=list)
+    temporal_references: list[str] = Field(default_factory=list)
     fast_path: bool = False  # decided by a rule, no model call
 
 
-class PlannedJob(_State):
+class Candidate(_State):
+    person_id: str
+    label: str  # display name with role, for the question's options
+
+
+class Resolved(_State):
+    mention: str
+    person_id: str | None = None  # None: the user, or a new person (``new_person``)
+    display_name: str = ""
+    confidence: float = 1.0
+    new_person: bool = False
+
+
+class Ambiguity(_State):
+    mention: str
+    candidates: list[Candidate]
+
+
+class FactView(_State):
+    id: str
+    subject_id: str | None  # None: the user
+    text: str
+    time_anchor: datetime | None = None
+    score: float = 0.0
+
+
+class MemoryState(_State):
+    resolved: list[Resolved] = Field(default_factory=list)
+    ambiguous: list[Ambiguity] = Field(default_factory=list)
+    semantic: list[FactView] = Field(default_factory=list)
+    temporal: list[FactView] = Field(default_factory=list)
+    facts_by_entity: dict[str, list[str]] = Field(default_factory=dict)  # "user" or a name
+    extraction: ExtractionTask | None = None  # enqueued by message_persist
+    extraction_deferred: bool = False  # waits for the answer to a blocking question
+
+
+class Disambiguation(_State):
+    blocking: Ambiguity | None = None  # ask first, answer after
+    followup: Ambiguity | None = None  # answer now, ask "by the way" at the end
+
+
+class PlanStep(_State):
+    id: str
     agent: str
-    goal: str
+    inputs: dict[str, str] = Field(default_factory=dict)
+    depends_on: list[str] = Field(default_factory=list)
+
+
+class StepResult(_State):
+    step_id: str
+    status: Literal["done", "published", "refused", "skipped"]
+    output: str = ""
 
 
 class Planning(_State):
-    jobs: list[PlannedJob] = Field(default_factory=list)
+    steps: list[PlanStep] = Field(default_factory=list)
+    results: list[StepResult] = Field(default_factory=list)
+    approved: list[str] = Field(default_factory=list)  # step ids the user approved
+
+
+class Hitl(_State):
+    pending: PendingQuestion | None = None  # loaded with the chat
+    outcome: Literal["none", "answered", "escaped", "kept"] = "none"
+    option_id: str | None = None  # the option the answer chose
+    ask: PendingQuestion | None = None  # a new question this turn leaves pending
+    released: ExtractionTask | None = None  # an escaped question's deferred extraction
 
 
 class ResponseState(_State):
-    text: str
-    kind: Literal["text", "progress", "fallback"] = "text"
-
-
-class Accounting(_State):
-    input_tokens: int = 0
-    output_tokens: int = 0
+    text: str = ""
+    kind: ReplyKind = "text"
+    interrupt: Interrupt | None = None
 
 
 class TurnState(_State):
-    conversation: Conversation
-    intent: Intent | None = None
-    planning: Planning = Field(default_factory=Planning)
-    response: ResponseState | None = None
-    usage: Annotated[list[Accounting], operator.add] = Field(default_factory=list)
-    nodes_run: Annotated[list[str], operator.add] = Field(default_factory=list)
+    conversation: Annotated[Conversation, merge] = Field(default_factory=Conversation)
+    intent: Annotated[Intent | None, merge] = None
+    memory: Annotated[MemoryState, merge] = Field(default_factory=MemoryState)
+    disambiguation: Annotated[Disambiguation, merge] = Field(default_factory=Disambiguation)
+    planning: Annotated[Planning, merge] = Field(default_factory=Planning)
+    hitl: Annotated[Hitl, merge] = Field(default_factory=Hitl)
+    response: Annotated[ResponseState, merge] = Field(default_factory=ResponseState)
+    trace: Annotated[list[NodeRun], extend_trace] = Field(default_factory=list)
+
+    @property
+    def nodes_run(self) -> list[str]:
+        return [run.node for run in self.trace]
+
+
+class ResumePoint(_State):
+    """Where a turn continues once its question is answered (``PendingQuestion.resume_at``)."""
+
+    focus: str
+    focus_message_id: str
+    focus_turn_id: str
+    intent: Intent
+    mention: str | None = None  # disambiguation: the name asked about
+    resolved: list[Resolved] = Field(default_factory=list)
+    extraction: ExtractionTask | None = None  # deferred until the person is known
+    steps: list[PlanStep] = Field(default_factory=list)  # approval: the plan so far
+    results: list[StepResult] = Field(default_factory=list)
+    step_id: str | None = None  # approval: the step waiting for it

@@ -14,6 +14,7 @@ from uuid import UUID
 from pydantic import Field, StrictBool, StringConstraints, model_validator
 
 from shared.models.base import Strict
+from shared.models.domain import AssistantProfile
 from shared.models.memory import (
     Durability,
     Fact,
@@ -30,6 +31,7 @@ Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max
 DescriptorKey = Annotated[str, StringConstraints(min_length=1, max_length=40)]
 DescriptorValue = Annotated[str, StringConstraints(min_length=1, max_length=200)]
 FactText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+RuleText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Choice = Literal["keep_old", "take_new", "keep_both", "person", "someone_else"]
 CONFLICT_CHOICES: tuple[Choice, ...] = ("keep_old", "take_new", "keep_both")
 DISAMBIGUATION_CHOICES: tuple[Choice, ...] = ("person", "someone_else")
@@ -131,6 +133,28 @@ class ResolvePendingRequest(Strict):
     def _person_with_choice(self) -> ResolvePendingRequest:
         if (self.choice == "person") != (self.person_id is not None):
             raise ValueError("person_id is required with choice 'person' and only with it")
+        return self
+
+
+class UpdateAssistantRequest(Strict):
+    """The assistant profile's fields to change (any subset); the others keep their value.
+
+    Bounds are ``AssistantProfile``'s; ``timezone`` is checked against the IANA database
+    by the service (422), not here. Only ``language`` takes null ("the user's language").
+    """
+
+    persona_name: str | None = Field(default=None, min_length=1, max_length=40)
+    tone: str | None = Field(default=None, max_length=200)
+    language: str | None = Field(default=None, pattern=r"^[a-z]{2}$")
+    timezone: str | None = Field(default=None, min_length=1, max_length=64)
+    presentation_rules: list[RuleText] | None = Field(default=None, max_length=10)
+    privacy_mode: StrictBool | None = None
+
+    @model_validator(mode="after")
+    def _null_only_for_language(self) -> UpdateAssistantRequest:
+        for name in sorted(self.model_fields_set - {"language"}):
+            if getattr(self, name) is None:
+                raise ValueError(f"{name} cannot be null")
         return self
 
 
@@ -296,6 +320,10 @@ class PendingListResponse(Strict):
 class ResolveResponse(Strict):
     item: PendingView
     stored: int  # facts stored by this answer
+
+
+class AssistantProfileResponse(Strict):
+    profile: AssistantProfile
 
 
 class ExportResponse(Strict):

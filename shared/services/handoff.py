@@ -1,55 +1,41 @@
-"""Background work handed off by a turn: fact extraction (Cloud Tasks), agent jobs (Pub/Sub)."""
+"""Background work handed off by a turn: fact extraction (Cloud Tasks), agent jobs (Pub/Sub).
+
+Both are idempotent by name: the extraction task is named from the turn that received the
+message (a deferred one from the turn that asked the question), agent jobs from the turn
+and the step, so a retried turn or a double click re-sends the same names.
+"""
 
 from __future__ import annotations
 
-from shared.deps import Deps
-from shared.graph.state import TurnState
-from shared.models.domain import AgentJob, ExtractionTask, Message
-from shared.ports import QueuedTask
-from shared.services.ids import extraction_task_name, job_id_for
+from collections.abc import Sequence
+
+from shared.config import Settings
+from shared.models.domain import AgentJob, ExtractionTask
+from shared.ports import Publisher, QueuedTask, TaskQueue
+from shared.services.ids import extraction_task_name
 
 
-def enqueue_extraction(
-    deps: Deps, user_id: str, chat_id: str, message: Message, state: TurnState
-) -> bool:
-    """Enqueue extraction when the classifier saw facts; False if nothing was enqueued."""
-    intent = state.intent
-    if intent is None or not intent.has_extractable_facts or message.turn_id is None:
-        return False
-    task = ExtractionTask(
-        user_id=user_id,
-        chat_id=chat_id,
-        turn_id=message.turn_id,
-        message_id=message.id,
-        text=message.text,
-        has_preferences=intent.has_preferences,
-        enqueued_at=deps.clock.now(),
-    )
-    settings = deps.settings
-    deps.tasks.enqueue(
-        QueuedTask(
-            queue=settings.extraction_queue,
-            url=settings.extraction_url,
-            name=extraction_task_name(message.turn_id),
-            body=task.model_dump_json().encode(),
+def enqueue_extractions(
+    settings: Settings, tasks: TaskQueue, pending: Sequence[ExtractionTask], trace: str | None
+) -> int:
+    headers = {"X-Cloud-Trace-Context": trace} if trace else {}
+    for task in pending:
+        tasks.enqueue(
+            QueuedTask(
+                queue=settings.extraction_queue,
+                url=settings.extraction_url,
+                name=extraction_task_name(task.turn_id),
+                body=task.model_dump_json().encode(),
+                headers=headers,
+            )
         )
-    )
-    return True
+    return len(pending)
 
 
-def publish_jobs(deps: Deps, user_id: str, chat_id: str, turn_id: str, state: TurnState) -> int:
-    now = deps.clock.now()
-    for step, planned in enumerate(state.planning.jobs):
-        job = AgentJob(
-            job_id=job_id_for(turn_id, step),
-            user_id=user_id,
-            chat_id=chat_id,
-            turn_id=turn_id,
-            agent=planned.agent,
-            goal=planned.goal,
-            created_at=now,
-        )
-        deps.publisher.publish(
-            deps.settings.agents_topic, job.model_dump_json().encode(), {"job_id": job.job_id}
-        )
-    return len(state.planning.jobs)
+def publish_jobs(
+    settings: Settings, publisher: Publisher, jobs: Sequence[AgentJob], trace: str | None
+) -> int:
+    for job in jobs:
+        attributes = {"job_id": job.job_id, **({"trace": trace} if trace else {})}
+        publisher.publish(settings.agents_topic, job.model_dump_json().encode(), attributes)
+    return len(jobs)

@@ -1,8 +1,10 @@
 """The user's control over their memory: what the ``memory`` function calls.
 
-``MemoryAdmin`` serves the fact operations itself and hands persons, pending items and the
-account to its parts; ``operation_for(path)`` maps each POST path of the function to its
-request model and handler (the table below is the API; docs/openapi.yaml mirrors it).
+``MemoryAdmin`` serves the fact operations itself and hands persons, pending items, the
+account and the assistant profile to its parts; ``operation_for(path)`` maps each POST path
+of the function to its request model and handler (the table below is the API;
+docs/openapi.yaml mirrors it). Whatever changes facts, persons or the profile drops the
+user's cached turn context (``invalidate_context``), so the next turn reloads it.
 
 Every call is scoped to the authenticated ``user_id``: another user's fact or person id is
 answered exactly like a missing one (404 ``not_found``), and nothing is changed.
@@ -42,12 +44,15 @@ from shared.models.memory_api import (
     SearchFactsRequest,
     SearchResponse,
     SplitPersonRequest,
+    UpdateAssistantRequest,
     UpdatePersonRequest,
 )
+from shared.services.context_cache import invalidate_context
 from shared.services.memory_admin_account import AccountAdmin
 from shared.services.memory_admin_pending import PendingAdmin
 from shared.services.memory_admin_persons import PersonAdmin
 from shared.services.memory_admin_ports import FactNotCurrent, MemoryAdminDeps
+from shared.services.memory_admin_profile import ProfileAdmin
 
 USER_CORRECTION_CONFIDENCE = 1.0  # the user said so
 SEARCH_POOL = 100  # semantic matches fetched when results are filtered by subject or type
@@ -59,6 +64,7 @@ class MemoryAdmin:
         self.persons = PersonAdmin(deps)
         self.pending = PendingAdmin(deps)
         self.account = AccountAdmin(deps)
+        self.profile = ProfileAdmin(deps)
 
     # -- facts --------------------------------------------------------------------------------
     def list_facts(self, user_id: str, request: ListFactsRequest) -> FactsResponse:
@@ -128,6 +134,7 @@ class MemoryAdmin:
         )
         now = self._deps.clock.now()
         new = self._deps.facts.correct_fact(user_id, fact.id, draft, now)
+        invalidate_context(self._deps.cache, user_id)
         previous = self._deps.facts.get_fact(user_id, fact.id)
         if new is None:  # a concurrent edit superseded it, or a deletion erased it
             if previous is None:
@@ -140,6 +147,7 @@ class MemoryAdmin:
         """Erase the fact and its history for good."""
         if not self._deps.facts.delete_fact(user_id, str(request.fact_id)):
             raise NotFound("fact not found")
+        invalidate_context(self._deps.cache, user_id)
         return DeletedResponse()
 
     # -- helpers ------------------------------------------------------------------------------
@@ -201,6 +209,10 @@ OPERATIONS: dict[str, Operation[Any]] = {
     "/persons/delete": _op(PersonRef, lambda a, u, r: a.persons.delete(u, r)),
     "/pending/list": _op(ListPendingRequest, lambda a, u, r: a.pending.list_items(u, r)),
     "/pending/resolve": _op(ResolvePendingRequest, lambda a, u, r: a.pending.resolve(u, r)),
+    "/settings/assistant/get": _op(Empty, lambda admin, user, _: admin.profile.get(user)),
+    "/settings/assistant/update": _op(
+        UpdateAssistantRequest, lambda a, u, r: a.profile.update(u, r)
+    ),
     "/export": _op(Empty, lambda admin, user, _: admin.account.export(user)),
     "/account/delete": _op(DeleteAccountRequest, lambda a, u, _: a.account.delete(u)),
 }

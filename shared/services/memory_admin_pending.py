@@ -24,6 +24,7 @@ from shared.models.memory_api import (
     ResolvePendingRequest,
     ResolveResponse,
 )
+from shared.services.context_cache import invalidate_context
 from shared.services.memory_admin_ports import MemoryAdminDeps, PendingNotOpen
 
 _PROPOSED_NAMESPACE = uuid.UUID("0f6f7a3c-8d0e-4c1b-b0a4-2c9d5e7f1a63")
@@ -62,6 +63,7 @@ class PendingAdmin:
         now = self._deps.clock.now()
         wrote = self._deps.facts.apply_extraction(pending_task_key(item.id), user_id, changes, now)
         resolved = self._deps.pending.resolve_pending(user_id, item.id, now)
+        invalidate_context(self._deps.cache, user_id)
         if resolved is None and not wrote:
             raise PendingNotOpen("this item was answered already")
         stored = len(changes.new_facts) + len(changes.supersessions) if wrote else 0

@@ -22,6 +22,7 @@ from shared.models.memory_api import (
     SplitResponse,
     UpdatePersonRequest,
 )
+from shared.services.context_cache import invalidate_context
 from shared.services.memory_admin_ports import MemoryAdminDeps
 
 _SPLIT_NAMESPACE = uuid.UUID("5b0c7c9e-2f1e-4a57-9a51-6f1d3c0e8a42")
@@ -56,6 +57,7 @@ class PersonAdmin:
         self._person(user_id, absorb_id)
         if not self._deps.contacts.merge_persons(user_id, keep_id, absorb_id):
             raise NotFound("person not found")
+        invalidate_context(self._deps.cache, user_id)
         return PersonResponse(person=PersonView.of(self._person(user_id, keep_id)))
 
     def split(self, user_id: str, request: SplitPersonRequest) -> SplitResponse:
@@ -81,6 +83,7 @@ class PersonAdmin:
         self._deps.contacts.add_person(person)  # idempotent on the id
         if to_move:
             self._deps.facts.reassign_facts(user_id, to_move, new_id)
+        invalidate_context(self._deps.cache, user_id)
         stored = self._deps.contacts.get_person(user_id, new_id) or person
         return SplitResponse(person=PersonView.of(stored), moved=len(fact_ids))
 
@@ -88,6 +91,7 @@ class PersonAdmin:
         """Delete the person and every fact about them."""
         if not self._deps.contacts.delete_person(user_id, str(request.person_id)):
             raise NotFound("person not found")
+        invalidate_context(self._deps.cache, user_id)
         return DeletedResponse()
 
     def _person(self, user_id: str, person_id: str) -> Person:

@@ -8,12 +8,14 @@ from typing import Protocol
 
 from shared.errors import FactNotCurrent, PendingNotOpen
 from shared.ports import (
+    Cache,
     Clock,
     ContactStore,
     ConversationArchive,
     Embedder,
     FactStore,
     PendingStore,
+    ProfileStore,
     UserKeyspace,
 )
 
@@ -29,6 +31,14 @@ class MemoryAdminDeps(Protocol):
 
     @property
     def pending(self) -> PendingStore: ...
+
+    @property
+    def profiles(self) -> ProfileStore: ...
+
+    @property
+    def cache(self) -> Cache:
+        """Holds the per-user turn context, dropped after every change it reflects."""
+        ...
 
     @property
     def embedder(self) -> Embedder: ...

@@ -1,28 +1,33 @@
-"""One conversation turn: validate, claim, run the graph, hand off background work, persist.
+"""One conversation turn: validate, claim, run the Global Supervisor graph, stream.
 
 Idempotency: the turn id is derived from (user, client_message_id) and claimed in
 Firestore before anything runs, so a repeated request replays the recorded answer; the
 extraction task is named from the turn id (Cloud Tasks refuses a second task of that name)
 and agent jobs carry ids derived from it (the agents function claims each id once).
+
+Failures: a node that fails ends the turn with a fallback reply in the chat's language,
+recorded as failed (user message, fallback, metadata; nothing handed off). If recording
+itself fails, the claim is released and the error raised, so the client may retry.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from typing import Any
 
 from shared.deps import Deps
-from shared.errors import MessageTooLong, NotFound, RateLimited, TurnInProgress
+from shared.errors import MessageTooLong, NodeFailed, NotFound, RateLimited, TurnInProgress
 from shared.graph.builder import build_turn_graph
 from shared.graph.context import TurnContext
-from shared.graph.state import Conversation, TurnState
-from shared.models.domain import Message
-from shared.models.wire import Reply, TurnRequest, TurnResponse
-from shared.services import handoff
+from shared.graph.metering import Meter, MeteredLLM
+from shared.graph.phrases import phrase
+from shared.graph.state import Conversation, Hitl, ResponseState, TurnState
+from shared.models.domain import Chat
+from shared.models.wire import TurnRequest, TurnResponse
 from shared.services.ids import new_chat_id_for, turn_id_for
+from shared.services.turn_record import record_turn, wire_response
 
 log = logging.getLogger("turn")
 
@@ -47,15 +52,16 @@ class PreparedTurn:
     turn_id: str
     request: TurnRequest
     chat_is_new: bool
-    history: list[Message]
+    chat: Chat | None = None
     replay: TurnResponse | None = None
+    trace: str | None = None
 
 
 class TurnService:
     def __init__(self, deps: Deps) -> None:
         self._deps = deps
 
-    def prepare(self, user_id: str, request: TurnRequest) -> PreparedTurn:
+    def prepare(self, user_id: str, request: TurnRequest, trace: str | None = None) -> PreparedTurn:
         """Everything that can refuse the request, before a single byte is streamed."""
         settings, store = self._deps.settings, self._deps.conversations
         self._check_rate(user_id)
@@ -63,7 +69,8 @@ class TurnService:
             raise MessageTooLong(f"message over {settings.max_message_chars} characters")
         chat_id = request.chat_id or new_chat_id_for(user_id, request.client_message_id)
         chat_is_new = request.chat_id is None
-        if not chat_is_new and store.get_chat(user_id, chat_id) is None:
+        chat = None if chat_is_new else store.get_chat(user_id, chat_id)
+        if not chat_is_new and chat is None:
             raise NotFound("chat not found")
         turn_id = turn_id_for(user_id, request.client_message_id)
         claim = store.claim_turn(
@@ -75,24 +82,21 @@ class TurnService:
             settings.turn_lease_seconds,
         )
         if claim.status == "done":
-            return PreparedTurn(user_id, claim.chat_id, turn_id, request, False, [], claim.response)
+            return PreparedTurn(
+                user_id, claim.chat_id, turn_id, request, False, replay=claim.response
+            )
         if claim.status == "running":
             raise TurnInProgress("this message is still being answered; retry shortly")
-        history = (
-            []
-            if chat_is_new
-            else store.recent_messages(user_id, chat_id, settings.history_messages)
-        )
-        return PreparedTurn(user_id, chat_id, turn_id, request, chat_is_new, history)
+        return PreparedTurn(user_id, chat_id, turn_id, request, chat_is_new, chat, trace=trace)
 
     def events(self, turn: PreparedTurn) -> Iterator[TurnEvent]:
         if turn.replay is not None:
             yield Chunk(turn.replay.reply.text)
             yield Done(turn.replay)
             return
+        context = self._context(turn)
         try:
-            state = yield from self._run_graph(turn)
-            response = self._finish(turn, state)
+            response = yield from self._run_graph(turn, context)
         except BaseException:
             self._deps.conversations.release_turn(turn.user_id, turn.request.client_message_id)
             raise
@@ -114,67 +118,72 @@ class TurnService:
         if count > self._deps.settings.rate_limit_per_minute:
             raise RateLimited("too many messages; wait a minute")
 
-    def _run_graph(self, turn: PreparedTurn) -> Generator[TurnEvent, None, TurnState]:
-        context = TurnContext(
+    def _context(self, turn: PreparedTurn) -> TurnContext:
+        meter = Meter(self._deps.settings.turn_token_budget)
+        return TurnContext(
             user_id=turn.user_id,
             chat_id=turn.chat_id,
             turn_id=turn.turn_id,
-            llm=self._deps.llm,
-            clock=self._deps.clock,
+            client_message_id=turn.request.client_message_id,
+            chat_is_new=turn.chat_is_new,
+            llm=MeteredLLM(self._deps.llm, meter),
+            meter=meter,
+            ports=self._deps,
+            trace=turn.trace,
         )
-        initial = TurnState(
-            conversation=Conversation(user_message=turn.request.message, history=turn.history)
-        )
-        final: dict[str, object] = {}
-        started = time.perf_counter()
-        for mode, payload in build_turn_graph().stream(
-            initial, context=context, stream_mode=["custom", "values"]
-        ):
-            if mode == "custom" and isinstance(payload, dict) and "chunk" in payload:
-                yield Chunk(str(payload["chunk"]))
-            elif mode == "values" and isinstance(payload, dict):
-                final = payload
-        state = TurnState.model_validate(final)
+
+    def _run_graph(
+        self, turn: PreparedTurn, context: TurnContext
+    ) -> Generator[TurnEvent, None, TurnResponse]:
+        state = initial_state(turn)
+        last: dict[str, Any] = state.model_dump()
+        try:
+            for namespace, mode, payload in build_turn_graph().stream(
+                state, context=context, stream_mode=["custom", "values"], subgraphs=True
+            ):
+                if mode == "custom" and isinstance(payload, dict) and "chunk" in payload:
+                    yield Chunk(str(payload["chunk"]))
+                elif mode == "values" and not namespace and isinstance(payload, dict):
+                    last = payload
+        except NodeFailed as failure:
+            if failure.node == "message_persist":
+                raise failure.cause from failure
+            return (yield from self._fail(context, TurnState.model_validate(last), failure))
+        final = TurnState.model_validate(last)
         log.info(
-            "turn graph finished",
+            "turn done",
             extra={
                 "turn_id": turn.turn_id,
-                "nodes": state.nodes_run,
-                "ms": round((time.perf_counter() - started) * 1000, 1),
+                "nodes": final.nodes_run,
+                "tokens": context.meter.turn.total,
             },
         )
-        return state
+        return wire_response(context, final)
 
-    def _finish(self, turn: PreparedTurn, state: TurnState) -> TurnResponse:
-        assert state.response is not None, "every route ends in a response node"
-        now = self._deps.clock.now()
-        user_message = Message(
-            id=f"{turn.turn_id}-u",
-            role="user",
-            text=turn.request.message,
-            created_at=now,
-            turn_id=turn.turn_id,
+    def _fail(
+        self, context: TurnContext, state: TurnState, failure: NodeFailed
+    ) -> Generator[TurnEvent, None, TurnResponse]:
+        log.warning(
+            "turn failed, answering with the fallback",
+            extra={"turn_id": context.turn_id, "node": failure.node, "code": failure.cause.code},
         )
-        handoff.enqueue_extraction(self._deps, turn.user_id, turn.chat_id, user_message, state)
-        handoff.publish_jobs(self._deps, turn.user_id, turn.chat_id, turn.turn_id, state)
-        reply_message = Message(
-            id=f"{turn.turn_id}-a",
-            role="assistant",
-            text=state.response.text,
-            created_at=now + timedelta(microseconds=1),
-            turn_id=turn.turn_id,
-        )
-        response = TurnResponse(
-            chat_id=turn.chat_id,
-            turn_id=turn.turn_id,
-            reply=Reply(text=state.response.text, kind=state.response.kind),
-        )
-        self._deps.conversations.complete_turn(
-            turn.user_id,
-            turn.request.client_message_id,
-            [user_message, reply_message],
-            response,
-            now,
-            new_chat=turn.chat_is_new,
-        )
-        return response
+        text = phrase("fallback", state.conversation.language)
+        failed = state.model_copy(update={"response": ResponseState(text=text, kind="fallback")})
+        yield Chunk(text)
+        return record_turn(context, failed, failure)
+
+
+def initial_state(turn: PreparedTurn) -> TurnState:
+    chat, message_id = turn.chat, f"{turn.turn_id}-u"
+    return TurnState(
+        conversation=Conversation(
+            user_message=turn.request.message,
+            message_id=message_id,
+            focus=turn.request.message,
+            focus_message_id=message_id,
+            focus_turn_id=turn.turn_id,
+            summary=chat.summary if chat else "",
+            summarized_until=chat.summarized_until if chat else None,
+        ),
+        hitl=Hitl(pending=chat.pending if chat else None),
+    )

@@ -23,11 +23,13 @@ from shared.adapters.clock import FixedClock
 from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
 from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
+from shared.adapters.firestore_profiles import FirestoreProfileStore
 from shared.adapters.keyring_local import LocalKek
 from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
 from shared.adapters.memory_conversations import MemoryConversationStore
 from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
 from shared.adapters.memory_keyring import MemoryKeyRing
+from shared.adapters.memory_profiles import MemoryProfileStore
 from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
 from shared.adapters.migrations import apply_migrations
 from shared.adapters.postgres import Database, connect, run_outside_transaction
@@ -46,6 +48,7 @@ from shared.ports import (
     IdempotencyStore,
     KeyRing,
     PendingStore,
+    ProfileStore,
     Publisher,
     TaskQueue,
 )
@@ -125,6 +128,13 @@ def conversations(request: pytest.FixtureRequest) -> ConversationStore:
     if request.param == "memory":
         return MemoryConversationStore()
     return FirestoreConversationStore(_real(request, "firestore_client"))
+
+
+@pytest.fixture(params=BACKENDS)
+def profiles(request: pytest.FixtureRequest) -> ProfileStore:
+    if request.param == "memory":
+        return MemoryProfileStore()
+    return FirestoreProfileStore(_real(request, "firestore_client"))
 
 
 @pytest.fixture(params=BACKENDS)

@@ -9,8 +9,15 @@ from typing import Any
 import pytest
 
 from shared.errors import Conflict, NotFound
-from shared.models.domain import Message
-from shared.models.wire import Reply, TurnResponse
+from shared.models.domain import (
+    ChatUpdate,
+    Message,
+    NodeRun,
+    PendingQuestion,
+    TurnMetadata,
+    TurnRecord,
+)
+from shared.models.wire import Interrupt, InterruptOption, Reply, TurnResponse
 from shared.ports import ConversationStore
 from tests.contract.conftest import unique
 
@@ -45,6 +52,76 @@ def count(store: ConversationStore, user_id: str, chat_id: str) -> int:
     return int(counting.message_count(user_id, chat_id))
 
 
+def pending(turn_id: str, seconds: float) -> PendingQuestion:
+    interrupt = Interrupt(
+        id=f"i-{turn_id}",
+        kind="disambiguation",
+        question="Which Anna?",
+        options=[
+            InterruptOption(id="p1", label="Anna (sister)"),
+            InterruptOption(id="p2", label="Anna K."),
+        ],
+    )
+    resume_at = {
+        "message": {"id": f"{turn_id}-u", "text": "call Anna", "at": at(1).isoformat()},
+        "intent": "task",
+        "plan": [{"step": "resolve", "args": {"names": ["Anna"], "limit": 2}}, {"step": "act"}],
+        "confidence": 0.75,
+        "retry": None,
+        "blocking": True,
+    }
+    return PendingQuestion(
+        interrupt=interrupt,
+        blocking=True,
+        turn_id=turn_id,
+        asked_at=at(seconds),
+        resume_at=resume_at,
+    )
+
+
+def metadata(route: str = "answer") -> TurnMetadata:
+    return TurnMetadata(
+        route=route,
+        flags={"has_facts": True, "needs_agent": False},
+        nodes=[
+            NodeRun(node="classify", ms=12.5, input_tokens=40, output_tokens=8),
+            NodeRun(node="answer", ms=301.25, input_tokens=120, output_tokens=64),
+        ],
+        input_tokens=160,
+        output_tokens=72,
+        cost_usd=0.000125,
+        graph_ms=320.0,
+        extraction_enqueued=True,
+        interrupt_kind="disambiguation",
+    )
+
+
+def run_turn(
+    store: ConversationStore,
+    user_id: str,
+    turn: str,
+    seconds: float,
+    chat_update: ChatUpdate | None = None,
+    new_chat: bool = False,
+) -> None:
+    """Claim and complete turn ``turn`` of chat "c1": a user and an assistant message."""
+    store.claim_turn(user_id, f"cm-{turn}", "c1", turn, at(seconds), LEASE)
+    messages = [
+        message(f"{turn}-u", seconds, "user", turn),
+        message(f"{turn}-a", seconds, "assistant", turn),
+    ]
+    store.complete_turn(
+        user_id,
+        f"cm-{turn}",
+        messages,
+        response("c1", turn),
+        at(seconds),
+        new_chat=new_chat,
+        metadata=metadata(),
+        chat_update=chat_update,
+    )
+
+
 # -- chats and messages ---------------------------------------------------------------------
 def test_create_then_get_chat(conversations: ConversationStore, user_id: str) -> None:
     assert conversations.get_chat(user_id, "c1") is None
@@ -53,6 +130,8 @@ def test_create_then_get_chat(conversations: ConversationStore, user_id: str) ->
     fetched = conversations.get_chat(user_id, "c1")
     assert fetched is not None
     assert (fetched.id, fetched.created_at, fetched.summary) == ("c1", at(0), "")
+    assert (fetched.summarized_until, fetched.pending) == (None, None)
+    assert type(fetched.created_at) is datetime  # not the driver's subclass
 
 
 def test_create_chat_twice_keeps_the_first(conversations: ConversationStore, user_id: str) -> None:
@@ -105,6 +184,27 @@ def test_recent_messages_are_the_newest_in_order(
     assert [m.id for m in conversations.recent_messages(user_id, "c1", 3)] == ["m3b", "m4", "m5"]
     assert conversations.recent_messages(user_id, "c1", 0) == []
     assert everything[4] == message("m4", 4, role="assistant")
+
+
+def test_recent_messages_after_a_time_exclude_it(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    for msg in [message("m1", 1), message("m2", 2), message("m2b", 2.000001)]:
+        assert conversations.append_message(user_id, "c1", msg)
+    for msg in [message("m3b", 3), message("m3a", 3), message("m4", 4)]:
+        assert conversations.append_message(user_id, "c1", msg)
+
+    def ids(limit: int, after: datetime | None) -> list[str]:
+        return [m.id for m in conversations.recent_messages(user_id, "c1", limit, after=after)]
+
+    assert ids(10, at(2)) == ["m2b", "m3a", "m3b", "m4"]  # one microsecond later counts
+    assert ids(10, at(1.999999)) == ["m2", "m2b", "m3a", "m3b", "m4"]
+    assert ids(2, at(2)) == ["m3b", "m4"]  # still the newest, oldest first
+    assert ids(10, at(3)) == ["m4"]
+    assert ids(10, at(4)) == []
+    assert ids(0, at(0)) == []
+    assert ids(10, None) == ids(10, at(0)) == ["m1", "m2", "m2b", "m3a", "m3b", "m4"]
 
 
 def test_ids_that_would_name_another_path_are_refused(
@@ -207,3 +307,146 @@ def test_concurrent_claims_start_the_turn_once(
     with ThreadPoolExecutor(max_workers=4) as pool:
         statuses = list(pool.map(claim, ["t1", "t2", "t3", "t4"]))
     assert sorted(statuses) == ["new", "running", "running", "running"]
+
+
+# -- turn records and chat updates ---------------------------------------------------------
+def test_get_turn_follows_the_turn_and_keeps_its_metadata(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    assert conversations.get_turn(user_id, "cm-t1") is None
+    conversations.create_chat(user_id, "c1", at(0))
+    conversations.claim_turn(user_id, "cm-t1", "c1", "t1", at(1), LEASE)
+    running = TurnRecord(status="running", chat_id="c1", turn_id="t1")
+    assert conversations.get_turn(user_id, "cm-t1") == running
+    assert conversations.get_turn(unique("user"), "cm-t1") is None
+
+    run_turn(conversations, user_id, "t1", 1)
+    done = conversations.get_turn(user_id, "cm-t1")
+    assert done == TurnRecord(
+        status="done",
+        chat_id="c1",
+        turn_id="t1",
+        response=response("c1", "t1"),
+        metadata=metadata(),
+    )
+
+
+def test_a_turn_without_metadata_records_none(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    conversations.claim_turn(user_id, "cm1", "c1", "t1", at(1), LEASE)
+    conversations.complete_turn(user_id, "cm1", [message("t1-u", 1)], response("c1", "t1"), at(1))
+    record = conversations.get_turn(user_id, "cm1")
+    assert record is not None and (record.status, record.metadata) == ("done", None)
+    conversations.claim_turn(user_id, "cm2", "c1", "t2", at(2), LEASE)
+    conversations.release_turn(user_id, "cm2")
+    failed = conversations.get_turn(user_id, "cm2")
+    assert failed == TurnRecord(status="failed", chat_id="c1", turn_id="t2")
+
+
+def test_chat_update_sets_summary_and_pending_and_clears_it(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    asked = pending("t1", 1.000123)
+    update = ChatUpdate(summary="Talked about Anna.", summarized_until=at(0.5), pending=asked)
+    run_turn(conversations, user_id, "t1", 1, update)
+    chat = conversations.get_chat(user_id, "c1")
+    assert chat is not None
+    assert (chat.summary, chat.summarized_until, chat.pending) == (
+        "Talked about Anna.",
+        at(0.5),
+        asked,
+    )
+    assert (chat.updated_at, count(conversations, user_id, "c1")) == (at(1), 2)
+
+    run_turn(conversations, user_id, "t2", 2, ChatUpdate())  # no summary, no pending: kept
+    kept = conversations.get_chat(user_id, "c1")
+    assert kept is not None and (kept.summary, kept.summarized_until, kept.pending) == (
+        "Talked about Anna.",
+        at(0.5),
+        asked,
+    )
+    assert kept.updated_at == at(2)
+
+    replaced = pending("t3", 3)  # a new question replaces the old one, even with a clear
+    run_turn(conversations, user_id, "t3", 3, ChatUpdate(pending=replaced, clear_pending=True))
+    chat = conversations.get_chat(user_id, "c1")
+    assert chat is not None and chat.pending == replaced
+
+    cleared = ChatUpdate(summary="Anna is the sister.", summarized_until=at(3), clear_pending=True)
+    run_turn(conversations, user_id, "t4", 4, cleared)
+    chat = conversations.get_chat(user_id, "c1")
+    assert chat is not None
+    assert (chat.summary, chat.summarized_until, chat.pending) == (
+        "Anna is the sister.",
+        at(3),
+        None,
+    )
+    run_turn(conversations, user_id, "t5", 5, ChatUpdate(clear_pending=True))  # nothing to clear
+    assert count(conversations, user_id, "c1") == 10
+    again = conversations.create_chat(user_id, "c1", at(9))  # an existing chat, read back whole
+    assert again == conversations.get_chat(user_id, "c1")
+
+
+def test_a_new_chat_is_created_with_its_update(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    asked = pending("t1", 1)
+    update = ChatUpdate(summary="First words.", summarized_until=at(1), pending=asked)
+    run_turn(conversations, user_id, "t1", 1, update, new_chat=True)
+    chat = conversations.get_chat(user_id, "c1")
+    assert chat is not None
+    assert (chat.created_at, chat.updated_at, chat.summary) == (at(1), at(1), "First words.")
+    assert (chat.summarized_until, chat.pending) == (at(1), asked)
+    assert count(conversations, user_id, "c1") == 2
+
+
+def test_an_unclaimed_new_chat_turn_creates_nothing(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    with pytest.raises(Conflict):
+        conversations.complete_turn(
+            user_id,
+            "never-claimed",
+            [message("m1", 1)],
+            response("c1", "t1"),
+            at(1),
+            new_chat=True,
+            chat_update=ChatUpdate(pending=pending("t1", 1)),
+        )
+    assert conversations.get_chat(user_id, "c1") is None
+
+
+def test_completing_twice_changes_neither_metadata_nor_chat(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    conversations.claim_turn(user_id, "cm1", "c1", "t1", at(1), LEASE)
+    messages = [message("t1-u", 1, "user", "t1"), message("t1-a", 2, "assistant", "t1")]
+    first = ChatUpdate(summary="first", summarized_until=at(1), pending=pending("t1", 2))
+    conversations.complete_turn(
+        user_id,
+        "cm1",
+        messages,
+        response("c1", "t1"),
+        at(2),
+        metadata=metadata(),
+        chat_update=first,
+    )
+    before = conversations.get_chat(user_id, "c1")
+    conversations.complete_turn(
+        user_id,
+        "cm1",
+        messages,
+        response("c1", "t1", "other"),
+        at(9),
+        metadata=metadata("agent"),
+        chat_update=ChatUpdate(summary="second", summarized_until=at(9), clear_pending=True),
+    )
+    assert conversations.get_chat(user_id, "c1") == before
+    record = conversations.get_turn(user_id, "cm1")
+    assert record is not None and record.metadata == metadata()
+    assert record.response == response("c1", "t1")
+    assert count(conversations, user_id, "c1") == 2

@@ -3,7 +3,8 @@
 The functions run in their own processes with the production ``vertex`` provider pointed at
 the fake Vertex endpoint, so the whole production client path runs; these rules answer by
 what the request asks for. Markers in the user's message steer the classifier:
-``[complex]`` -> delegate to an agent, ``[facts]`` -> extractable facts.
+``[complex]`` -> a plan with one research step (published as an agent job), ``[facts]`` ->
+extractable facts.
 """
 
 from __future__ import annotations
@@ -72,4 +73,9 @@ def reply_for(request: RecordedRequest) -> FakeReply:
         return json_reply(_classification(text))
     if "facts" in fields:
         return json_reply(_extraction(text))
+    if "steps" in fields:  # the global planner: one long step for the research agent
+        goal = text.replace("[complex]", "").strip() or "the task"
+        return json_reply({"steps": [{"id": "s1", "agent": "research", "goal": goal}]})
+    if "answers_question" in fields:
+        return json_reply({"answers_question": False, "option_id": None})
     return text_reply(f"Result for: {text}")

@@ -10,6 +10,8 @@ from shared.adapters.clock import FixedClock
 from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
 from shared.adapters.memory_conversations import MemoryConversationStore
 from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
+from shared.adapters.memory_keyring import MemoryKeyRing
+from shared.adapters.memory_profiles import MemoryProfileStore
 from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.config import Settings
@@ -36,6 +38,8 @@ def deps(clock: FixedClock, llm: ScriptedLLM) -> Deps:
         llm=llm,
         embedder=HashEmbedder(dimension=64),
         conversations=MemoryConversationStore(),
+        profiles=MemoryProfileStore(),
+        keyring=MemoryKeyRing(),
         idempotency=MemoryIdempotencyStore(),
         cache=MemoryCache(clock),
         facts=MemoryFactStore(contacts, clock),

@@ -12,6 +12,7 @@ from shared.adapters.scripted_llm import ScriptedLLM
 from shared.deps import Deps
 from shared.errors import DataRejected, ModelOutputInvalid
 from shared.models.memory import ExtractionChanges, FactFilter
+from shared.services.context_cache import context_key
 from shared.services.memory.extraction import ExtractionService
 from shared.services.memory.prompt import MAX_PROMPT_FACTS
 from shared.services.memory.schema import Extraction
@@ -74,6 +75,23 @@ def test_a_redelivered_task_writes_nothing_twice(deps: Deps, model: ScriptedMode
     assert (first.duplicate, again.duplicate) == (False, True)
     assert again.as_body()["status"] == "duplicate"
     assert len(deps.facts.list_facts(USER, FactFilter())) == 1
+
+
+def test_only_an_extraction_that_wrote_something_drops_the_cached_turn_context(
+    deps: Deps, model: ScriptedModel
+) -> None:
+    mine, bobs = context_key(USER), context_key("bob")
+    deps.cache.set(mine, b"context", 3600)
+    deps.cache.set(bobs, b"context", 3600)
+    model.output = extraction(fact("Alice plays chess", type="Hobby"))
+    ExtractionService(deps).run(task(), "extract-t1")
+    assert (deps.cache.get(mine), deps.cache.get(bobs)) == (None, b"context")
+
+    deps.cache.set(mine, b"context", 3600)
+    assert ExtractionService(deps).run(task(), "extract-t1").duplicate  # redelivered
+    model.output = extraction()  # a message without facts: nothing to write
+    assert ExtractionService(deps).run(task(turn="t2")).stored == 0
+    assert deps.cache.get(mine) == b"context"
 
 
 def test_the_task_key_defaults_to_the_name_derived_from_the_turn(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -10,10 +11,13 @@ import pytest
 
 from shared.adapters.clock import FixedClock
 from shared.adapters.firestore_account import json_safe
+from shared.adapters.memory_cache import MemoryCache
 from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
+from shared.adapters.memory_profiles import MemoryProfileStore
 from shared.adapters.redis_account import owns
 from shared.adapters.scripted_llm import HashEmbedder
 from shared.errors import (
+    AppError,
     BadRequest,
     DependencyUnavailable,
     FactNotCurrent,
@@ -45,6 +49,7 @@ from shared.models.memory_api import (
     UpdatePersonRequest,
 )
 from shared.ports import ConversationArchive, PendingStore, UserKeyspace
+from shared.services.context_cache import context_key
 from shared.services.memory_admin import OPERATIONS, MemoryAdmin, operation_for
 from shared.services.memory_admin_pending import pending_task_key
 
@@ -108,7 +113,9 @@ class AdminDeps:
     contacts: MemoryContactStore
     facts: MemoryFactStore
     pending: FlakyPending
+    cache: MemoryCache
     embedder: HashEmbedder = EMBEDDER
+    profiles: MemoryProfileStore = field(default_factory=MemoryProfileStore)
     account_conversations: FakeArchive = field(default_factory=FakeArchive)
     account_cache: FakeKeyspace = field(default_factory=FakeKeyspace)
 
@@ -123,7 +130,9 @@ def deps() -> AdminDeps:
     contacts = MemoryContactStore(clock)
     facts = MemoryFactStore(contacts, clock)
     pending = FlakyPending(MemoryPendingStore(facts))
-    return AdminDeps(clock=clock, contacts=contacts, facts=facts, pending=pending)
+    return AdminDeps(
+        clock=clock, contacts=contacts, facts=facts, pending=pending, cache=MemoryCache(clock)
+    )
 
 
 @pytest.fixture
@@ -644,6 +653,74 @@ def test_delete_account_erases_everything_of_the_user_only(
     assert BOB in deps.account_conversations.trees
 
 
+# -- the cached turn context -------------------------------------------------------------------
+Body = Callable[[AdminDeps, dict[str, Person]], dict[str, object]]
+CHANGES: dict[str, Body] = {
+    "/facts/edit": lambda deps, _: {
+        "fact_id": str(fact_id(deps, ALICE, "I live in Basel")),
+        "text": "I live in Bern",
+    },
+    "/facts/delete": lambda deps, _: {
+        "fact_id": str(fact_id(deps, ALICE, "I am allergic to peanuts"))
+    },
+    "/persons/merge": lambda _, world: {
+        "keep_id": world["son"].id,
+        "absorb_id": world["colleague"].id,
+    },
+    "/persons/split": lambda deps, world: {
+        "person_id": world["son"].id,
+        "new_person": {"display_name": "Martin (nephew)"},
+        "fact_ids": [str(fact_id(deps, ALICE, "Martin plays football on Saturdays"))],
+    },
+    "/persons/delete": lambda _, world: {"person_id": world["son"].id},
+    "/pending/resolve": lambda deps, _: {"pending_id": conflict(deps).id, "choice": "take_new"},
+    "/settings/assistant/update": lambda _, __: {"timezone": "Europe/Zurich"},
+}
+
+
+def run_path(admin: MemoryAdmin, path: str, body: dict[str, object]) -> None:
+    operation = operation_for(path)
+    operation.run(admin, ALICE, operation.request.model_validate(body))
+
+
+@pytest.mark.parametrize("path", sorted(CHANGES))
+def test_a_change_drops_the_cached_turn_context_of_its_user(
+    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person], path: str
+) -> None:
+    body = CHANGES[path](deps, world)
+    deps.cache.set(context_key(ALICE), b"context", 3600)
+    deps.cache.set(context_key(BOB), b"context", 3600)
+    run_path(admin, path, body)
+    assert deps.cache.get(context_key(ALICE)) is None
+    assert deps.cache.get(context_key(BOB)) == b"context"
+
+
+def test_reads_and_refusals_keep_the_cached_turn_context(
+    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+) -> None:
+    deps.cache.set(context_key(ALICE), b"context", 3600)
+    for path, body in [
+        ("/facts/list", {}),
+        ("/facts/search", {"query": "Basel"}),
+        ("/facts/get", {"fact_id": str(fact_id(deps, ALICE, "I live in Basel"))}),
+        ("/persons/list", {}),
+        ("/pending/list", {}),
+        ("/settings/assistant/get", {}),
+        ("/export", {}),
+    ]:
+        run_path(admin, path, body)
+    for path, body in [
+        ("/facts/delete", {"fact_id": str(uuid.uuid4())}),
+        ("/persons/delete", {"person_id": world["eva"].id}),  # Bob's
+        ("/persons/merge", {"keep_id": world["son"].id, "absorb_id": world["eva"].id}),
+        ("/pending/resolve", {"pending_id": str(uuid.uuid4()), "choice": "keep_old"}),
+        ("/settings/assistant/update", {"timezone": "Mars/Olympus"}),
+    ]:
+        with pytest.raises(AppError):
+            run_path(admin, path, body)
+    assert deps.cache.get(context_key(ALICE)) == b"context"
+
+
 # -- the API table and the adapters' pure parts ------------------------------------------------
 def test_every_path_has_an_operation() -> None:
     assert sorted(OPERATIONS) == [
@@ -661,6 +738,8 @@ def test_every_path_has_an_operation() -> None:
         "/persons/merge",
         "/persons/split",
         "/persons/update",
+        "/settings/assistant/get",
+        "/settings/assistant/update",
     ]
     assert operation_for("/facts/list/").request is ListFactsRequest
     assert operation_for("/account/delete").request is DeleteAccountRequest
@@ -681,6 +760,8 @@ def test_operations_run_through_the_table(admin: MemoryAdmin, world: dict[str, P
         ("pa:rate:u1:123", "u1", True),
         ("pa:rate:u1", "u1", True),
         ("pa:cache:u1:a:b", "u1", True),
+        ("pa:ctx:u1", "u1", True),  # the cached turn context (shared.services.context_cache)
+        ("pa:ctx:u1_2", "u1", False),
         ("pa:rate:u1_2:123", "u1", False),
         ("pa:rate:xu1:123", "u1", False),
         ("pa:rate:u2:u1", "u1", False),

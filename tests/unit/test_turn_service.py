@@ -1,4 +1,4 @@
-"""The turn service on fakes: routes, idempotency, hand-offs, refusals."""
+"""The turn service on fakes: idempotency, refusals, failures, streaming, budget."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import pytest
 
 from shared.adapters.scripted_llm import ScriptedLLM
+from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import (
     DependencyUnavailable,
@@ -15,66 +16,8 @@ from shared.errors import (
     RateLimited,
     TurnInProgress,
 )
-from shared.graph.nodes.classify import Classification
-from shared.models.domain import AgentJob, ExtractionTask
-from shared.models.wire import TurnRequest
 from shared.services.turn import Chunk, Done, TurnService
-
-
-def classification(route: str = "simple", facts: bool = False) -> Classification:
-    return Classification(
-        route=route,
-        has_extractable_facts=facts,
-        has_preferences=False,
-        needs_semantic_retrieval=False,
-        needs_temporal_retrieval=False,
-        entities=[],
-        language="en",
-    )
-
-
-def request(message: str, cmid: str = "m1", chat_id: str | None = None) -> TurnRequest:
-    return TurnRequest(message=message, client_message_id=cmid, chat_id=chat_id)
-
-
-def test_greeting_skips_the_model_and_memory(deps: Deps, llm: ScriptedLLM) -> None:
-    response = TurnService(deps).run("alice", request("Hi!"))
-    assert "help" in response.reply.text
-    assert llm.calls == []
-    assert deps.tasks.tasks == []  # type: ignore[attr-defined]
-    stored = deps.conversations.recent_messages("alice", response.chat_id, 10)
-    assert [m.role for m in stored] == ["user", "assistant"]
-
-
-def test_simple_turn_streams_the_model_reply_and_enqueues_extraction(
-    deps: Deps, llm: ScriptedLLM
-) -> None:
-    llm.add(classification(facts=True), "Noted: your sister Anna lives in Bern.")
-    service = TurnService(deps)
-    events = list(service.events(service.prepare("alice", request("My sister Anna lives in Bern"))))
-    chunks = [e.text for e in events if isinstance(e, Chunk)]
-    assert len(chunks) > 1 and "".join(chunks) == "Noted: your sister Anna lives in Bern."
-    done = events[-1]
-    assert isinstance(done, Done)
-    [task] = deps.tasks.tasks  # type: ignore[attr-defined]
-    payload = ExtractionTask.model_validate_json(task.body)
-    assert payload.turn_id == done.response.turn_id
-    assert task.name == f"extract-{done.response.turn_id}"
-    assert payload.text == "My sister Anna lives in Bern"
-
-
-def test_complex_turn_publishes_an_agent_job(deps: Deps, llm: ScriptedLLM) -> None:
-    llm.add(classification(route="complex"))
-    response = TurnService(deps).run("alice", request("Plan my trip to Rome"))
-    assert response.reply.kind == "progress"
-    [message] = deps.publisher.messages  # type: ignore[attr-defined]
-    job = AgentJob.model_validate_json(message.data)
-    assert (job.user_id, job.chat_id, job.goal) == (
-        "alice",
-        response.chat_id,
-        "Plan my trip to Rome",
-    )
-    assert message.attributes == {"job_id": job.job_id}
+from tests.unit.turn_kit import classification, metadata, nodes, request
 
 
 def test_repeated_client_message_id_replays_without_running_again(
@@ -103,9 +46,10 @@ def test_follow_up_turn_sees_history_in_the_same_chat(deps: Deps, llm: ScriptedL
     llm.add(classification(), "Sure.")
     service.run("alice", request("Can you help?", cmid="m2", chat_id=first.chat_id))
     answer_call = llm.calls[-1]
-    assert [t.text for t in answer_call.request.messages][:2] == [
+    assert [t.text for t in answer_call.request.messages] == [
         "Hello",
         first.reply.text,
+        "Can you help?",
     ]
 
 
@@ -131,13 +75,53 @@ def test_rate_limit_per_user(deps: Deps) -> None:
     service.run("bob", request("Hello", cmid="r5"))  # other users are not affected
 
 
-def test_failure_releases_the_claim_and_writes_nothing(deps: Deps, llm: ScriptedLLM) -> None:
-    llm.add(classification(), DependencyUnavailable("model down"))
+def test_a_failing_node_answers_with_the_fallback_and_records_the_failure(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    llm.add(classification(facts=True, language="de"), DependencyUnavailable("model down"))
     service = TurnService(deps)
+    events = list(service.events(service.prepare("alice", request("Wie geht's?", cmid="f1"))))
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.response.reply.kind == "fallback"
+    assert "Entschuldigung" in done.response.reply.text  # the chat's language
+    assert isinstance(events[-2], Chunk) and events[-2].text == done.response.reply.text
+    recorded = metadata(deps, "f1")
+    assert (recorded.outcome, recorded.failed_node, recorded.error_code) == (
+        "failed",
+        "simple_text",
+        "dependency_unavailable",
+    )
+    assert deps.tasks.tasks == []  # type: ignore[attr-defined]  # nothing handed off
+    stored = deps.conversations.recent_messages("alice", done.response.chat_id, 10)
+    assert [m.text for m in stored] == ["Wie geht's?", done.response.reply.text]
+    assert service.run("alice", request("Wie geht's?", cmid="f1")) == done.response  # replay
+
+
+class _BrokenStore:
+    """Completes nothing: the turn's own record cannot be written."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+    def complete_turn(self, *args: object, **kwargs: object) -> None:
+        raise DependencyUnavailable("firestore down")
+
+
+def test_when_the_record_cannot_be_written_the_claim_is_released(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    healthy = deps.conversations
+    deps.__dict__["conversations"] = _BrokenStore(healthy)
+    llm.add(classification(), "Answer.")
     with pytest.raises(DependencyUnavailable):
-        service.run("alice", request("What's up?", cmid="retry-me"))
+        TurnService(deps).run("alice", request("What's up?", cmid="retry-me"))
+    deps.__dict__["conversations"] = healthy
     llm.add(classification(), "All good.")
-    response = service.run("alice", request("What's up?", cmid="retry-me"))
+    response = TurnService(deps).run("alice", request("What's up?", cmid="retry-me"))
     assert response.reply.text == "All good."
     assert len(deps.conversations.recent_messages("alice", response.chat_id, 10)) == 2
 
@@ -145,3 +129,45 @@ def test_failure_releases_the_claim_and_writes_nothing(deps: Deps, llm: Scripted
 def test_invalid_classification_is_retried_once(deps: Deps, llm: ScriptedLLM) -> None:
     llm.add(json.dumps({"route": "weird"}), classification(), "Fine.")
     assert TurnService(deps).run("alice", request("How are you?")).reply.text == "Fine."
+
+
+def test_classification_invalid_twice_fails_the_node_clearly(deps: Deps, llm: ScriptedLLM) -> None:
+    llm.add(json.dumps({"route": "weird"}), json.dumps({"route": "odd"}))
+    response = TurnService(deps).run("alice", request("How are you?", cmid="bad"))
+    assert response.reply.kind == "fallback"
+    recorded = metadata(deps, "bad")
+    assert (recorded.failed_node, recorded.error_code) == ("classify", "model_output_invalid")
+
+
+def test_tokens_stream_as_the_model_produces_them(deps: Deps, llm: ScriptedLLM) -> None:
+    llm.add(classification(), "One two three four.")
+    service = TurnService(deps)
+    events = list(service.events(service.prepare("alice", request("Count?"))))
+    chunks = [e.text for e in events if isinstance(e, Chunk)]
+    assert chunks == ["One ", "two ", "three ", "four."]
+
+
+def test_the_turn_budget_stops_model_calls(deps: Deps, llm: ScriptedLLM) -> None:
+    tight = Deps(
+        Settings(env="test", model_provider="scripted", turn_token_budget=60),
+        **{k: v for k, v in deps.__dict__.items() if k != "settings"},
+    )
+    llm.add(classification(), "never sent")
+    response = TurnService(tight).run("alice", request("Tell me a long story " * 10))
+    assert response.reply.kind == "fallback"
+    recorded = metadata(tight, "m1")
+    assert (recorded.failed_node, recorded.error_code) == ("simple_text", "turn_budget_exceeded")
+    assert [c.kind for c in llm.calls] == ["structured"]  # the answer was never asked for
+    assert recorded.input_tokens + recorded.output_tokens >= 60
+
+
+def test_metadata_records_route_flags_tokens_and_cost(deps: Deps, llm: ScriptedLLM) -> None:
+    llm.add(classification(facts=True), "Noted.")
+    TurnService(deps).run("alice", request("I love hiking", cmid="meta"))
+    recorded = metadata(deps, "meta")
+    assert recorded.route == "simple" and recorded.flags["has_extractable_facts"] is True
+    assert recorded.input_tokens > 0 and recorded.output_tokens > 0
+    assert recorded.cost_usd > 0
+    assert recorded.extraction_enqueued is True
+    assert "classify" in nodes(deps, "meta") and "simple_text" in nodes(deps, "meta")
+    assert all(run.ms >= 0 for run in recorded.nodes)

@@ -17,6 +17,7 @@ from shared.deps import Deps
 from shared.errors import DataRejected
 from shared.models.domain import ExtractionTask
 from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem, Person
+from shared.services.context_cache import invalidate_context
 from shared.services.ids import extraction_task_name
 from shared.services.memory.attribution import attribute
 from shared.services.memory.conflicts import NEIGHBOURS, Plan, Proposal, plan_changes
@@ -121,6 +122,8 @@ class ExtractionService:
         pending = [hold_mention(task, key, item, now) for item in held.mentions]
         changes = _changes(plan, held.new_persons, pending)
         applied = deps.facts.apply_extraction(key, user, changes, now)
+        if applied and changes != ExtractionChanges():
+            invalidate_context(deps.cache, user)
         outcome = _outcome(key, applied, changes, held.skipped)
         log.info("extraction done", extra={"task": key, **outcome.as_body()})
         return outcome

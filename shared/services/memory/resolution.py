@@ -1,7 +1,8 @@
 """Entity resolution: which of the user's persons a mention means, cheapest evidence first.
 
 The cascade, each step yielding a confidence (>= 0.8 resolves):
-1. the turn's own resolution of the mention (its confidence, if >= 0.8);
+1. the turn's own resolution of the mention (its confidence, if >= 0.8; or "someone new",
+   when the user answered a disambiguation question that way);
 2. exact display name or alias through the keyed-hash lookup (0.95; namesakes told apart by
    role and descriptors: 0.85);
 3. a role reference, for a mention without a name ("my boss": 0.9 when exactly one person has
@@ -99,10 +100,8 @@ class Resolver:
 
     def resolve(self, mention: Mention) -> Resolution:
         turn = self._turn.get(names.fold(mention.name))
-        if names.is_self(mention.name) or (
-            turn and turn.person_id is None and turn.confidence >= RESOLVED
-        ):
-            return Resolution("user", mention.name, confidence=1.0, step="self")
+        if decided := self._decided(mention, turn):
+            return decided
         candidates = self._turn_step(turn)
         if not candidates and names.is_pronoun(mention.name):
             return Resolution("skip", mention.name, step="pronoun")
@@ -121,6 +120,16 @@ class Resolver:
                 best = replace(best, confidence=min(best.confidence, NAMESAKE))
             return Resolution("person", mention.name, best.person, best.confidence, step=best.step)
         return self._ambiguous(mention, checked)
+
+    def _decided(self, mention: Mention, turn: ResolvedEntity | None) -> Resolution | None:
+        """The user themself, or someone new as the user said when asked."""
+        if turn and turn.new_person:
+            return Resolution("new", mention.name, self._proposed(mention), NEW_PERSON, step="turn")
+        if names.is_self(mention.name) or (
+            turn and turn.person_id is None and turn.confidence >= RESOLVED
+        ):
+            return Resolution("user", mention.name, confidence=1.0, step="self")
+        return None
 
     # -- the cascade -------------------------------------------------------------------------
     def _turn_step(self, turn: ResolvedEntity | None) -> list[Scored]:

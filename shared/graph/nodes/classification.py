@@ -1,0 +1,88 @@
+"""Stage 3, intent classification: a deterministic fast path, else one structured call.
+
+The call returns the route, the people mentioned (name and role), time references, the
+language and the optimisation flags that let later stages skip work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import START, StateGraph
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from shared.graph.context import TurnContext
+from shared.graph.instrument import node
+from shared.graph.nodes.greetings import greeting_language, is_plain_greeting
+from shared.graph.state import Conversation, EntityRef, Intent, TurnState
+from shared.ports import ChatTurn, LLMRequest
+from shared.services.structured import structured_with_retry
+
+CONTEXT_MESSAGES = 4  # recent messages shown, so "what about him?" can be read
+_INSTRUCTIONS = (
+    "Classify the user's last message for a personal assistant. route: 'simple' for chat "
+    "or a question answerable directly, 'complex' for work that needs tools or several "
+    "steps (drafting, scheduling, researching, budgeting). entities: people the message "
+    "mentions, with name (as written) and role (e.g. 'brother', 'boss', null if none). "
+    "temporal_references: time expressions as written ('next week'). "
+    "has_extractable_facts: it states something about the user or people they know worth "
+    "remembering; has_preferences: a like, dislike or habit; needs_semantic_retrieval: the "
+    "answer needs what the assistant knows about the user or those people; "
+    "needs_temporal_retrieval: it asks about plans or events in a time span. "
+    "language: ISO 639-1 code of the message."
+)
+
+
+class MentionedEntity(BaseModel):
+    name: str = Field(min_length=1, max_length=80)
+    role: str | None = Field(default=None, max_length=40)
+
+
+class Classification(BaseModel):
+    route: str = Field(pattern="^(simple|complex)$")
+    entities: list[MentionedEntity] = Field(default_factory=list, max_length=8)
+    temporal_references: list[str] = Field(default_factory=list, max_length=4)
+    has_extractable_facts: bool
+    has_preferences: bool
+    needs_semantic_retrieval: bool
+    needs_temporal_retrieval: bool
+    language: str = Field(min_length=2, max_length=5)
+
+
+@node("classify")
+def classify(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    message = state.conversation.user_message
+    if is_plain_greeting(message):
+        return {
+            "intent": Intent(route="greeting", fast_path=True),
+            "conversation": Conversation(language=greeting_language(message)),
+        }
+    recent = state.conversation.history[-CONTEXT_MESSAGES:]
+    context = "\n".join(f"{m.role}: {m.text}" for m in recent)
+    request = LLMRequest(
+        system=_INSTRUCTIONS + (f"\n\nRecent conversation:\n{context}" if context else ""),
+        messages=[ChatTurn(role="user", text=message)],
+        max_output_tokens=300,
+        temperature=0.0,
+    )
+    result, _ = structured_with_retry(runtime.context.llm, request, Classification)
+    intent = Intent(
+        route="complex" if result.route == "complex" else "simple",
+        entities=[EntityRef(name=e.name.strip(), role=e.role) for e in result.entities],
+        temporal_references=[t.strip() for t in result.temporal_references if t.strip()],
+        has_extractable_facts=result.has_extractable_facts,
+        has_preferences=result.has_preferences,
+        needs_semantic_retrieval=result.needs_semantic_retrieval,
+        needs_temporal_retrieval=result.needs_temporal_retrieval,
+    )
+    language = state.conversation.profile.language or result.language[:2].lower()
+    return {"intent": intent, "conversation": Conversation(language=language)}
+
+
+def build() -> Any:
+    graph = StateGraph(TurnState, context_schema=TurnContext)
+    graph.add_node("classify", classify)
+    graph.add_edge(START, "classify")
+    graph.add_edge("classify", "__end__")
+    return graph.compile(name="classification")

@@ -1,0 +1,120 @@
+"""Stage 1, entry and session: history, summarization, the user's context.
+
+``session_init`` loads the messages since the running summary (a plain greeting loads
+nothing: its reply waits only for the chat); over the thresholds, ``summarize`` folds the
+older ones into the summary (the raw messages stay in Firestore; the new summary is written
+with the turn); ``context_loader`` brings persona, presentation rules and the user's own
+facts, from Redis when cached (encrypted with the user's data key), else from Firestore and
+PostgreSQL in parallel.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from langgraph.graph import START, StateGraph
+from langgraph.runtime import Runtime
+
+from shared.graph.context import TurnContext, TurnPorts
+from shared.graph.instrument import node
+from shared.graph.nodes.greetings import is_plain_greeting
+from shared.graph.routing import after_session_init
+from shared.graph.state import Conversation, SummaryUpdate, TurnState
+from shared.models.domain import AssistantProfile
+from shared.models.memory import SELF, FactFilter
+from shared.ports import ChatTurn, LLMRequest
+from shared.services.context_cache import CONTEXT_TTL_SECONDS, context_key
+
+HISTORY_WINDOW = 60  # messages loaded at most; summarization keeps the rest far below
+PROFILE_FACTS = 20
+_SUMMARY_INSTRUCTIONS = (
+    "You keep the running summary of a conversation between a user and their assistant. "
+    "Merge the previous summary and the new messages into one summary of at most 150 words: "
+    "keep names, dates, decisions, open questions and what the user asked for; drop "
+    "pleasantries. Write it in the conversation's language. Reply with the summary only."
+)
+
+
+def approx_tokens(text: str) -> int:
+    return len(text) // 4 + 1  # about four characters per token for Latin text
+
+
+@node("session_init")
+def session_init(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    context, conversation = runtime.context, state.conversation
+    if context.chat_is_new or is_plain_greeting(conversation.user_message):
+        return {}
+    history = context.ports.conversations.recent_messages(
+        context.user_id, context.chat_id, HISTORY_WINDOW, after=conversation.summarized_until
+    )
+    settings = context.ports.settings
+    tokens = sum(approx_tokens(m.text) for m in history) + approx_tokens(conversation.summary)
+    needs = (
+        len(history) > settings.summarize_after_messages or tokens > settings.summarize_after_tokens
+    ) and len(history) > settings.keep_recent_messages
+    return {"conversation": Conversation(history=history, needs_summary=needs)}
+
+
+@node("summarize")
+def summarize(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    conversation = state.conversation
+    keep = runtime.context.ports.settings.keep_recent_messages
+    older, recent = conversation.history[:-keep], conversation.history[-keep:]
+    transcript = "\n".join(f"{m.role}: {m.text}" for m in older)
+    request = LLMRequest(
+        system=_SUMMARY_INSTRUCTIONS,
+        messages=[
+            ChatTurn(
+                role="user",
+                text=f"Previous summary:\n{conversation.summary or '(none)'}\n\n"
+                f"New messages:\n{transcript}",
+            )
+        ],
+        max_output_tokens=300,
+        temperature=0.0,
+    )
+    text = runtime.context.llm.generate(request).text.strip()
+    update = SummaryUpdate(text=text, until=older[-1].created_at)
+    return {"conversation": Conversation(history=recent, summary=text, new_summary=update)}
+
+
+@node("context_loader")
+def context_loader(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    context = runtime.context
+    profile, facts = _cached_context(context.ports, context.user_id)
+    language = profile.language or state.conversation.language
+    return {"conversation": Conversation(profile=profile, profile_facts=facts, language=language)}
+
+
+def _cached_context(ports: TurnPorts, user_id: str) -> tuple[AssistantProfile, list[str]]:
+    cipher = ports.keyring.cipher_for(user_id)
+    cached = ports.cache.get(context_key(user_id))
+    if cached is not None:
+        data = json.loads(cipher.decrypt(cached, "cache.context"))
+        return AssistantProfile.model_validate(data["profile"]), list(data["facts"])
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        profile_job = pool.submit(ports.profiles.get_profile, user_id)
+        facts_job = pool.submit(
+            ports.facts.list_facts, user_id, FactFilter(subject_id=SELF, limit=PROFILE_FACTS)
+        )
+        profile, facts = profile_job.result(), [f.text for f in facts_job.result()]
+    blob = json.dumps({"profile": profile.model_dump(mode="json"), "facts": facts})
+    ports.cache.set(
+        context_key(user_id), cipher.encrypt(blob, "cache.context"), CONTEXT_TTL_SECONDS
+    )
+    return profile, facts
+
+
+def build() -> Any:
+    graph = StateGraph(TurnState, context_schema=TurnContext)
+    graph.add_node("session_init", session_init)
+    graph.add_node("summarize", summarize)
+    graph.add_node("context_loader", context_loader)
+    graph.add_edge(START, "session_init")
+    graph.add_conditional_edges(
+        "session_init", after_session_init, ["summarize", "context_loader", "__end__"]
+    )
+    graph.add_edge("summarize", "context_loader")
+    return graph.compile(name="entry")

@@ -1,0 +1,164 @@
+"""Stage 2, the HITL handler: a new message while the chat waits on a question.
+
+The message either answers the question (rules first, then one short model call for a short
+reply that is not itself a question) or escapes it with a new request. An escape cancels
+the question (a deferred extraction then runs without the answer: the fact system holds
+what it cannot attribute, it never guesses). A plain greeting neither answers nor cancels.
+Answers continue where the question was asked: ``resolve_disambiguation`` here, approvals
+at agent execution. (Resuming through ``functions/resume`` and checkpoints come with the
+HITL issue; both paths share the resume point stored on the chat.)
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from typing import Any
+from uuid import UUID
+
+from langgraph.graph import START, StateGraph
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field
+
+from shared.errors import PendingNotOpen
+from shared.graph.answers import SOMEONE_ELSE, may_be_answer, rule_answer
+from shared.graph.context import TurnContext
+from shared.graph.instrument import node
+from shared.graph.nodes.greetings import is_plain_greeting
+from shared.graph.routing import after_hitl_handler
+from shared.graph.state import (
+    Conversation,
+    Hitl,
+    MemoryState,
+    Resolved,
+    ResumePoint,
+    TurnState,
+)
+from shared.models.domain import ResolvedEntity
+from shared.models.memory_api import ResolvePendingRequest
+from shared.models.wire import Interrupt
+from shared.ports import ChatTurn, LLMRequest
+from shared.services.memory.names import fold
+from shared.services.memory_admin_pending import PendingAdmin
+from shared.services.structured import structured_with_retry
+
+
+class AnswerMatch(BaseModel):
+    answers_question: bool
+    option_id: str | None = Field(default=None, max_length=80)
+
+
+@node("hitl_handler")
+def hitl_handler(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    pending, message = state.hitl.pending, state.conversation.user_message
+    if pending is None:
+        return {}
+    if is_plain_greeting(message):
+        return {"hitl": Hitl(outcome="kept")}
+    option = rule_answer(message, pending.interrupt.options)
+    if option is None and may_be_answer(message):
+        option = _ask_model(runtime.context, pending.interrupt, message)
+    if option is None:
+        return _escape(state)
+    return {"hitl": Hitl(outcome="answered", option_id=option)}
+
+
+def _ask_model(context: TurnContext, interrupt: Interrupt, message: str) -> str | None:
+    options = "\n".join(f"- {o.id}: {o.label}" for o in interrupt.options)
+    request = LLMRequest(
+        system="The assistant asked the user a question. Decide whether the user's reply "
+        "answers it and, if so, which option id it picks (null if none fits).",
+        messages=[
+            ChatTurn(role="assistant", text=f"{interrupt.question}\n{options}"),
+            ChatTurn(role="user", text=message),
+        ],
+        max_output_tokens=64,
+        temperature=0.0,
+    )
+    match, _ = structured_with_retry(context.llm, request, AnswerMatch)
+    known = {o.id for o in interrupt.options}
+    return match.option_id if match.answers_question and match.option_id in known else None
+
+
+def _escape(state: TurnState) -> dict[str, Any]:
+    assert state.hitl.pending is not None
+    point = ResumePoint.model_validate(state.hitl.pending.resume_at)
+    # Never lose what the user told us: the deferred extraction runs without the answer.
+    return {"hitl": Hitl(outcome="escaped", released=point.extraction)}
+
+
+@node("resolve_disambiguation")
+def resolve_disambiguation(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    """Continue the asked turn: its message and intent, with the person now known."""
+    assert state.hitl.pending is not None and state.hitl.option_id is not None
+    pending = state.hitl.pending
+    point = ResumePoint.model_validate(pending.resume_at)
+    mention = point.mention or ""
+    chosen = _chosen(mention, state.hitl.option_id, pending.interrupt)
+    if not pending.blocking:  # answered already; settle the facts held for this name
+        settle_held_facts(runtime.context, mention, chosen)
+        return {"memory": MemoryState(resolved=[chosen])}
+    resolved = [*point.resolved, chosen]
+    update: dict[str, Any] = {
+        "conversation": Conversation(
+            focus=point.focus,
+            focus_message_id=point.focus_message_id,
+            focus_turn_id=point.focus_turn_id,
+        ),
+        "intent": point.intent,
+        "memory": MemoryState(resolved=resolved),
+    }
+    if point.extraction is not None:
+        entities = [_as_entity(r) for r in resolved if r.person_id or r.new_person]
+        task = point.extraction.model_copy(update={"resolved_entities": entities})
+        update["memory"] = MemoryState(resolved=resolved, extraction=task)
+    return update
+
+
+def settle_held_facts(context: TurnContext, mention: str, chosen: Resolved) -> int:
+    """Answer the fact system's pending items for this name in this chat, as the user did
+    here. Extraction may not have run yet; then the items stay for the memory settings."""
+    admin = PendingAdmin(context.ports)
+    settled = 0
+    for item in context.ports.pending.list_pending(context.user_id, context.chat_id):
+        if item.kind != "disambiguation" or item.resolved_at is not None:
+            continue
+        if fold(item.mention or "") != fold(mention):
+            continue
+        choice = "someone_else" if chosen.new_person else "person"
+        request = ResolvePendingRequest(
+            pending_id=UUID(item.id),
+            choice=choice,
+            person_id=UUID(chosen.person_id) if chosen.person_id else None,
+        )
+        with suppress(PendingNotOpen):  # answered meanwhile (another device, the settings)
+            admin.resolve(context.user_id, request)
+            settled += 1
+    return settled
+
+
+def _chosen(mention: str, option_id: str, interrupt: Interrupt) -> Resolved:
+    if option_id == SOMEONE_ELSE:
+        return Resolved(mention=mention, new_person=True, display_name=mention)
+    label = next((o.label for o in interrupt.options if o.id == option_id), mention)
+    return Resolved(mention=mention, person_id=option_id, display_name=label.split(" (")[0])
+
+
+def _as_entity(resolved: Resolved) -> ResolvedEntity:
+    return ResolvedEntity(
+        mention=resolved.mention,
+        person_id=resolved.person_id,
+        confidence=resolved.confidence,
+        new_person=resolved.new_person,
+    )
+
+
+def build() -> Any:
+    graph = StateGraph(TurnState, context_schema=TurnContext)
+    graph.add_node("hitl_handler", hitl_handler)
+    graph.add_node("resolve_disambiguation", resolve_disambiguation)
+    graph.add_edge(START, "hitl_handler")
+    graph.add_conditional_edges(
+        "hitl_handler", after_hitl_handler, ["resolve_disambiguation", "__end__"]
+    )
+    graph.add_edge("resolve_disambiguation", "__end__")
+    return graph.compile(name="hitl")

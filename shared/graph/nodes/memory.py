@@ -1,0 +1,205 @@
+"""Stage 4, the memory pipeline: who is meant, what we know, what to remember.
+
+``entity_resolution`` runs the fact system's resolver on the classifier's mentions (keyed
+name hashes, roles, nicknames; no model call without descriptors). The retrieval router
+then skips retrieval, runs semantic retrieval, or semantic and temporal in parallel;
+``memory_assembly`` groups what was found by person. ``fact_extraction`` only *plans* the
+background extraction with the turn's resolutions; ``message_persist`` enqueues it with the
+turn's other writes, and a blocking question defers it until the person is known.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import START, StateGraph
+from langgraph.runtime import Runtime
+
+from shared.graph.context import TurnContext
+from shared.graph.instrument import node
+from shared.graph.routing import ambiguity_blocks, route_retrieval
+from shared.graph.state import (
+    Ambiguity,
+    Candidate,
+    FactView,
+    MemoryState,
+    Resolved,
+    TurnState,
+)
+from shared.models.domain import ExtractionTask, ResolvedEntity
+from shared.models.memory import Fact, Person, SemanticQuery, TemporalQuery
+from shared.services.memory.names import fold
+from shared.services.memory.profiles import Mention
+from shared.services.memory.resolution import RESOLVED, Resolution, Resolver
+from shared.services.memory.windows import window_for
+
+SEMANTIC_LIMIT = 8
+TEMPORAL_LIMIT = 10
+PER_ENTITY = 10
+
+
+@node("entity_resolution")
+def entity_resolution(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    context, intent = runtime.context, state.intent
+    known = {fold(r.mention) for r in state.memory.resolved}
+    mentions = [e for e in (intent.entities if intent else []) if fold(e.name) not in known]
+    if not mentions:
+        return {}
+    ports = context.ports
+    resolver = Resolver(
+        context.user_id, ports.contacts, ports.embedder, context.llm,
+        lambda _person_id: [], [], state.conversation.focus,
+    )  # fmt: skip
+    resolved, ambiguous = list(state.memory.resolved), []
+    for entity in mentions:
+        relation = {"relation": entity.role} if entity.role else {}
+        outcome = resolver.resolve(Mention(entity.name, None, relation))
+        if outcome.outcome in ("user", "person"):
+            resolved.append(_resolved(outcome))
+        elif outcome.outcome == "ambiguous" and outcome.candidate_ids:
+            ambiguous.append(_ambiguity(context, outcome))
+    return {"memory": MemoryState(resolved=resolved, ambiguous=ambiguous)}
+
+
+def _resolved(outcome: Resolution) -> Resolved:
+    person = outcome.person
+    return Resolved(
+        mention=outcome.mention,
+        person_id=person.id if person and outcome.outcome == "person" else None,
+        display_name=person.display_name if person else "user",
+        confidence=outcome.confidence,
+    )
+
+
+def _ambiguity(context: TurnContext, outcome: Resolution) -> Ambiguity:
+    contacts = context.ports.contacts
+    persons = [contacts.get_person(context.user_id, pid) for pid in outcome.candidate_ids]
+    return Ambiguity(
+        mention=outcome.mention,
+        candidates=[Candidate(person_id=p.id, label=_label(p)) for p in persons if p],
+    )
+
+
+def _label(person: Person) -> str:
+    return (
+        person.display_name
+        if person.role_to_user == "other"
+        else (f"{person.display_name} ({person.role_to_user.replace('_', ' ')})")
+    )
+
+
+@node("semantic_retrieval")
+def semantic_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    context = runtime.context
+    ports = context.ports
+    embedder = ports.embedder
+    query = SemanticQuery(
+        embedding=embedder.embed([state.conversation.focus])[0],
+        embedding_model=embedder.model_name,
+        limit=SEMANTIC_LIMIT,
+        boost_subject_ids=[r.person_id for r in state.memory.resolved if r.person_id],
+        privacy_mode=state.conversation.profile.privacy_mode,
+    )
+    found = ports.facts.search(context.user_id, query, ports.clock.now())
+    views = [_view(s.fact, s.score) for s in found]
+    return {"memory": MemoryState(semantic=views)}
+
+
+@node("temporal_retrieval")
+def temporal_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    context, conversation = runtime.context, state.conversation
+    references = (state.intent.temporal_references if state.intent else []) or ["upcoming"]
+    now = context.ports.clock.now()
+    seen: dict[str, FactView] = {}
+    for reference in references:
+        start, end = window_for(reference, now, conversation.profile.timezone)
+        query = TemporalQuery(
+            start=start, end=end, limit=TEMPORAL_LIMIT,
+            privacy_mode=conversation.profile.privacy_mode,
+        )  # fmt: skip
+        for fact in context.ports.facts.in_window(context.user_id, query):
+            seen.setdefault(fact.id, _view(fact, 1.0))
+    return {"memory": MemoryState(temporal=list(seen.values()))}
+
+
+def _view(fact: Fact, score: float) -> FactView:
+    return FactView(
+        id=fact.id,
+        subject_id=fact.subject_entity_id,
+        text=fact.text,
+        time_anchor=fact.time_anchor,
+        score=round(score, 4),
+    )
+
+
+@node("memory_assembly")
+def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    memory = state.memory
+    names = {r.person_id: r.display_name for r in memory.resolved if r.person_id}
+    unknown = {f.subject_id for f in [*memory.semantic, *memory.temporal]} - set(names) - {None}
+    if unknown:
+        context = runtime.context
+        persons = context.ports.contacts.list_persons(context.user_id)
+        names.update({p.id: p.display_name for p in persons if p.id in unknown})
+    grouped: dict[str, list[str]] = {}
+    if state.conversation.profile_facts:
+        grouped["user"] = list(state.conversation.profile_facts[:PER_ENTITY])
+    for fact in sorted([*memory.temporal, *memory.semantic], key=lambda f: -f.score):
+        key = "user" if fact.subject_id is None else names.get(fact.subject_id, "someone")
+        texts = grouped.setdefault(key, [])
+        line = _line(fact)
+        if line not in texts and len(texts) < PER_ENTITY:
+            texts.append(line)
+    return {"memory": MemoryState(facts_by_entity=grouped)}
+
+
+def _line(fact: FactView) -> str:
+    when = f" ({fact.time_anchor.date().isoformat()})" if fact.time_anchor else ""
+    return f"{fact.text}{when}"
+
+
+@node("fact_extraction")
+def fact_extraction(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    intent, conversation, context = state.intent, state.conversation, runtime.context
+    if intent is None or not intent.has_extractable_facts or state.memory.extraction:
+        return {}
+    task = ExtractionTask(
+        user_id=context.user_id,
+        chat_id=context.chat_id,
+        turn_id=conversation.focus_turn_id,
+        message_id=conversation.focus_message_id,
+        text=conversation.focus,
+        resolved_entities=[
+            ResolvedEntity(mention=r.mention, person_id=r.person_id, confidence=r.confidence)
+            for r in state.memory.resolved
+            if r.confidence >= RESOLVED and not r.new_person
+        ],
+        has_preferences=intent.has_preferences,
+        timezone=conversation.profile.timezone,
+        enqueued_at=context.ports.clock.now(),
+    )
+    deferred = bool(state.memory.ambiguous) and ambiguity_blocks(intent)
+    return {"memory": MemoryState(extraction=task, extraction_deferred=deferred)}
+
+
+def build() -> Any:
+    graph = StateGraph(TurnState, context_schema=TurnContext)
+    for name, fn in (
+        ("entity_resolution", entity_resolution),
+        ("semantic_retrieval", semantic_retrieval),
+        ("temporal_retrieval", temporal_retrieval),
+        ("memory_assembly", memory_assembly),
+        ("fact_extraction", fact_extraction),
+    ):
+        graph.add_node(name, fn)
+    graph.add_edge(START, "entity_resolution")
+    graph.add_conditional_edges(
+        "entity_resolution",
+        route_retrieval,
+        ["semantic_retrieval", "temporal_retrieval", "memory_assembly"],
+    )
+    graph.add_edge("semantic_retrieval", "memory_assembly")
+    graph.add_edge("temporal_retrieval", "memory_assembly")
+    graph.add_edge("memory_assembly", "fact_extraction")
+    graph.add_edge("fact_extraction", "__end__")
+    return graph.compile(name="memory")

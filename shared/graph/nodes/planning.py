@@ -1,0 +1,196 @@
+"""Stage 6, planning and execution for complex requests.
+
+``global_planner`` makes one structured plan: ordered steps, each naming an agent of the
+registry with its goal and the steps it depends on. ``agent_execution`` handles one ready
+step per pass (the loop is the "more agents?" edge): a short agent runs inline while the
+turn's budget allows, a long one becomes a Pub/Sub job (published by ``message_persist``),
+and an agent that acts for the user first asks for approval, which ends the turn; the
+answer continues here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import START, StateGraph
+from langgraph.runtime import Runtime
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from shared.agents.registry import AGENTS, catalogue
+from shared.graph.answers import APPROVE, REJECT
+from shared.graph.context import TurnContext
+from shared.graph.instrument import node
+from shared.graph.phrases import phrase
+from shared.graph.routing import MAX_PLAN_STEPS, more_steps, next_step_ids, planning_entry
+from shared.graph.state import (
+    Conversation,
+    Hitl,
+    Planning,
+    PlanStep,
+    ResumePoint,
+    StepResult,
+    TurnState,
+)
+from shared.models.domain import PendingQuestion
+from shared.models.wire import Interrupt, InterruptOption
+from shared.ports import ChatTurn, LLMRequest
+from shared.services.structured import structured_with_retry
+
+RESPONSE_RESERVE = 3000  # tokens kept for the reply: beyond it, inline work is published
+
+
+class PlannedStep(BaseModel):
+    id: str = Field(pattern=r"^s[1-9]$")
+    agent: str
+    goal: str = Field(min_length=3, max_length=500)
+    depends_on: list[str] = Field(default_factory=list)
+
+    @field_validator("agent")
+    @classmethod
+    def _known_agent(cls, value: str) -> str:
+        if value not in AGENTS:
+            raise ValueError(f"unknown agent {value!r}")
+        return value
+
+
+class Plan(BaseModel):
+    steps: list[PlannedStep] = Field(min_length=1, max_length=MAX_PLAN_STEPS)
+
+    @model_validator(mode="after")
+    def _ordered_dependencies(self) -> Plan:
+        seen: set[str] = set()
+        for step in self.steps:
+            if step.id in seen or not set(step.depends_on) <= seen:
+                raise ValueError("ids must be unique and depend on earlier steps only")
+            seen.add(step.id)
+        return self
+
+
+@node("global_planner")
+def global_planner(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    memory = "\n".join(
+        f"{who}: {'; '.join(facts)}" for who, facts in state.memory.facts_by_entity.items()
+    )
+    request = LLMRequest(
+        system="Plan the user's request as ordered steps for these agents (ids s1, s2, ...; "
+        f"depends_on lists earlier ids whose results a step needs):\n{catalogue()}"
+        + (f"\n\nWhat you know:\n{memory}" if memory else ""),
+        messages=[ChatTurn(role="user", text=state.conversation.focus)],
+        max_output_tokens=400,
+        temperature=0.0,
+    )
+    plan, _ = structured_with_retry(runtime.context.llm, request, Plan)
+    steps = [
+        PlanStep(id=s.id, agent=s.agent, inputs={"goal": s.goal}, depends_on=s.depends_on)
+        for s in plan.steps
+    ]
+    return {"planning": Planning(steps=steps, results=[])}
+
+
+@node("agent_execution")
+def agent_execution(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    restored = _after_approval(state)
+    planning = restored["planning"] if restored else state.planning
+    update = _execute_next(state, runtime, planning)
+    return {**(restored or {}), **update}
+
+
+def _execute_next(
+    state: TurnState, runtime: Runtime[TurnContext], planning: Planning
+) -> dict[str, Any]:
+    ready = [s for s in planning.steps if s.id in _ready(planning)]
+    if not ready:
+        return {"planning": planning}
+    step = ready[0]
+    spec = AGENTS[step.agent]
+    unmet = {r.step_id for r in planning.results if r.status in ("refused", "skipped")}
+    if unmet & set(step.depends_on):  # what it needs will not come
+        result = StepResult(step_id=step.id, status="skipped")
+        return {"planning": planning.model_copy(update={"results": [*planning.results, result]})}
+    if spec.needs_approval and step.id not in planning.approved:
+        return {"planning": planning, "hitl": _ask_approval(state, runtime.context, planning, step)}
+    if spec.inline and runtime.context.meter.remaining > RESPONSE_RESERVE:
+        output = _run_inline(planning, runtime, step)
+        result = StepResult(step_id=step.id, status="done", output=output)
+    else:
+        result = StepResult(step_id=step.id, status="published")
+    return {"planning": planning.model_copy(update={"results": [*planning.results, result]})}
+
+
+def _ready(planning: Planning) -> list[str]:
+    return next_step_ids(TurnState(planning=planning))
+
+
+def _after_approval(state: TurnState) -> dict[str, Any] | None:
+    """On an approval answer: the asked turn's message, intent and plan, with the decision."""
+    pending = state.hitl.pending
+    if state.planning.steps or pending is None or state.hitl.outcome != "answered":
+        return None
+    point = ResumePoint.model_validate(pending.resume_at)
+    planning = Planning(steps=point.steps, results=point.results)
+    if state.hitl.option_id == APPROVE and point.step_id:
+        planning = planning.model_copy(update={"approved": [point.step_id]})
+    else:
+        refused = StepResult(step_id=point.step_id or "", status="refused")
+        planning = planning.model_copy(update={"results": [*point.results, refused]})
+    focus = Conversation(
+        focus=point.focus,
+        focus_message_id=point.focus_message_id,
+        focus_turn_id=point.focus_turn_id,
+    )
+    return {"planning": planning, "intent": point.intent, "conversation": focus}
+
+
+def _ask_approval(
+    state: TurnState, context: TurnContext, planning: Planning, step: PlanStep
+) -> Hitl:
+    language = state.conversation.language
+    assert state.intent is not None
+    interrupt = Interrupt(
+        id=f"{context.turn_id}-a{step.id}",
+        kind="approval",
+        question=phrase("approve", language, agent=step.agent, goal=step.inputs.get("goal", "")),
+        options=[
+            InterruptOption(id=APPROVE, label=phrase("yes", language)),
+            InterruptOption(id=REJECT, label=phrase("no", language)),
+        ],
+    )
+    point = ResumePoint(
+        focus=state.conversation.focus,
+        focus_message_id=state.conversation.focus_message_id,
+        focus_turn_id=state.conversation.focus_turn_id,
+        intent=state.intent,
+        steps=planning.steps,
+        results=planning.results,
+        step_id=step.id,
+    )
+    question = PendingQuestion(
+        interrupt=interrupt,
+        blocking=True,
+        turn_id=context.turn_id,
+        asked_at=context.ports.clock.now(),
+        resume_at=point.model_dump(mode="json"),
+    )
+    return Hitl(ask=question)
+
+
+def _run_inline(planning: Planning, runtime: Runtime[TurnContext], step: PlanStep) -> str:
+    spec = AGENTS[step.agent]
+    earlier = {r.step_id: r.output for r in planning.results if r.output}
+    inputs = "\n".join(f"Result of {d}: {earlier[d]}" for d in step.depends_on if d in earlier)
+    request = LLMRequest(
+        system=spec.instructions,
+        messages=[ChatTurn(role="user", text=f"{step.inputs.get('goal', '')}\n{inputs}".strip())],
+        max_output_tokens=600,
+    )
+    return runtime.context.llm.generate(request).text.strip()
+
+
+def build() -> Any:
+    graph = StateGraph(TurnState, context_schema=TurnContext)
+    graph.add_node("global_planner", global_planner)
+    graph.add_node("agent_execution", agent_execution)
+    graph.add_conditional_edges(START, planning_entry, ["global_planner", "agent_execution"])
+    graph.add_edge("global_planner", "agent_execution")
+    graph.add_conditional_edges("agent_execution", more_steps, ["agent_execution", "__end__"])
+    return graph.compile(name="planning")

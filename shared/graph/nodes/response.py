@@ -1,0 +1,150 @@
+"""Stage 7, the response: the UI router picks one writer, then ``message_persist``.
+
+``greeting_text`` and ``hitl_text`` write without a model; ``simple_text`` and
+``complex_text`` stream the model's tokens to the client as they come (custom stream
+events), with memory, persona and presentation rules in the prompt. A "by the way"
+question is appended to the answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import START, StateGraph
+from langgraph.runtime import Runtime
+
+from shared.graph.context import TurnContext
+from shared.graph.instrument import node
+from shared.graph.nodes.greetings import greeting_reply
+from shared.graph.phrases import phrase
+from shared.graph.routing import ui_route
+from shared.graph.state import ResponseState, TurnState
+from shared.models.wire import ReplyKind
+from shared.ports import ChatTurn, LLMRequest
+from shared.services.turn_record import record_turn
+
+
+def _emit(runtime: Runtime[TurnContext], text: str) -> None:
+    runtime.stream_writer({"chunk": text})
+
+
+def _reply(text: str, kind: ReplyKind = "text") -> dict[str, Any]:
+    return {"response": ResponseState(text=text, kind=kind)}
+
+
+@node("greeting_text")
+def greeting_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    text = greeting_reply(state.conversation.user_message)
+    _emit(runtime, text)
+    return _reply(text)
+
+
+@node("hitl_text")
+def hitl_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    ask, language = state.hitl.ask, state.conversation.language
+    if ask is None:  # a "by the way" question was answered: acknowledge it
+        chosen = state.memory.resolved[-1] if state.memory.resolved else None
+        text = phrase("noted", language, name=chosen.display_name if chosen else "")
+        _emit(runtime, text)
+        return _reply(text)
+    options = "\n".join(f"{n}. {option.label}" for n, option in enumerate(ask.interrupt.options, 1))
+    text = f"{ask.interrupt.question}\n{options}"
+    _emit(runtime, text)
+    return {"response": ResponseState(text=text, kind="question", interrupt=ask.interrupt)}
+
+
+def system_prompt(state: TurnState) -> str:
+    conversation = state.conversation
+    profile = conversation.profile
+    parts = [
+        f"You are {profile.persona_name}, the user's personal assistant; tone: {profile.tone}. "
+        f"Answer in the language with ISO code '{conversation.language}'. Use only what you "
+        "know below about the user and their people; never invent facts about them."
+    ]
+    parts += [f"Rule: {rule}" for rule in profile.presentation_rules]
+    if conversation.summary:
+        parts.append(f"Earlier in this conversation: {conversation.summary}")
+    for who, facts in state.memory.facts_by_entity.items():
+        parts.append(f"Known about {who}: " + "; ".join(facts))
+    return "\n".join(parts)
+
+
+def _stream_answer(state: TurnState, runtime: Runtime[TurnContext], system: str, focus: str) -> str:
+    history = [
+        ChatTurn(role="assistant" if m.role == "assistant" else "user", text=m.text)
+        for m in state.conversation.history
+        if m.role in ("user", "assistant")
+    ]
+    request = LLMRequest(system=system, messages=[*history, ChatTurn(role="user", text=focus)])
+    parts: list[str] = []
+    for chunk in runtime.context.llm.stream(request):
+        if chunk.text:
+            parts.append(chunk.text)
+            _emit(runtime, chunk.text)
+    return "".join(parts).strip()
+
+
+def _followup(state: TurnState, runtime: Runtime[TurnContext]) -> str:
+    ambiguity = state.disambiguation.followup
+    if ambiguity is None:
+        return ""
+    labels = [c.label for c in ambiguity.candidates]
+    language = state.conversation.language
+    options = ", ".join([*labels, phrase("someone_else", language).lower()])
+    text = "\n\n" + phrase("by_the_way", language, name=ambiguity.mention, options=options)
+    _emit(runtime, text)
+    return text
+
+
+@node("simple_text")
+def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    answer = _stream_answer(state, runtime, system_prompt(state), state.conversation.focus)
+    return _reply(answer + _followup(state, runtime))
+
+
+@node("complex_text")
+def complex_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    planning, language = state.planning, state.conversation.language
+    steps = {step.id: step for step in planning.steps}
+    done = [r for r in planning.results if r.status == "done"]
+    started = [steps[r.step_id].agent for r in planning.results if r.status == "published"]
+    refused = [steps[r.step_id].agent for r in planning.results if r.status == "refused"]
+    notes = []
+    if refused:
+        notes.append(phrase("refused", language, agents=", ".join(refused)))
+    if started:
+        notes.append(phrase("started", language, agents=", ".join(started)))
+    text = ""
+    if done:
+        results = "\n".join(f"{steps[r.step_id].agent}: {r.output}" for r in done)
+        system = system_prompt(state) + f"\nYour agents' results:\n{results}"
+        text = _stream_answer(state, runtime, system, state.conversation.focus)
+    tail = "\n\n".join(notes)
+    if tail:
+        tail = f"\n\n{tail}" if text else tail
+        _emit(runtime, tail)
+    kind: ReplyKind = "progress" if started and not done else "text"
+    return _reply(text + tail + _followup(state, runtime), kind)
+
+
+@node("message_persist")
+def message_persist(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    record_turn(runtime.context, state)
+    return {}
+
+
+def build() -> Any:
+    graph = StateGraph(TurnState, context_schema=TurnContext)
+    writers = {
+        "greeting_text": greeting_text,
+        "hitl_text": hitl_text,
+        "simple_text": simple_text,
+        "complex_text": complex_text,
+    }
+    for name, fn in writers.items():
+        graph.add_node(name, fn)
+        graph.add_edge(name, "message_persist")
+    graph.add_node("message_persist", message_persist)
+    graph.add_conditional_edges(START, ui_route, list(writers))
+    graph.add_edge("message_persist", "__end__")
+    return graph.compile(name="response")

@@ -1,0 +1,69 @@
+"""The few sentences the graph writes without a model, in the chat's language."""
+
+from __future__ import annotations
+
+_PHRASES: dict[str, dict[str, str]] = {
+    "fallback": {
+        "en": "Sorry, something went wrong on my side. Please try again in a moment.",
+        "de": "Entschuldigung, bei mir ist etwas schiefgelaufen. Bitte versuch es gleich nochmal.",
+        "fr": "Désolé, un problème est survenu de mon côté. Réessayez dans un instant.",
+        "it": "Scusa, qualcosa è andato storto. Riprova tra un momento.",
+        "es": "Lo siento, algo ha fallado. Inténtalo de nuevo en un momento.",
+    },
+    "which": {
+        "en": "Which {name} do you mean?",
+        "de": "Welche(n) {name} meinst du?",
+        "fr": "De quel {name} parlez-vous ?",
+        "it": "Quale {name} intendi?",
+        "es": "¿A qué {name} te refieres?",
+    },
+    "by_the_way": {
+        "en": "By the way, which {name} did you mean: {options}?",
+        "de": "Übrigens, welche(n) {name} meintest du: {options}?",
+        "fr": "Au fait, de quel {name} parliez-vous : {options} ?",
+        "it": "A proposito, quale {name} intendevi: {options}?",
+        "es": "Por cierto, ¿a qué {name} te referías: {options}?",
+    },
+    "someone_else": {
+        "en": "Someone else",
+        "de": "Jemand anderes",
+        "fr": "Quelqu'un d'autre",
+        "it": "Qualcun altro",
+        "es": "Otra persona",
+    },
+    "noted": {
+        "en": "Thanks, noted: you meant {name}.",
+        "de": "Danke, notiert: du meintest {name}.",
+        "fr": "Merci, c'est noté : vous parliez de {name}.",
+        "it": "Grazie, annotato: intendevi {name}.",
+        "es": "Gracias, anotado: te referías a {name}.",
+    },
+    "approve": {
+        "en": "Shall I go ahead with this? {agent}: {goal}",
+        "de": "Soll ich das erledigen? {agent}: {goal}",
+        "fr": "Dois-je m'en occuper ? {agent} : {goal}",
+        "it": "Procedo? {agent}: {goal}",
+        "es": "¿Lo hago? {agent}: {goal}",
+    },
+    "yes": {"en": "Yes, go ahead", "de": "Ja, los", "fr": "Oui", "it": "Sì", "es": "Sí"},
+    "no": {"en": "No", "de": "Nein", "fr": "Non", "it": "No", "es": "No"},
+    "started": {
+        "en": "I've started on it ({agents}) and will post the result here when it's ready.",
+        "de": "Ich habe damit begonnen ({agents}) und melde mich hier mit dem Ergebnis.",
+        "fr": "C'est lancé ({agents}) ; je posterai le résultat ici.",
+        "it": "Ho iniziato ({agents}) e pubblicherò qui il risultato.",
+        "es": "Ya he empezado ({agents}) y publicaré aquí el resultado.",
+    },
+    "refused": {
+        "en": "As you asked, I did not run: {agents}.",
+        "de": "Wie gewünscht habe ich nicht ausgeführt: {agents}.",
+        "fr": "Comme demandé, je n'ai pas lancé : {agents}.",
+        "it": "Come richiesto, non ho eseguito: {agents}.",
+        "es": "Como pediste, no he ejecutado: {agents}.",
+    },
+}
+
+
+def phrase(key: str, language: str, **values: str) -> str:
+    table = _PHRASES[key]
+    return table.get(language, table["en"]).format(**values)
