@@ -3,7 +3,8 @@
     .venv/bin/python scripts/chat.py [--profile dev] [--user dev-user]
 
 It uses the same path as a real client: a minted ID token, POST to the turn URL with
-``stream: true``, and POST to the resume URL for numbered interrupt options.
+``stream: true``. A question (an interrupt) streams with numbered options; the next
+message answers it (a number, the option's words) or moves on to something else.
 """
 
 from __future__ import annotations
@@ -37,23 +38,12 @@ def sse_events(response: httpx.Response) -> Iterator[tuple[str, dict[str, Any]]]
             event, data = "message", ""
 
 
-def ask_interrupt(interrupt: dict[str, Any]) -> str:
-    print(f"\n? {interrupt['question']}")
-    options = interrupt.get("options") or []
-    for number, option in enumerate(options, 1):
-        print(f"  {number}. {option['label']}")
-    answer = input("your choice (number or text) > ").strip()
-    if answer.isdigit() and 1 <= int(answer) <= len(options):
-        return str(options[int(answer) - 1]["id"])
-    return answer
-
-
 def print_error(body: dict[str, Any]) -> None:
     error = body.get("error", body)
     print(f"\n[error {error.get('code')}] {error.get('message')}")
 
 
-def chat(turn_url: str, resume_url: str, headers: dict[str, str]) -> None:
+def chat(turn_url: str, headers: dict[str, str]) -> None:
     chat_id: str | None = None
     with httpx.Client(timeout=300, headers=headers) as client:
         while True:
@@ -81,24 +71,10 @@ def chat(turn_url: str, resume_url: str, headers: dict[str, str]) -> None:
                     elif event in ("done", "interrupt"):
                         chat_id = data["chat_id"]
                         if data.get("interrupt"):
-                            resume(client, resume_url, chat_id, data["interrupt"])
+                            print("\n(answer with a number or in your own words)", end="")
                     elif event == "error":
                         print_error(data)
             print()
-
-
-def resume(client: httpx.Client, url: str, chat_id: str, interrupt: dict[str, Any]) -> None:
-    answer = ask_interrupt(interrupt)
-    reply = client.post(
-        url, json={"chat_id": chat_id, "interrupt_id": interrupt["id"], "answer": answer}
-    )
-    if reply.status_code != 200:
-        print_error(reply.json())
-        return
-    data = reply.json()
-    print(f"assistant > {data['reply']['text']}")
-    if data.get("interrupt"):
-        resume(client, url, chat_id, data["interrupt"])
 
 
 def main() -> None:
@@ -109,7 +85,7 @@ def main() -> None:
     env = read_env(args.profile)
     token = mint_user_token(state_dir(args.profile), args.user, ttl=12 * 3600)
     print(f"chatting as {args.user!r} (offline local model; Ctrl-D to quit)")
-    chat(env["TURN_URL"], env["RESUME_URL"], {"Authorization": f"Bearer {token}"})
+    chat(env["TURN_URL"], {"Authorization": f"Bearer {token}"})
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ from cloudevents.http import CloudEvent
 from shared.auth import InternalCaller
 from shared.deps import get_deps
 from shared.errors import AppError, InvalidEvent
-from shared.services.agents import AgentJobService, job_from_push
+from shared.logs import set_trace
+from shared.services.agents import AgentJobService, job_from_push, trace_of
 from shared.web import error_response
 
 log = logging.getLogger("agents")
@@ -28,6 +29,7 @@ def _app_error(error: AppError) -> flask.Response:
 
 @functions_framework.cloud_event
 def agents(event: CloudEvent) -> None:
+    set_trace(trace_of(event.data))
     deps = get_deps()
     caller = InternalCaller(deps.settings.agents_url, deps.settings.agents_invoker_email)
     deps.internal_tokens.verify(flask.request.headers.get("Authorization"), caller)

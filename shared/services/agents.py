@@ -44,6 +44,14 @@ def job_from_push(data: object) -> tuple[AgentJob, str]:
     return job, str(message.get("messageId") or message.get("message_id") or "")
 
 
+def trace_of(data: object) -> str | None:
+    """The turn's trace header, carried as the Pub/Sub message's ``trace`` attribute."""
+    message = data.get("message") if isinstance(data, dict) else None
+    attributes = message.get("attributes") if isinstance(message, dict) else None
+    trace = attributes.get("trace") if isinstance(attributes, dict) else None
+    return trace if isinstance(trace, str) else None
+
+
 class AgentJobService:
     def __init__(self, deps: Deps) -> None:
         self._deps = deps

@@ -3,12 +3,14 @@
 The functions run in their own processes with the production ``vertex`` provider pointed at
 the fake Vertex endpoint, so the whole production client path runs; these rules answer by
 what the request asks for. Markers in the user's message steer the classifier:
-``[complex]`` -> a plan with one research step (published as an agent job), ``[facts]`` ->
-extractable facts.
+``[complex]`` -> a plan with one research step (published as an agent job; ``[badplan]``
+names an agent that does not exist), ``[facts]`` -> extractable facts (about the first
+``@Name`` if any), ``[ask]`` -> semantic retrieval, ``@Name`` -> a person mentioned.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from shared.adapters.scripted_llm import HashEmbedder
@@ -22,6 +24,7 @@ from tests.fakes.vertex_server import (
 )
 
 _EMBEDDER = HashEmbedder(dimension=768)
+_MARKERS = re.compile(r"\[(facts|ask|complex|badplan)\]\s*")
 
 
 def _user_text(request: RecordedRequest) -> str:
@@ -36,25 +39,38 @@ def _schema_fields(request: RecordedRequest) -> set[str]:
     return set((schema.get("properties") or {}).keys())
 
 
+_MENTION = re.compile(r"@(\w+)")
+
+
 def _classification(text: str) -> dict[str, Any]:
     return {
         "route": "complex" if "[complex]" in text else "simple",
         "has_extractable_facts": "[facts]" in text,
         "has_preferences": False,
-        "needs_semantic_retrieval": False,
+        "needs_semantic_retrieval": "[ask]" in text,
         "needs_temporal_retrieval": False,
-        "entities": [],
+        "entities": [{"name": name, "role": None} for name in _MENTION.findall(text)],
+        "temporal_references": [],
         "language": "en",
     }
 
 
 def _extraction(prompt: str) -> dict[str, Any]:
     message = prompt.rsplit("Message:", 1)[-1]  # the prompt puts the user's words last
-    fact = message.replace("[facts]", "").strip()[:200] or "nothing"
+    fact = _MARKERS.sub("", message).replace("@", "").strip()[:200] or "nothing"
+    names = _MENTION.findall(message)
+    about = names[0] if names else "user"
     return {
-        "facts": [{"text": fact, "type": "Other", "about": "user", "confidence": 0.9}],
+        "facts": [{"text": fact, "type": "Other", "about": about, "confidence": 0.9}],
+        "entities": [{"name": name} for name in names],
         "topics": [],
     }
+
+
+def _plan(text: str) -> dict[str, Any]:
+    goal = _MARKERS.sub("", text).strip() or "the task"
+    agent = "nonexistent" if "[badplan]" in text else "research"
+    return {"steps": [{"id": "s1", "agent": agent, "goal": goal}]}
 
 
 def reply_for(request: RecordedRequest) -> FakeReply:
@@ -68,14 +84,16 @@ def reply_for(request: RecordedRequest) -> FakeReply:
     if request.rpc == "streamGenerateContent":
         words = f"You said: {text}".split(" ")
         return stream_reply([w + " " for w in words[:-1]] + [words[-1]])
-    fields = _schema_fields(request)
-    if "route" in fields:
-        return json_reply(_classification(text))
-    if "facts" in fields:
-        return json_reply(_extraction(text))
-    if "steps" in fields:  # the global planner: one long step for the research agent
-        goal = text.replace("[complex]", "").strip() or "the task"
-        return json_reply({"steps": [{"id": "s1", "agent": "research", "goal": goal}]})
-    if "answers_question" in fields:
-        return json_reply({"answers_question": False, "option_id": None})
+    structured = _STRUCTURED.get(next(iter(_schema_fields(request) & set(_STRUCTURED)), ""))
+    if structured is not None:
+        return json_reply(structured(text))
     return text_reply(f"Result for: {text}")
+
+
+# A structured call is recognised by a field only its schema has.
+_STRUCTURED: dict[str, Any] = {
+    "route": _classification,
+    "facts": _extraction,
+    "steps": _plan,  # the global planner
+    "answers_question": lambda _text: {"answers_question": False, "option_id": None},
+}

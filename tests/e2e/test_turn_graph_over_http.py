@@ -1,0 +1,143 @@
+"""The Global Supervisor over HTTP, with the production Vertex client against the fake
+endpoint: entity-first disambiguation (ask, answer by the next message, the deferred
+extraction attributes the fact to the person chosen), turn metadata in Firestore, and the
+fallback when a node fails."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+from google.cloud import firestore
+
+from shared.adapters.keyring_local import LocalKek
+from shared.adapters.postgres import Database
+from shared.adapters.postgres_contacts import PostgresContactStore
+from shared.adapters.postgres_facts import PostgresFactStore
+from shared.adapters.postgres_keyring import PostgresKeyRing
+from shared.config import Settings
+from shared.models.memory import FactFilter, Person
+from tests.e2e.conftest import Served, wait_for
+
+pytestmark = [pytest.mark.e2e, pytest.mark.stack]
+
+
+def _stores() -> tuple[Database, PostgresContactStore, PostgresFactStore]:
+    settings = Settings()
+    assert settings.local_kek_file, "the stack's env file must set LOCAL_KEK_FILE"
+    db = Database(settings)
+    keyring = PostgresKeyRing(db, LocalKek(settings.local_kek_file))
+    return db, PostgresContactStore(db, keyring), PostgresFactStore(db, keyring)
+
+
+def seed_namesakes(user: str) -> dict[str, str]:
+    db, contacts, _ = _stores()
+    try:
+        ids = {}
+        for role in ("colleague", "sibling"):
+            person = Person(
+                id=str(uuid.uuid4()), user_id=user, display_name="Thomas", role_to_user=role
+            )
+            contacts.add_person(person)
+            ids[role] = person.id
+        return ids
+    finally:
+        db.close()
+
+
+def facts_by_subject(user: str) -> list[tuple[str, str | None, str | None]]:
+    db, _, facts = _stores()
+    try:
+        found = facts.list_facts(user, FactFilter(limit=100))
+    finally:
+        db.close()
+    return [(f.text, f.subject_entity_id, f.source.turn_id) for f in found]
+
+
+def stream_turn(served: Served, user: str, message: str, chat_id: str | None = None) -> list:
+    body = {
+        "message": message,
+        "client_message_id": uuid.uuid4().hex,
+        "stream": True,
+        "chat_id": chat_id,
+    }
+    headers = {"Authorization": f"Bearer {served.token(user)}"}
+    events: list[tuple[str, Any]] = []
+    with httpx.stream("POST", served.turn_url, json=body, headers=headers, timeout=60) as r:
+        assert r.status_code == 200
+        name = ""
+        for line in r.iter_lines():
+            if line.startswith("event:"):
+                name = line.split(":", 1)[1].strip()
+            elif line.startswith("data:"):
+                events.append((name, json.loads(line.split(":", 1)[1])))
+    return events
+
+
+def turn_record(db: firestore.Client, user: str, turn_id: str) -> dict[str, Any]:
+    turns = db.collection("users").document(user).collection("turns")
+    [doc] = [d for d in turns.stream() if (d.to_dict() or {}).get("turn_id") == turn_id]
+    return doc.to_dict() or {}
+
+
+def test_an_ambiguous_name_is_asked_first_and_the_fact_lands_on_the_chosen_person(
+    served: Served, db: firestore.Client
+) -> None:
+    user = f"u{uuid.uuid4().hex[:12]}"
+    ids = seed_namesakes(user)
+    asked = stream_turn(served, user, "[facts] [ask] @Thomas moved to Bern; what does he like?")
+    name, closing = asked[-1]
+    assert name == "interrupt"
+    interrupt = closing["interrupt"]
+    assert interrupt["kind"] == "disambiguation"
+    options = [o["id"] for o in interrupt["options"]]
+    assert set(options) == {ids["colleague"], ids["sibling"], "someone_else"}
+    assert closing["reply"]["kind"] == "question"
+    first = turn_record(db, user, closing["turn_id"])
+    assert first["metadata"]["interrupt_kind"] == "disambiguation"
+    assert first["metadata"]["extraction_enqueued"] is False  # who is meant comes first
+
+    choice = str(options.index(ids["sibling"]) + 1)
+    answered = stream_turn(served, user, choice, chat_id=closing["chat_id"])
+    assert answered[-1][0] == "done"
+    assert answered[-1][1]["reply"]["text"].startswith("You said: [facts] [ask] @Thomas")
+    second = turn_record(db, user, answered[-1][1]["turn_id"])
+    nodes = [run["node"] for run in second["metadata"]["nodes"]]
+    assert "resolve_disambiguation" in nodes and "classify" not in nodes
+
+    stored = wait_for(lambda: facts_by_subject(user))
+    assert stored == [
+        ("Thomas moved to Bern; what does he like?", ids["sibling"], closing["turn_id"])
+    ]
+    chat = db.collection("users").document(user).collection("chats").document(closing["chat_id"])
+    assert "pending" not in (chat.get().to_dict() or {})
+
+
+def test_a_greeting_runs_four_nodes_and_no_model(served: Served, db: firestore.Client) -> None:
+    user = f"u{uuid.uuid4().hex[:12]}"
+    before = len(served.model.requests)
+    events = stream_turn(served, user, "Hello!")
+    assert events[-1][0] == "done"
+    assert len(served.model.requests) == before
+    record = turn_record(db, user, events[-1][1]["turn_id"])
+    assert record["metadata"]["fast_path"] is True
+    assert [run["node"] for run in record["metadata"]["nodes"]] == [
+        "session_init", "hitl_handler", "classify", "greeting_text",
+    ]  # fmt: skip
+
+
+def test_a_failing_node_answers_with_a_recorded_fallback(
+    served: Served, db: firestore.Client
+) -> None:
+    user = f"u{uuid.uuid4().hex[:12]}"
+    events = stream_turn(served, user, "[complex] [badplan] Organise everything")
+    name, closing = events[-1]
+    assert name == "done" and closing["reply"]["kind"] == "fallback"
+    assert closing["reply"]["text"].startswith("Sorry")
+    record = turn_record(db, user, closing["turn_id"])
+    assert record["metadata"]["outcome"] == "failed"
+    assert record["metadata"]["failed_node"] == "global_planner"
+    assert record["metadata"]["jobs_published"] == 0
