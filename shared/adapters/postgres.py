@@ -220,7 +220,7 @@ class Database:
             cur = conn.cursor()
             yield cur
             cur.close()
-            conn.commit()
+            _commit(conn)
         except BaseException as exc:
             if is_connection_failure(exc):
                 _close_quietly(conn)
@@ -256,6 +256,16 @@ class Database:
                 self._idle.append((conn, time.monotonic()))
                 return
         _close_quietly(conn)
+
+
+def _commit(conn: Connection) -> None:
+    # pg8000's commit() goes through the extended protocol: three waits for the server
+    # (parse, describe, execute). A simple-protocol COMMIT is one, on every transaction.
+    simple = getattr(conn, "execute_simple", None)
+    if simple is None:
+        conn.commit()
+    else:
+        simple("commit")
 
 
 def _alive(conn: Connection) -> bool:

@@ -47,6 +47,8 @@ def rule_answer(message: str, options: list[InterruptOption]) -> str | None:
             return REJECT
     if SOMEONE_ELSE in ids and _ELSE.search(message):
         return SOMEONE_ELSE
+    if len(message.split()) > SHORT_ANSWER_WORDS:  # "the first thing I need..." is no answer
+        return None
     picked = _by_position(message, options)
     return picked if picked is not None else _by_words(message, options)
 

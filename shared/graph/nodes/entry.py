@@ -11,12 +11,15 @@ PostgreSQL in parallel.
 from __future__ import annotations
 
 import json
+import logging
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from typing import Any
 
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 
+from shared.errors import DependencyUnavailable
 from shared.graph.context import TurnContext, TurnPorts
 from shared.graph.instrument import node
 from shared.graph.nodes.greetings import is_plain_greeting
@@ -26,6 +29,8 @@ from shared.models.domain import AssistantProfile
 from shared.models.memory import SELF, FactFilter
 from shared.ports import ChatTurn, LLMRequest
 from shared.services.context_cache import CONTEXT_TTL_SECONDS, context_key
+
+log = logging.getLogger("graph")
 
 HISTORY_WINDOW = 60  # messages loaded at most; summarization keeps the rest far below
 PROFILE_FACTS = 20
@@ -89,8 +94,8 @@ def context_loader(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str,
 
 
 def _cached_context(ports: TurnPorts, user_id: str) -> tuple[AssistantProfile, list[str]]:
-    cipher = ports.keyring.cipher_for(user_id)
-    cached = ports.cache.get(context_key(user_id))
+    cipher, key = ports.keyring.cipher_for(user_id), context_key(user_id)
+    cached = _cache_read(ports, key)
     if cached is not None:
         data = json.loads(cipher.decrypt(cached, "cache.context"))
         return AssistantProfile.model_validate(data["profile"]), list(data["facts"])
@@ -101,10 +106,17 @@ def _cached_context(ports: TurnPorts, user_id: str) -> tuple[AssistantProfile, l
         )
         profile, facts = profile_job.result(), [f.text for f in facts_job.result()]
     blob = json.dumps({"profile": profile.model_dump(mode="json"), "facts": facts})
-    ports.cache.set(
-        context_key(user_id), cipher.encrypt(blob, "cache.context"), CONTEXT_TTL_SECONDS
-    )
+    with suppress(DependencyUnavailable):  # a cache: the turn goes on without it
+        ports.cache.set(key, cipher.encrypt(blob, "cache.context"), CONTEXT_TTL_SECONDS)
     return profile, facts
+
+
+def _cache_read(ports: TurnPorts, key: str) -> bytes | None:
+    try:
+        return ports.cache.get(key)
+    except DependencyUnavailable:
+        log.warning("context cache unavailable, loading from the stores")
+        return None
 
 
 def build() -> Any:

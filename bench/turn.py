@@ -1,0 +1,292 @@
+"""Per-turn orchestration overhead: ``TurnService`` on the real local stack, model at 0 ms.
+
+Every store is the test stack's (Firestore emulator, Redis, PostgreSQL + pgvector with the
+stack's key-encryption key, the Cloud Tasks emulator): only the model (``ScriptedLLM``
+answering at once by schema) and the embedder (``HashEmbedder``) are replaced, so what is
+measured is the graph, the adapters and their round trips. Three paths, each in one chat
+reused turn after turn (so history builds up and is summarized now and then), after
+warm-up turns that are not counted:
+
+- **greeting**: "Hi!", the deterministic fast path (no model, no memory);
+- **simple**: classified ``simple``, no flags, no entities;
+- **full memory**: semantic and temporal retrieval, extractable facts (an extraction task is
+  enqueued), and one mention ("Anna", sister) that resolves to a seeded person with facts.
+
+Then the same three as the first turn of a new chat. Printed: p50/p95/max of
+prepare + events (``time.perf_counter``), time to the first chunk, round trips per turn per
+store (counted at the client libraries, see ``bench/turn_probes.py``), time spent in each
+store, the nodes' own timings from the turn record, and the issue's targets.
+
+    .venv/bin/python -m bench.turn [--turns 200] [--warmup 20] [--new-chat-turns 50]
+
+Needs ``scripts/stack up --profile test``. Runs as a fresh user, in a scratch PostgreSQL
+database (migrated, dropped at the end) and a paused scratch Cloud Tasks queue (deleted at the
+end, so no extraction runs); the user's Firestore documents and Redis keys are deleted too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import Any
+
+from google.cloud import tasks_v2
+from pydantic import BaseModel
+
+from bench.turn_probes import Probe, count_firestore, count_redis, count_tasks, counting_connect
+from bench.turn_report import PathFigures, Sample, report
+from scripts.serve import read_env
+from shared.adapters.cloud_tasks import build_tasks_client
+from shared.adapters.postgres import Database, connect, run_outside_transaction
+from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.config import Settings
+from shared.deps import Deps
+from shared.graph.nodes.classification import Classification
+from shared.models.domain import AssistantProfile, TurnRecord
+from shared.models.memory import SELF, ExtractionChanges, FactDraft, Person
+from shared.models.wire import TurnRequest
+from shared.ports import LLMRequest
+from shared.services.memory.windows import window_for
+from shared.services.turn import Chunk, TurnService
+
+MESSAGES = {
+    "greeting": "Hi!",
+    "simple": "What is a good name for a cat?",
+    "full": "What are Anna's plans for next week? My sister told me about them.",
+}
+LABELS = {"greeting": "greeting", "simple": "simple", "full": "full memory"}
+SIMPLE = {
+    "route": "simple", "entities": [], "temporal_references": [], "language": "en",
+    "has_extractable_facts": False, "has_preferences": False,
+    "needs_semantic_retrieval": False, "needs_temporal_retrieval": False,
+}  # fmt: skip
+FULL = {
+    **SIMPLE, "entities": [{"name": "Anna", "role": "sister"}],
+    "temporal_references": ["next week"], "has_extractable_facts": True,
+    "needs_semantic_retrieval": True, "needs_temporal_retrieval": True,
+}  # fmt: skip
+ANSWER = "Here is a short answer for you."
+
+
+class ScriptedModel:
+    """The model's side of the bench: the classification by message, short texts otherwise.
+    Keeps the last text request's system prompt (it shows what memory the turn found)."""
+
+    last_system = ""
+
+    def __call__(self, request: LLMRequest, schema: type[BaseModel] | None) -> Any:
+        if schema is Classification:
+            return FULL if "Anna" in request.messages[-1].text else SIMPLE
+        if schema is None:  # the streamed answer, or a summary
+            self.last_system = request.system
+            return ANSWER
+        raise AssertionError(f"the bench scripts no {schema.__name__} call")
+
+
+# -- the stack --------------------------------------------------------------------------------
+def stack_settings() -> Settings:
+    for key, value in read_env("test").items():  # exits with a hint when the stack is down
+        os.environ.setdefault(key, value)  # the Google clients read the emulator hosts here
+    return Settings(env="test", model_provider="scripted", rate_limit_per_minute=10**9)
+
+
+@contextmanager
+def scratch_database(base: Settings) -> Iterator[str]:
+    """A fresh database on the stack's server, migrated; dropped afterwards."""
+    from shared.adapters.migrations import apply_migrations
+
+    assert base.database_url, "the test stack's env has no DATABASE_URL"
+    name = f"bench_turn_{uuid.uuid4().hex[:10]}"
+    run_outside_transaction(base, f"CREATE DATABASE {name}")
+    try:
+        url = f"{base.database_url.rsplit('/', 1)[0]}/{name}"
+        conn = connect(base.model_copy(update={"database_url": url}))
+        try:
+            apply_migrations(conn)
+        finally:
+            conn.close()
+        yield url
+    finally:
+        run_outside_transaction(base, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@contextmanager
+def paused_queue(settings: Settings) -> Iterator[str]:
+    """A scratch Cloud Tasks queue that holds tasks without dispatching them."""
+    client = build_tasks_client(settings)
+    name = f"bench-turn-{uuid.uuid4().hex[:10]}"
+    path = client.queue_path(settings.gcp_project, settings.tasks_location, name)
+    client.create_queue(
+        parent=client.common_location_path(settings.gcp_project, settings.tasks_location),
+        queue=tasks_v2.Queue(name=path),
+    )
+    client.pause_queue(name=path)
+    try:
+        yield name
+    finally:
+        client.purge_queue(name=path)
+        client.delete_queue(name=path)
+
+
+def bench_deps(settings: Settings, probe: Probe, model: ScriptedModel) -> Deps:
+    """``Deps`` defaults for every store, counted; the scripted model and embedder."""
+    deps = Deps(
+        settings,
+        llm=ScriptedLLM(handler=model),
+        embedder=HashEmbedder(settings.embedding_dimension),
+        _database=Database(settings, factory=counting_connect(settings, probe)),
+    )
+    count_firestore(deps._firestore, probe)
+    count_redis(deps._redis, probe)
+    count_tasks(deps.tasks._client, probe)  # type: ignore[attr-defined]
+    return deps
+
+
+def seed_memory(deps: Deps, user: str) -> None:
+    """Anna (the user's sister) and five facts, two of them anchored in next week."""
+    anna = Person(id=str(uuid.uuid4()), user_id=user, display_name="Anna", role_to_user="sibling")
+    deps.contacts.add_person(anna)
+    now = deps.clock.now()
+    start, end = window_for("next week", now, AssistantProfile().timezone)
+    middle = start + (end - start) / 2
+    facts: list[tuple[str, Person | None, Any]] = [
+        ("The user lives in Bern", None, None),
+        ("The user works as a nurse", None, None),
+        ("Anna works as an architect in Basel", anna, None),
+        ("Anna plans to visit Lisbon next week", anna, middle),
+        ("Anna has a dentist appointment next week", anna, middle + timedelta(hours=3)),
+    ]
+    drafts = [
+        FactDraft(
+            text=text,
+            type="Schedule" if anchor else "Other",
+            subject_entity_id=person.id if person else None,
+            relation_to_user=person.role_to_user if person else SELF,
+            confidence=0.9,
+            temporal_marker="next week" if anchor else None,
+            time_anchor=anchor,
+            embedding=deps.embedder.embed([text])[0],
+            embedding_model=deps.embedder.model_name,
+            idempotency_key=f"seed-{i}",
+        )
+        for i, (text, person, anchor) in enumerate(facts)
+    ]
+    deps.facts.apply_extraction(f"seed-{user}", user, ExtractionChanges(new_facts=drafts), now)
+
+
+# -- measuring --------------------------------------------------------------------------------
+class BenchFailure(Exception):
+    """A turn did not go down the path it was meant to (or a node failed)."""
+
+
+class Bench:
+    def __init__(self, deps: Deps, probe: Probe, model: ScriptedModel, user: str) -> None:
+        self.deps, self.probe, self.model, self.user = deps, probe, model, user
+        self.service = TurnService(deps)
+
+    def turn(self, path: str, chat_id: str | None) -> tuple[Sample, str]:
+        request = TurnRequest(
+            chat_id=chat_id, message=MESSAGES[path], client_message_id=uuid.uuid4().hex
+        )
+        mark = self.probe.snapshot()
+        started = _now()
+        prepared = self.service.prepare(self.user, request)
+        prepared_at, first_chunk, chat = _now(), 0.0, ""
+        for event in self.service.events(prepared):
+            if isinstance(event, Chunk):
+                first_chunk = first_chunk or _now()
+            else:
+                chat = event.response.chat_id
+        ended = _now()
+        counts, store_ms = self.probe.since(mark)
+        record = self.deps.conversations.get_turn(self.user, request.client_message_id)
+        metadata = _checked(path, record)
+        sample = Sample(
+            ms=ended - started,
+            prepare_ms=prepared_at - started,
+            first_chunk_ms=(first_chunk or ended) - started,
+            graph_ms=metadata.graph_ms,
+            counts=counts,
+            store_ms=store_ms,
+            nodes=[(run.node, run.ms) for run in metadata.nodes],
+        )
+        return sample, chat
+
+    def path(self, path: str, turns: int, warmup: int, new_chats: bool) -> list[Sample]:
+        chat_id, samples = None, []
+        for i in range(warmup + turns):
+            sample, chat = self.turn(path, None if new_chats else chat_id)
+            chat_id = chat
+            if i >= warmup:
+                samples.append(sample)
+        if path == "full" and "Known about Anna" not in self.model.last_system:
+            raise BenchFailure("full memory: retrieval found nothing about Anna")
+        return samples
+
+
+def _now() -> float:
+    return time.perf_counter() * 1000
+
+
+def _checked(path: str, record: TurnRecord | None) -> Any:
+    metadata = record.metadata if record else None
+    if metadata is None:
+        raise BenchFailure(f"{path}: the turn left no record")
+    if metadata.outcome != "ok":
+        raise BenchFailure(
+            f"{path}: node {metadata.failed_node} failed ({metadata.error_code}); "
+            "the fallback reply was recorded"
+        )
+    nodes = {run.node for run in metadata.nodes}
+    expected = {
+        "greeting": metadata.route == "greeting" and metadata.fast_path,
+        "simple": metadata.route == "simple" and "semantic_retrieval" not in nodes,
+        "full": {"entity_resolution", "semantic_retrieval", "temporal_retrieval"} <= nodes
+        and metadata.extraction_enqueued,
+    }
+    if not expected[path]:
+        raise BenchFailure(f"{path}: went another way: route {metadata.route}, nodes {nodes}")
+    return metadata
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--new-chat-turns", type=int, default=50)
+    args = parser.parse_args()
+    base = stack_settings()
+    user = f"bench-turn-{uuid.uuid4().hex[:8]}"
+    with scratch_database(base) as url, paused_queue(base) as queue:
+        settings = base.model_copy(update={"database_url": url, "extraction_queue": queue})
+        probe, model = Probe(), ScriptedModel()
+        deps = bench_deps(settings, probe, model)
+        try:
+            seed_memory(deps, user)
+            bench, figures = Bench(deps, probe, model, user), []
+            for new_chats, turns, warmup in (
+                (False, args.turns, args.warmup),
+                (True, args.new_chat_turns, 2),
+            ):
+                for path in ("greeting", "simple", "full"):
+                    samples = bench.path(path, turns, warmup, new_chats)
+                    label = LABELS[path] + (", new chat" if new_chats else "")
+                    figures.append(PathFigures(label, samples))
+        except BenchFailure as failure:
+            raise SystemExit(f"bench.turn: {failure}") from failure
+        finally:
+            deps.account_conversations.delete_user(user)
+            deps.account_cache.delete_user(user)
+            deps._database.close()
+    report(figures, args.turns, args.warmup)
+
+
+if __name__ == "__main__":
+    main()
