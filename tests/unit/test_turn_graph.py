@@ -6,6 +6,7 @@ from __future__ import annotations
 from shared.adapters.clock import FixedClock
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.deps import Deps
+from shared.errors import DependencyUnavailable
 from shared.models.domain import AgentJob, ExtractionTask, Message
 from shared.models.memory import ExtractionChanges, FactDraft
 from shared.services.context_cache import context_key
@@ -305,3 +306,32 @@ def test_stream_of_a_question_ends_with_the_interrupt(deps: Deps, llm: ScriptedL
     events = list(service.events(service.prepare("alice", request("What does Thomas like?"))))
     chunks = [e.text for e in events if isinstance(e, Chunk)]
     assert chunks and chunks[0].startswith("Which Thomas do you mean?")
+
+
+class _ContextCacheDown:
+    """Counts rate-limit hits but cannot read or write cached values."""
+
+    def __init__(self, inner: object) -> None:
+        self._inner = inner
+
+    def hit(self, key: str, window_seconds: int) -> int:
+        return self._inner.hit(key, window_seconds)  # type: ignore[attr-defined, no-any-return]
+
+    def get(self, key: str) -> bytes | None:
+        raise DependencyUnavailable("redis down")
+
+    def set(self, key: str, value: bytes, ttl_seconds: int) -> None:
+        raise DependencyUnavailable("redis down")
+
+
+def test_the_turn_loads_its_context_from_the_stores_when_the_cache_is_down(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    from shared.models.domain import AssistantProfile
+
+    deps.profiles.put_profile("alice", AssistantProfile(persona_name="Ada"), deps.clock.now())
+    deps.__dict__["cache"] = _ContextCacheDown(deps.cache)
+    llm.add(classification(), "Hi there.")
+    response = TurnService(deps).run("alice", request("Who are you?"))
+    assert response.reply.kind == "text"
+    assert "You are Ada" in llm.calls[-1].request.system
