@@ -335,3 +335,27 @@ def test_the_turn_loads_its_context_from_the_stores_when_the_cache_is_down(
     response = TurnService(deps).run("alice", request("Who are you?"))
     assert response.reply.kind == "text"
     assert "You are Ada" in llm.calls[-1].request.system
+
+
+def test_a_by_the_way_answer_settles_the_facts_extraction_held_back(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    from shared.models.memory import FactFilter
+    from shared.services.memory.extraction import ExtractionService
+
+    colleague, _ = _two_thomases(deps)
+    llm.add(classification(facts=True, entities=[{"name": "Thomas"}]), "Nice!")
+    service = TurnService(deps)
+    response = service.run("alice", request("Thomas is moving to Bern"))
+    [task] = _tasks(deps)
+    fact = {"text": "Thomas is moving to Bern", "type": "Travel", "about": "Thomas"}
+    llm.add({"facts": [{**fact, "confidence": 0.9}], "entities": [{"name": "Thomas"}]})
+    ExtractionService(deps).run(task)  # the background job: who is meant is unknown
+    [held] = deps.pending.list_pending("alice", response.chat_id)
+    assert held.kind == "disambiguation" and held.resolved_at is None
+
+    service.run("alice", request("the colleague", cmid="m2", chat_id=response.chat_id))
+    settled = deps.pending.get_pending("alice", held.id)
+    assert settled is not None and settled.resolved_at is not None
+    stored = deps.facts.list_facts("alice", FactFilter(subject_id=colleague))
+    assert [f.text for f in stored] == ["Thomas is moving to Bern"]
