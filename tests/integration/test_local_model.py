@@ -159,3 +159,46 @@ def test_embedder_vectors_are_unit_length_384_and_batch_independent(
     assert all(math.isclose(float(np.linalg.norm(v)), 1.0, rel_tol=1e-5) for v in batch)
     np.testing.assert_allclose(np.array(batch), np.array(singles), atol=1e-5)
     assert embedder.embed(["short"]) == embedder.embed(["short"])
+
+
+def test_the_turn_graph_runs_on_the_offline_model(llm: LocalLLM, embedder: LocalEmbedder) -> None:
+    """What `make dev` runs: every structured call of the graph validates on SmolLM2."""
+    from datetime import UTC, datetime
+
+    from shared.adapters.clock import FixedClock
+    from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
+    from shared.adapters.memory_conversations import MemoryConversationStore
+    from shared.adapters.memory_facts import (
+        MemoryContactStore,
+        MemoryFactStore,
+        MemoryPendingStore,
+    )
+    from shared.adapters.memory_keyring import MemoryKeyRing
+    from shared.adapters.memory_profiles import MemoryProfileStore
+    from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
+    from shared.config import Settings
+    from shared.deps import Deps
+    from shared.models.wire import TurnRequest
+    from shared.services.turn import TurnService
+
+    clock = FixedClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
+    contacts = MemoryContactStore(clock)
+    deps = Deps(
+        Settings(env="test", model_provider="local"),
+        clock=clock, llm=llm, embedder=embedder,
+        conversations=MemoryConversationStore(), idempotency=MemoryIdempotencyStore(),
+        cache=MemoryCache(clock), facts=MemoryFactStore(contacts, clock), contacts=contacts,
+        pending=MemoryPendingStore(contacts), tasks=MemoryTaskQueue(),
+        publisher=MemoryPublisher(), profiles=MemoryProfileStore(), keyring=MemoryKeyRing(),
+    )  # fmt: skip
+    service = TurnService(deps)
+    for number, message in enumerate(
+        ["What is the capital of France?", "Please research hotels in Rome and draft a note."]
+    ):
+        response = service.run(
+            "alice", TurnRequest(message=message, client_message_id=f"m{number}")
+        )
+        record = deps.conversations.get_turn("alice", f"m{number}")
+        assert record is not None and record.metadata is not None
+        assert record.metadata.outcome == "ok", record.metadata
+        assert response.reply.text.strip()
