@@ -2,6 +2,8 @@
 .DEFAULT_GOAL := help
 PY := .venv/bin/python
 PROFILE ?= dev
+ENV ?= dev
+TF := terraform -chdir=terraform
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -18,11 +20,17 @@ down:  ## stop the functions and the stack of PROFILE (dev by default)
 	@$(PY) scripts/serve.py down --profile $(PROFILE)
 	@scripts/stack down --profile $(PROFILE)
 
-lint: install  ## ruff (lint + format check) and mypy --strict
+lint: install  ## ruff, mypy --strict, terraform fmt and the checkov scan of terraform/
 	@.venv/bin/ruff check .
 	@.venv/bin/ruff format --check .
 	@.venv/bin/mypy
 	@for fn in functions/*/main.py; do .venv/bin/mypy --strict "$$fn" || exit 1; done
+	@command -v terraform >/dev/null || { echo "lint: terraform is not on PATH;" \
+		"install it (https://developer.hashicorp.com/terraform/install)" >&2; exit 1; }
+	@# fmt reads no CLI configuration; a missing one would only add a warning.
+	@TF_CLI_CONFIG_FILE=/dev/null terraform fmt -check -recursive terraform >/dev/null \
+		|| { echo "lint: run terraform fmt -recursive terraform" >&2; exit 1; }
+	@.tools/checkov-venv/bin/checkov --config-file terraform/.checkov.yaml
 
 test: install lint  ## the whole test suite against the real local stack
 	@scripts/stack up --profile test
@@ -34,8 +42,18 @@ bench: install  ## benchmarks that print figures (not tests)
 	@$(PY) -m bench.models
 	@$(PY) -m bench.extraction
 	@$(PY) -m bench.retrieval
+	@$(PY) -m bench.turn
+
+graph: install  ## regenerate docs/graph.md from the compiled turn graph
+	@$(PY) scripts/graph_diagram.py
 
 bundles: install  ## build each function's deploy bundle into build/
 	@$(PY) scripts/build_bundles.py
 
-.PHONY: help install dev down lint test bench bundles
+plan: bundles  ## terraform plan of ENV=dev|staging|prod to terraform/ENV.tfplan (GCP credentials)
+	@test -f terraform/envs/$(ENV).tfvars || { echo "plan: no terraform/envs/$(ENV).tfvars" >&2; exit 1; }
+	@$(TF) init -input=false -reconfigure -backend-config=envs/$(ENV).gcs.tfbackend
+	@$(TF) plan -input=false -var-file=envs/$(ENV).tfvars -out=$(ENV).tfplan $(TF_ARGS)
+	@echo "review it, then: terraform -chdir=terraform apply $(ENV).tfplan"
+
+.PHONY: help install dev down lint test bench bundles graph plan

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent installer shared by `make dev` and `make test`: uv in .tools/, the project venv,
-# Debian's redis-server, and the Cloud Tasks emulator in a venv of its own (it pins protobuf<5,
-# which the project's google-cloud libraries cannot use). A stamp skips all of it when nothing
-# that feeds it has changed.
+# Debian's redis-server, the Cloud Tasks emulator in a venv of its own (it pins protobuf<5,
+# which the project's google-cloud libraries cannot use) and checkov, the terraform scanner,
+# in another (its large dependency tree must not move the project's pins). A stamp skips all
+# of it when nothing that feeds it has changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SELF=scripts/bootstrap.sh
@@ -21,18 +22,21 @@ TASKS_PACKAGES=(
     pyjwt==2.15.1
     cryptography==50.0.2
 )
+CHECKOV_VENV=.tools/checkov-venv
+CHECKOV_VERSION=3.3.30
 STAMP=.tools/bootstrap.stamp
 
 python_bin() { command -v python3.11 || command -v python3; }
 
 wanted_stamp() {
-    { cat pyproject.toml uv.lock "$SELF"; echo "$UV_VERSION ${TASKS_PACKAGES[*]}"; } \
+    { cat pyproject.toml uv.lock "$SELF"
+      echo "$UV_VERSION ${TASKS_PACKAGES[*]} checkov==$CHECKOV_VERSION"; } \
         | sha256sum | cut -d' ' -f1
 }
 
 installed() {
     [[ -f $STAMP && "$(cat "$STAMP")" == "$(wanted_stamp)" ]] \
-        && [[ -x .venv/bin/python && -x $TASKS_VENV/bin/python ]] \
+        && [[ -x .venv/bin/python && -x $TASKS_VENV/bin/python && -x $CHECKOV_VENV/bin/checkov ]] \
         && command -v redis-server >/dev/null
 }
 
@@ -63,6 +67,10 @@ $UV sync --locked --all-extras --group dev
 echo "bootstrap: installing the Cloud Tasks emulator into $TASKS_VENV"
 [[ -x $TASKS_VENV/bin/python ]] || $UV venv -q --python "$(python_bin)" "$TASKS_VENV"
 $UV pip install --python "$TASKS_VENV/bin/python" "${TASKS_PACKAGES[@]}"
+
+echo "bootstrap: installing checkov $CHECKOV_VERSION into $CHECKOV_VENV"
+[[ -x $CHECKOV_VENV/bin/python ]] || $UV venv -q --python "$(python_bin)" "$CHECKOV_VENV"
+$UV pip install -q --python "$CHECKOV_VENV/bin/python" "checkov==$CHECKOV_VERSION"
 
 wanted_stamp >"$STAMP"
 echo "bootstrap: done"

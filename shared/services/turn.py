@@ -13,6 +13,7 @@ itself fails, the claim is released and the error raised, so the client may retr
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -137,28 +138,27 @@ class TurnService:
     ) -> Generator[TurnEvent, None, TurnResponse]:
         state = initial_state(turn)
         last: dict[str, Any] = state.model_dump()
+        first_chunk: float | None = None
         try:
             for namespace, mode, payload in build_turn_graph().stream(
                 state, context=context, stream_mode=["custom", "values"], subgraphs=True
             ):
                 if mode == "custom" and isinstance(payload, dict) and "chunk" in payload:
+                    first_chunk = first_chunk or time.perf_counter()
                     yield Chunk(str(payload["chunk"]))
                 elif mode == "values" and not namespace and isinstance(payload, dict):
                     last = payload
         except NodeFailed as failure:
             if failure.node == "message_persist":
                 raise failure.cause from failure
-            return (yield from self._fail(context, TurnState.model_validate(last), failure))
+            failed = TurnState.model_validate(last)
+            response = yield from self._fail(context, failed, failure)
+            _log_turn(context, failed, response, first_chunk, failure)
+            return response
         final = TurnState.model_validate(last)
-        log.info(
-            "turn done",
-            extra={
-                "turn_id": turn.turn_id,
-                "nodes": final.nodes_run,
-                "tokens": context.meter.turn.total,
-            },
-        )
-        return wire_response(context, final)
+        response = wire_response(context, final)
+        _log_turn(context, final, response, first_chunk)
+        return response
 
     def _fail(
         self, context: TurnContext, state: TurnState, failure: NodeFailed
@@ -171,6 +171,30 @@ class TurnService:
         failed = state.model_copy(update={"response": ResponseState(text=text, kind="fallback")})
         yield Chunk(text)
         return record_turn(context, failed, failure)
+
+
+def _log_turn(
+    context: TurnContext,
+    state: TurnState,
+    response: TurnResponse,
+    first_chunk: float | None,
+    failure: NodeFailed | None = None,
+) -> None:
+    """The one line per turn that the log-based metrics read (terraform/monitoring.tf)."""
+    now = time.perf_counter()
+    log.info(
+        "turn done",
+        extra={
+            "turn_id": context.turn_id,
+            "route": state.intent.route if state.intent else None,
+            "outcome": "failed" if failure else "ok",
+            "graph_ms": round((now - context.started) * 1000, 1),
+            "ttft_ms": round(((first_chunk or now) - context.started) * 1000, 1),
+            "interrupted": response.interrupt is not None,
+            "nodes": state.nodes_run,
+            "tokens": context.meter.turn.total,
+        },
+    )
 
 
 def initial_state(turn: PreparedTurn) -> TurnState:

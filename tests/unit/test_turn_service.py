@@ -171,3 +171,17 @@ def test_metadata_records_route_flags_tokens_and_cost(deps: Deps, llm: ScriptedL
     assert recorded.extraction_enqueued is True
     assert "classify" in nodes(deps, "meta") and "simple_text" in nodes(deps, "meta")
     assert all(run.ms >= 0 for run in recorded.nodes)
+
+
+def test_one_turn_done_line_carries_what_the_alerts_read(
+    deps: Deps, llm: ScriptedLLM, caplog: pytest.LogCaptureFixture
+) -> None:
+    """terraform/monitoring.tf extracts route, graph_ms, ttft_ms and interrupted."""
+    llm.add(classification(), "Fine.")
+    with caplog.at_level("INFO", logger="turn"):
+        TurnService(deps).run("alice", request("How are you?"))
+    [line] = [r for r in caplog.records if r.getMessage() == "turn done"]
+    fields = line.__dict__
+    assert fields["route"] == "simple" and fields["interrupted"] is False
+    assert 0 <= fields["ttft_ms"] <= fields["graph_ms"]
+    assert fields["outcome"] == "ok"

@@ -1,0 +1,123 @@
+# Background work: Cloud Tasks for extraction (and the approval timeouts of the human-in-the-
+# loop work), Pub/Sub for agent jobs. Both deliver at least once; the handlers are idempotent.
+
+resource "google_cloud_tasks_queue" "extraction" {
+  name     = "extraction"
+  location = var.region
+
+  rate_limits {
+    max_dispatches_per_second = var.extraction_queue.max_dispatches_per_second
+    max_concurrent_dispatches = var.extraction_queue.max_concurrent_dispatches
+  }
+
+  retry_config {
+    max_attempts  = var.extraction_queue.max_attempts
+    min_backoff   = var.extraction_queue.min_backoff
+    max_backoff   = var.extraction_queue.max_backoff
+    max_doublings = 4
+  }
+
+  # Every task reaches the function with the invoker's OIDC token for the function's URL,
+  # whatever the enqueuer asked for.
+  http_target {
+    oidc_token {
+      service_account_email = google_service_account.invoker["tasks"].email
+      audience              = local.function_urls.extraction
+    }
+  }
+
+  stackdriver_logging_config {
+    sampling_ratio = 1.0
+  }
+
+  depends_on = [google_project_service.api]
+}
+
+# Scheduled approval timeouts for pending interrupts, delivered to resume.
+resource "google_cloud_tasks_queue" "hitl_timeouts" {
+  name     = "hitl-timeouts"
+  location = var.region
+
+  rate_limits {
+    max_dispatches_per_second = 5
+    max_concurrent_dispatches = 5
+  }
+
+  retry_config {
+    max_attempts  = 5
+    min_backoff   = "10s"
+    max_backoff   = "300s"
+    max_doublings = 3
+  }
+
+  http_target {
+    oidc_token {
+      service_account_email = google_service_account.invoker["tasks"].email
+      audience              = local.function_urls.resume
+    }
+  }
+
+  stackdriver_logging_config {
+    sampling_ratio = 1.0
+  }
+
+  depends_on = [google_project_service.api]
+}
+
+resource "google_pubsub_topic" "agent_jobs" {
+  name                       = "agent-jobs"
+  message_retention_duration = "86400s"
+  kms_key_name               = google_kms_crypto_key.at_rest.id
+  depends_on                 = [google_kms_crypto_key_iam_member.at_rest]
+}
+
+resource "google_pubsub_topic" "agent_jobs_dead_letter" {
+  name                       = "agent-jobs-dead-letter"
+  message_retention_duration = "604800s"
+  kms_key_name               = google_kms_crypto_key.at_rest.id
+  depends_on                 = [google_kms_crypto_key_iam_member.at_rest]
+}
+
+# Authenticated push, as the local stack's relay emulates it: the /projects/P/topics/T path
+# lets functions-framework build the CloudEvent from the plain push body.
+resource "google_pubsub_subscription" "agent_jobs_push" {
+  name                       = "agent-jobs-push"
+  topic                      = google_pubsub_topic.agent_jobs.id
+  ack_deadline_seconds       = 600 # the push deadline; agents times out at 540 s
+  message_retention_duration = "604800s"
+
+  push_config {
+    push_endpoint = "${local.function_urls.agents}/projects/${var.project_id}/topics/${google_pubsub_topic.agent_jobs.name}"
+    oidc_token {
+      service_account_email = google_service_account.invoker["pubsub"].email
+      audience              = local.function_urls.agents
+    }
+  }
+
+  dead_letter_policy {
+    dead_letter_topic     = google_pubsub_topic.agent_jobs_dead_letter.id
+    max_delivery_attempts = 5
+  }
+
+  retry_policy {
+    minimum_backoff = "10s"
+    maximum_backoff = "600s"
+  }
+
+  expiration_policy {
+    ttl = "" # never expires for lack of traffic
+  }
+
+  depends_on = [google_pubsub_topic_iam_member.dead_letter_publisher]
+}
+
+# Operators read dead-lettered jobs here (and the alert in monitoring.tf counts them).
+resource "google_pubsub_subscription" "agent_jobs_dead_letter" {
+  name                       = "agent-jobs-dead-letter"
+  topic                      = google_pubsub_topic.agent_jobs_dead_letter.id
+  message_retention_duration = "604800s"
+
+  expiration_policy {
+    ttl = ""
+  }
+}

@@ -1,0 +1,76 @@
+# The deployed configuration of the code: every field of shared/config.py:Settings, as the
+# upper-case environment variable it is read from. tests/terraform/test_settings.py holds this
+# map and Settings together (same names, and a valid Settings in every environment), and
+# lists the local-only fields that stay unset here on purpose.
+locals {
+  settings = {
+    ENV         = var.app_env
+    GCP_PROJECT = var.project_id
+    GCP_REGION  = var.region
+    LOG_LEVEL   = var.log_level
+
+    REDIS_PREFIX       = "pa"
+    CLOUD_SQL_INSTANCE = google_sql_database_instance.main.connection_name
+    DB_NAME            = google_sql_database.app.name
+
+    TASKS_LOCATION        = google_cloud_tasks_queue.extraction.location
+    EXTRACTION_QUEUE      = google_cloud_tasks_queue.extraction.name
+    EXTRACTION_URL        = local.function_urls.extraction
+    TASKS_INVOKER_EMAIL   = google_service_account.invoker["tasks"].email
+    AGENTS_TOPIC          = google_pubsub_topic.agent_jobs.name
+    AGENTS_INVOKER_EMAIL  = google_service_account.invoker["pubsub"].email
+    AGENTS_URL            = local.function_urls.agents
+    MAX_EVENT_AGE_SECONDS = 3600
+
+    MODEL_PROVIDER         = "vertex"
+    VERTEX_LOCATION        = var.vertex_location
+    VERTEX_MODEL           = var.vertex_model
+    VERTEX_EMBEDDING_MODEL = var.vertex_embedding_model
+    EMBEDDING_DIMENSION    = var.embedding_dimension
+
+    # Firebase Authentication of this project issues the users' ID tokens.
+    AUTH_ISSUER     = "https://securetoken.google.com/${var.project_id}"
+    AUTH_AUDIENCE   = var.project_id
+    AUTH_JWKS_URL   = "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
+    INTERNAL_ISSUER = "https://accounts.google.com"
+
+    KEK_PROVIDER = "kms"
+    KMS_KEY_NAME = google_kms_crypto_key.data_keys.id
+
+    MAX_MESSAGE_CHARS     = 8000
+    MAX_BODY_BYTES        = 65536
+    RATE_LIMIT_PER_MINUTE = var.rate_limit_per_minute
+    # A running turn keeps its claim for as long as the function may run.
+    TURN_LEASE_SECONDS   = local.functions.turn.timeout_seconds
+    HISTORY_MESSAGES     = 20
+    IDEMPOTENCY_TTL_DAYS = 7
+
+    # The turn graph: summarization thresholds, the per-turn token budget, and the prices of
+    # var.vertex_model (gemini-2.5-flash) for the turn's cost accounting.
+    SUMMARIZE_AFTER_MESSAGES      = 20
+    SUMMARIZE_AFTER_TOKENS        = 4000
+    KEEP_RECENT_MESSAGES          = 8
+    TURN_TOKEN_BUDGET             = 30000
+    USD_PER_MILLION_INPUT_TOKENS  = 0.30
+    USD_PER_MILLION_OUTPUT_TOKENS = 2.50
+  }
+
+  # Values that differ per function: each one logs in to PostgreSQL as its own service account.
+  function_settings = {
+    for name in keys(local.functions) : name => {
+      DB_IAM_USER = trimsuffix(google_service_account.function[name].email, ".gserviceaccount.com")
+    }
+  }
+
+  # Settings read from Secret Manager: the Redis URL carries the AUTH string and the CA.
+  secret_settings = {
+    REDIS_URL = google_secret_manager_secret.redis_url.secret_id
+  }
+
+  # Deterministic Cloud Run URLs, known before the functions exist: a function's own URL is
+  # the audience it checks, so it cannot come from the function resource itself.
+  function_urls = {
+    for name in keys(local.functions) :
+    name => "https://${var.name_prefix}-${name}-${data.google_project.this.number}.${var.region}.run.app"
+  }
+}

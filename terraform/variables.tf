@@ -1,0 +1,222 @@
+# One project per environment: Firestore's (default) database, the budget and the service
+# agents are per project, so environments never share one.
+
+variable "project_id" {
+  description = "The GCP project this environment lives in."
+  type        = string
+}
+
+variable "environment" {
+  description = "dev, staging or prod: names, labels and sizes."
+  type        = string
+  validation {
+    condition     = contains(["dev", "staging", "prod"], var.environment)
+    error_message = "environment is dev, staging or prod."
+  }
+}
+
+variable "app_env" {
+  description = "Settings.env of the deployed code. Settings treats ENV=dev as a laptop (it accepts key files and emulator hosts), so a deployed dev environment runs with staging's checks."
+  type        = string
+  validation {
+    condition     = contains(["staging", "prod"], var.app_env)
+    error_message = "a deployed environment runs as staging or prod, never dev/test."
+  }
+}
+
+variable "name_prefix" {
+  description = "Prefix of every named resource (functions, service accounts, instances)."
+  type        = string
+  default     = "assistant"
+  validation {
+    # Service account ids stop at 30 characters, "<prefix>-pubsub-invoker" is the longest.
+    condition     = can(regex("^[a-z][a-z0-9-]{2,14}$", var.name_prefix))
+    error_message = "name_prefix: 3 to 15 lower-case letters, digits or dashes."
+  }
+}
+
+variable "region" {
+  description = "Region of the functions, queues, Cloud SQL and Memorystore."
+  type        = string
+  default     = "europe-west6"
+}
+
+variable "firestore_location" {
+  description = "Firestore location: a region, or a multi-region such as eur3."
+  type        = string
+  default     = "europe-west6"
+}
+
+variable "vertex_location" {
+  description = "Vertex AI location of the models."
+  type        = string
+  default     = "europe-west4"
+}
+
+variable "vertex_model" {
+  type    = string
+  default = "gemini-2.5-flash"
+}
+
+variable "vertex_embedding_model" {
+  type    = string
+  default = "gemini-embedding-001"
+}
+
+variable "embedding_dimension" {
+  description = "Must match an HNSW index of the migrations (768 or 384)."
+  type        = number
+  default     = 768
+  validation {
+    condition     = contains([384, 768], var.embedding_dimension)
+    error_message = "the migrations index 384- and 768-dimension embeddings only."
+  }
+}
+
+variable "log_level" {
+  type    = string
+  default = "INFO"
+}
+
+variable "rate_limit_per_minute" {
+  description = "Turns per user per minute before 429."
+  type        = number
+  default     = 30
+}
+
+variable "settings_overrides" {
+  description = "Extra Settings values (UPPER_CASE name => value) applied over the generated map; tests/terraform checks each name is a Settings field."
+  type        = map(string)
+  default     = {}
+}
+
+variable "function_scaling" {
+  description = "Instances per function. turn and resume keep warm instances in prod: a cold start costs seconds."
+  type = map(object({
+    min_instances = number
+    max_instances = number
+  }))
+  validation {
+    condition     = alltrue([for s in values(var.function_scaling) : s.min_instances <= s.max_instances])
+    error_message = "min_instances must not exceed max_instances."
+  }
+}
+
+variable "db_tier" {
+  description = "Cloud SQL machine tier."
+  type        = string
+}
+
+variable "db_availability_type" {
+  description = "ZONAL, or REGIONAL for a standby in a second zone."
+  type        = string
+  default     = "ZONAL"
+}
+
+variable "db_disk_size_gb" {
+  type    = number
+  default = 10
+}
+
+variable "db_point_in_time_recovery" {
+  description = "Write-ahead logs kept for point-in-time recovery (prod)."
+  type        = bool
+  default     = false
+}
+
+variable "db_backup_count" {
+  description = "Automated daily backups kept."
+  type        = number
+  default     = 7
+}
+
+variable "deletion_protection" {
+  description = "Refuse to delete Cloud SQL and Firestore (prod)."
+  type        = bool
+  default     = true
+}
+
+variable "redis_tier" {
+  description = "BASIC, or STANDARD_HA for a replica with automatic failover."
+  type        = string
+  default     = "BASIC"
+}
+
+variable "redis_memory_size_gb" {
+  type    = number
+  default = 1
+}
+
+variable "extraction_queue" {
+  description = "Dispatch limits and retries of the extraction queue."
+  type = object({
+    max_dispatches_per_second = number
+    max_concurrent_dispatches = number
+    max_attempts              = number
+    min_backoff               = string
+    max_backoff               = string
+  })
+  default = {
+    max_dispatches_per_second = 5
+    max_concurrent_dispatches = 10
+    max_attempts              = 8
+    min_backoff               = "10s"
+    max_backoff               = "600s"
+  }
+}
+
+variable "db_proxy" {
+  description = "Run the Cloud SQL Auth Proxy VM that migrations go through (docs/deploy.md). Off between migrations."
+  type        = bool
+  default     = false
+}
+
+variable "db_proxy_image" {
+  type    = string
+  default = "gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.18.2"
+}
+
+variable "alert_emails" {
+  description = "Who receives alerts and budget notifications."
+  type        = list(string)
+}
+
+variable "billing_account" {
+  description = "Billing account id (XXXXXX-XXXXXX-XXXXXX) the budget watches."
+  type        = string
+}
+
+variable "monthly_budget" {
+  description = "Monthly budget in budget_currency; alerts at 50%, 90% and 100% (forecast)."
+  type        = number
+}
+
+variable "budget_currency" {
+  description = "The billing account's currency (a budget in another currency is refused)."
+  type        = string
+  default     = "USD"
+}
+
+variable "turn_latency_p95_ms" {
+  description = "Alert when the p95 of a whole turn exceeds this."
+  type        = number
+  default     = 20000
+}
+
+variable "ttft_p95_ms" {
+  description = "Alert when the p95 time to first token of simple turns exceeds this (Swisper: 5 s)."
+  type        = number
+  default     = 5000
+}
+
+variable "interrupt_rate_max" {
+  description = "Alert when more than this share of turns end in a human-in-the-loop interrupt (Swisper: 25%)."
+  type        = number
+  default     = 0.25
+}
+
+variable "error_rate_max" {
+  description = "Alert when more than this share of a function's requests answer 5xx."
+  type        = number
+  default     = 0.05
+}
