@@ -2,9 +2,10 @@
 
     .venv/bin/python scripts/chat.py [--profile dev] [--user dev-user]
 
-It uses the same path as a real client: a minted ID token, POST to the turn URL with
-``stream: true``. A question (an interrupt) streams with numbered options; the next
-message answers it (a number, the option's words) or moves on to something else.
+It uses the same path as a real client: a minted ID token, POST to the turn URL streaming
+Server-Sent Events. A question (an interrupt) streams with numbered options; the next input
+goes to the resume URL as its answer (a number, the option's words), and if it picks no
+option (400), to the turn URL as a new message.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import sys
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +45,16 @@ def print_error(body: dict[str, Any]) -> None:
     print(f"\n[error {error.get('code')}] {error.get('message')}")
 
 
-def chat(turn_url: str, headers: dict[str, str]) -> None:
+@dataclass(frozen=True)
+class Exchange:
     chat_id: str | None = None
+    interrupt_id: str | None = None  # the question the reply left open
+    error: str | None = None
+
+
+def chat(turn_url: str, resume_url: str, headers: dict[str, str]) -> None:
+    chat_id: str | None = None
+    interrupt_id: str | None = None
     with httpx.Client(timeout=300, headers=headers) as client:
         while True:
             try:
@@ -53,28 +63,43 @@ def chat(turn_url: str, headers: dict[str, str]) -> None:
                 return
             if not message:
                 continue
-            body = {
-                "chat_id": chat_id,
-                "message": message,
-                "client_message_id": uuid.uuid4().hex,
-                "stream": True,
-            }
-            print("assistant > ", end="", flush=True)
-            with client.stream("POST", turn_url, json=body) as response:
-                if response.status_code != 200:
-                    response.read()
-                    print_error(response.json())
-                    continue
-                for event, data in sse_events(response):
-                    if event == "chunk":
-                        print(data["text"], end="", flush=True)
-                    elif event in ("done", "interrupt"):
-                        chat_id = data["chat_id"]
-                        if data.get("interrupt"):
-                            print("\n(answer with a number or in your own words)", end="")
-                    elif event == "error":
-                        print_error(data)
-            print()
+            reply = None
+            if interrupt_id is not None:  # try it as the answer; if it picks nothing, move on
+                answer = {"chat_id": chat_id, "interrupt_id": interrupt_id, "answer": message}
+                reply = exchange(client, resume_url, answer)
+            if reply is None or reply.error == "invalid_request":
+                body = {"chat_id": chat_id, "message": message, "client_message_id": uuid4()}
+                reply = exchange(client, turn_url, body)
+            chat_id, interrupt_id = reply.chat_id or chat_id, reply.interrupt_id
+
+
+def uuid4() -> str:
+    return uuid.uuid4().hex
+
+
+def exchange(client: httpx.Client, url: str, body: dict[str, Any]) -> Exchange:
+    """POST, stream the reply to the terminal, and say what it left open."""
+    with client.stream("POST", url, json=body, headers={"Accept": "text/event-stream"}) as r:
+        if r.status_code != 200:
+            r.read()
+            code = r.json().get("error", {}).get("code")
+            if not (code == "invalid_request" and "interrupt_id" in body):
+                print_error(r.json())
+            return Exchange(error=code)
+        print("assistant > ", end="", flush=True)
+        result = Exchange()
+        for event, data in sse_events(r):
+            if event == "chunk":
+                print(data["text"], end="", flush=True)
+            elif event in ("done", "interrupt"):
+                interrupt = data.get("interrupt") or {}
+                result = Exchange(data["chat_id"], interrupt.get("id"))
+                if interrupt:
+                    print("\n(answer with a number or in your own words)", end="")
+            elif event == "error":
+                print_error(data)
+        print()
+        return result
 
 
 def main() -> None:
@@ -85,7 +110,7 @@ def main() -> None:
     env = read_env(args.profile)
     token = mint_user_token(state_dir(args.profile), args.user, ttl=12 * 3600)
     print(f"chatting as {args.user!r} (offline local model; Ctrl-D to quit)")
-    chat(env["TURN_URL"], {"Authorization": f"Bearer {token}"})
+    chat(env["TURN_URL"], env["RESUME_URL"], {"Authorization": f"Bearer {token}"})
 
 
 if __name__ == "__main__":

@@ -103,5 +103,11 @@ __all__ = [
     "require_post",
     "sse",
     "sse_response",
+    "trace_header",
     "wants_stream",
 ]
+
+
+def trace_header(request: flask.Request) -> str | None:
+    """The caller's trace: Google's ``X-Cloud-Trace-Context`` or W3C ``traceparent``."""
+    return request.headers.get("X-Cloud-Trace-Context") or request.headers.get("traceparent")

@@ -1,4 +1,4 @@
-"""HTTP entry point that continues a human-in-the-loop interrupt."""
+"""HTTP entry point that answers a pending interrupt (JSON, or Server-Sent Events)."""
 
 from __future__ import annotations
 
@@ -9,18 +9,32 @@ from shared.deps import get_deps
 from shared.logs import set_trace
 from shared.models.wire import ResumeRequest
 from shared.services.resume import ResumeService
-from shared.web import guarded, json_response, parse_json, read_body, require_post
+from shared.services.turn_stream import stream_events
+from shared.web import (
+    guarded,
+    json_response,
+    parse_json,
+    read_body,
+    require_post,
+    sse_response,
+    trace_header,
+    wants_stream,
+)
 
 
 @functions_framework.http
 def resume(request: flask.Request) -> flask.Response:
     def work() -> flask.Response:
-        set_trace(request.headers.get("X-Cloud-Trace-Context"))
+        trace = trace_header(request)
+        set_trace(trace)
         require_post(request)
         deps = get_deps()
         user_id = deps.user_tokens.user_id(request.headers.get("Authorization"))
         body = parse_json(read_body(request, deps.settings.max_body_bytes), ResumeRequest)
-        response = ResumeService(deps).run(user_id, body)
-        return json_response(response.model_dump(mode="json"))
+        service = ResumeService(deps)
+        prepared = service.prepare(user_id, body, trace=trace)
+        if wants_stream(request, False):
+            return sse_response(stream_events(service.turns, prepared))
+        return json_response(service.turns.run_prepared(prepared).model_dump(mode="json"))
 
     return guarded(work)

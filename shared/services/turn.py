@@ -56,13 +56,20 @@ class PreparedTurn:
     chat: Chat | None = None
     replay: TurnResponse | None = None
     trace: str | None = None
+    answer: str | None = None  # an option of the chat's pending question, chosen via resume
 
 
 class TurnService:
     def __init__(self, deps: Deps) -> None:
         self._deps = deps
 
-    def prepare(self, user_id: str, request: TurnRequest, trace: str | None = None) -> PreparedTurn:
+    def prepare(
+        self,
+        user_id: str,
+        request: TurnRequest,
+        trace: str | None = None,
+        answer: str | None = None,
+    ) -> PreparedTurn:
         """Everything that can refuse the request, before a single byte is streamed."""
         settings, store = self._deps.settings, self._deps.conversations
         self._check_rate(user_id)
@@ -88,7 +95,9 @@ class TurnService:
             )
         if claim.status == "running":
             raise TurnInProgress("this message is still being answered; retry shortly")
-        return PreparedTurn(user_id, chat_id, turn_id, request, chat_is_new, chat, trace=trace)
+        return PreparedTurn(
+            user_id, chat_id, turn_id, request, chat_is_new, chat, trace=trace, answer=answer
+        )
 
     def events(self, turn: PreparedTurn) -> Iterator[TurnEvent]:
         if turn.replay is not None:
@@ -209,5 +218,12 @@ def initial_state(turn: PreparedTurn) -> TurnState:
             summary=chat.summary if chat else "",
             summarized_until=chat.summarized_until if chat else None,
         ),
-        hitl=Hitl(pending=chat.pending if chat else None),
+        hitl=_hitl(chat, turn.answer),
     )
+
+
+def _hitl(chat: Chat | None, answer: str | None) -> Hitl:
+    pending = chat.pending if chat else None
+    if answer is None:
+        return Hitl(pending=pending)
+    return Hitl(pending=pending, outcome="answered", option_id=answer)

@@ -141,3 +141,44 @@ def test_a_failing_node_answers_with_a_recorded_fallback(
     assert record["metadata"]["outcome"] == "failed"
     assert record["metadata"]["failed_node"] == "global_planner"
     assert record["metadata"]["jobs_published"] == 0
+
+
+def test_an_interrupt_is_answered_once_through_resume(served: Served, db: firestore.Client) -> None:
+    user = f"u{uuid.uuid4().hex[:12]}"
+    ids = seed_namesakes(user)
+    _, asked = stream_turn(served, user, "[facts] [ask] @Thomas moved to Bern")[-1]
+    answer = {
+        "chat_id": asked["chat_id"],
+        "interrupt_id": asked["interrupt"]["id"],
+        "answer": ids["colleague"],
+    }
+    response = served.post(served.resume_url, user, answer)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["chat_id"] == asked["chat_id"] and body["interrupt"] is None
+    assert body["reply"]["text"].startswith("You said: [facts] [ask] @Thomas")
+    stored = wait_for(lambda: facts_by_subject(user))
+    assert [subject for _, subject, _ in stored] == [ids["colleague"]]
+
+    again = served.post(served.resume_url, user, answer)
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "interrupt_not_pending"
+
+
+def test_resume_streams_and_refuses_an_answer_that_picks_nothing(served: Served) -> None:
+    user = f"u{uuid.uuid4().hex[:12]}"
+    seed_namesakes(user)
+    _, asked = stream_turn(served, user, "[ask] What does @Thomas like?")[-1]
+    answer = {"chat_id": asked["chat_id"], "interrupt_id": asked["interrupt"]["id"]}
+    refused = served.post(served.resume_url, user, {**answer, "answer": "what a day"})
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "invalid_request"
+    streamed = served.post(
+        served.resume_url,
+        user,
+        {**answer, "answer": "the second one"},
+        headers={"Accept": "text/event-stream"},
+    )
+    assert streamed.status_code == 200
+    assert streamed.headers["content-type"].startswith("text/event-stream")
+    assert "event: chunk" in streamed.text and "event: done" in streamed.text

@@ -50,7 +50,7 @@ class AnswerMatch(BaseModel):
 @node("hitl_handler")
 def hitl_handler(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     pending, message = state.hitl.pending, state.conversation.user_message
-    if pending is None:
+    if pending is None or state.hitl.outcome == "answered":  # none, or answered via resume
         return {}
     if is_plain_greeting(message):
         return {"hitl": Hitl(outcome="kept")}

@@ -1,0 +1,27 @@
+"""A turn's events as Server-Sent Events, for the turn and resume functions."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+from shared.errors import AppError
+from shared.services.turn import Chunk, PreparedTurn, TurnService
+from shared.web import sse
+
+
+def stream_events(service: TurnService, turn: PreparedTurn) -> Iterator[str]:
+    """``chunk`` events, then ``interrupt`` or ``done`` with the whole response; a failure
+    after the status line was sent is reported in-band as ``error``."""
+    try:
+        for event in service.events(turn):
+            if isinstance(event, Chunk):
+                yield sse("chunk", {"text": event.text})
+            else:
+                name = "interrupt" if event.response.interrupt else "done"
+                yield sse(name, event.response.model_dump(mode="json"))
+    except AppError as error:
+        yield sse("error", error.to_body()["error"])
+    except Exception:
+        logging.getLogger("turn").exception("turn failed while streaming")
+        yield sse("error", AppError("internal error").to_body()["error"])
