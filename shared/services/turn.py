@@ -177,7 +177,12 @@ class TurnService:
             extra={"turn_id": context.turn_id, "node": failure.node, "code": failure.cause.code},
         )
         text = phrase("fallback", state.conversation.language)
-        failed = state.model_copy(update={"response": ResponseState(text=text, kind="fallback")})
+        failed = state.model_copy(  # a question asked before the failure is not left open
+            update={
+                "response": ResponseState(text=text, kind="fallback"),
+                "hitl": state.hitl.model_copy(update={"ask": None}),
+            }
+        )
         yield Chunk(text)
         return record_turn(context, failed, failure)
 

@@ -185,3 +185,21 @@ def test_one_turn_done_line_carries_what_the_alerts_read(
     assert fields["route"] == "simple" and fields["interrupted"] is False
     assert 0 <= fields["ttft_ms"] <= fields["graph_ms"]
     assert fields["outcome"] == "ok"
+
+
+def test_a_question_whose_record_failed_is_asked_again_on_retry(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    plan = {"steps": [{"id": "s1", "agent": "productivity", "goal": "book the gym"}]}
+    healthy = deps.conversations
+    deps.__dict__["conversations"] = _BrokenStore(healthy)
+    llm.add(classification("complex"), plan)
+    with pytest.raises(DependencyUnavailable):  # the record failed: the claim is released
+        TurnService(deps).run("alice", request("Book the gym", cmid="q1"))
+    deps.__dict__["conversations"] = healthy
+    llm.add(classification("complex"), plan)
+    asked = TurnService(deps).run("alice", request("Book the gym", cmid="q1"))
+    assert asked.interrupt is not None and asked.interrupt.kind == "approval"
+    chat = healthy.get_chat("alice", asked.chat_id)
+    assert chat is not None and chat.pending is not None
+    assert chat.pending.interrupt.id == asked.interrupt.id
