@@ -359,3 +359,14 @@ def test_a_by_the_way_answer_settles_the_facts_extraction_held_back(
     assert settled is not None and settled.resolved_at is not None
     stored = deps.facts.list_facts("alice", FactFilter(subject_id=colleague))
     assert [f.text for f in stored] == ["Thomas is moving to Bern"]
+
+
+def test_namesakes_are_told_apart_by_role_and_a_descriptor(deps: Deps, llm: ScriptedLLM) -> None:
+    for city in ("Bern", "Basel"):
+        lea = add_person(deps, "Lea", "friend")
+        deps.contacts.update_person(lea.model_copy(update={"descriptors": {"city": city}}))
+    llm.add(classification(semantic=True, entities=[{"name": "Lea"}]))
+    asked = TurnService(deps).run("alice", request("What does Lea like?"))
+    assert asked.interrupt is not None
+    labels = sorted(o.label for o in asked.interrupt.options)
+    assert labels == ["Lea (friend, Basel)", "Lea (friend, Bern)", "Someone else"]

@@ -36,6 +36,7 @@ from shared.services.memory.windows import window_for
 SEMANTIC_LIMIT = 8
 TEMPORAL_LIMIT = 10
 PER_ENTITY = 10
+RED_FLAG_FACTS = 5
 
 
 @node("entity_resolution")
@@ -45,11 +46,14 @@ def entity_resolution(state: TurnState, runtime: Runtime[TurnContext]) -> dict[s
     mentions = [e for e in (intent.entities if intent else []) if fold(e.name) not in known]
     if not mentions:
         return {}
-    ports = context.ports
+    ports, user = context.ports, context.user_id
+
+    def facts_of(person_id: str) -> list[str]:  # for the red-flag check, rarely asked
+        return [f.text for f in ports.facts.current_facts(user, [person_id])][:RED_FLAG_FACTS]
+
     resolver = Resolver(
-        context.user_id, ports.contacts, ports.embedder, context.llm,
-        lambda _person_id: [], [], state.conversation.focus,
-    )  # fmt: skip
+        user, ports.contacts, ports.embedder, context.llm, facts_of, [], state.conversation.focus
+    )
     resolved, ambiguous = list(state.memory.resolved), []
     for entity in mentions:
         relation = {"relation": entity.role} if entity.role else {}
@@ -72,20 +76,22 @@ def _resolved(outcome: Resolution) -> Resolved:
 
 
 def _ambiguity(context: TurnContext, outcome: Resolution) -> Ambiguity:
-    contacts = context.ports.contacts
-    persons = [contacts.get_person(context.user_id, pid) for pid in outcome.candidate_ids]
+    known = {p.id: p for p in context.ports.contacts.list_persons(context.user_id)}
+    persons = [known[pid] for pid in outcome.candidate_ids if pid in known]
     return Ambiguity(
         mention=outcome.mention,
-        candidates=[Candidate(person_id=p.id, label=_label(p)) for p in persons if p],
+        candidates=[Candidate(person_id=p.id, label=_label(p)) for p in persons],
     )
 
 
 def _label(person: Person) -> str:
-    return (
-        person.display_name
-        if person.role_to_user == "other"
-        else (f"{person.display_name} ({person.role_to_user.replace('_', ' ')})")
-    )
+    """What tells namesakes apart: the role, and one descriptor if known."""
+    details = [] if person.role_to_user == "other" else [person.role_to_user.replace("_", " ")]
+    details += [person.descriptors[k] for k in _LABEL_DESCRIPTORS if k in person.descriptors][:1]
+    return f"{person.display_name} ({', '.join(details)})" if details else person.display_name
+
+
+_LABEL_DESCRIPTORS = ("employer", "city", "occupation", "age")
 
 
 @node("semantic_retrieval")
