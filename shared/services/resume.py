@@ -14,7 +14,7 @@ contract stays this one.
 from __future__ import annotations
 
 from shared.deps import Deps
-from shared.errors import BadRequest, InterruptNotPending, NotFound
+from shared.errors import BadRequest, InterruptNotPending, MessageTooLong, NotFound
 from shared.graph.answers import rule_answer
 from shared.models.wire import ResumeRequest, TurnRequest
 from shared.services.turn import PreparedTurn, TurnService
@@ -32,6 +32,9 @@ class ResumeService:
     def prepare(
         self, user_id: str, request: ResumeRequest, trace: str | None = None
     ) -> PreparedTurn:
+        limit = self._deps.settings.max_message_chars
+        if len(request.answer) > limit:
+            raise MessageTooLong(f"answer over {limit} characters")
         chat = self._deps.conversations.get_chat(user_id, request.chat_id)
         if chat is None:
             raise NotFound("chat not found")

@@ -78,3 +78,11 @@ def test_an_approval_through_resume_runs_the_step(deps: Deps, llm: ScriptedLLM) 
     service = ResumeService(deps)
     service.turns.run_prepared(service.prepare("alice", _answer(asked, "approve")))
     assert len(deps.publisher.messages) == 1  # type: ignore[attr-defined]
+
+
+def test_an_answer_over_the_cap_is_refused_before_anything(deps: Deps, llm: ScriptedLLM) -> None:
+    from shared.errors import MessageTooLong
+
+    asked, _ = _ask_which_thomas(deps, llm)
+    with pytest.raises(MessageTooLong):
+        ResumeService(deps).prepare("alice", _answer(asked, "x" * 8001))
