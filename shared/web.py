@@ -38,23 +38,33 @@ def read_body(request: flask.Request, max_bytes: int) -> bytes:
 
 def parse_json(body: bytes, model: type[M]) -> M:
     try:
-        raw = json.loads(body)
+        raw = json.loads(body, parse_float=_number)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InvalidJson("body is not valid JSON") from exc
     if not isinstance(raw, dict):
         raise InvalidJson("body must be a JSON object")
     try:
-        return model.model_validate(raw)
+        # Strict, as the OpenAPI types say: 0 is no boolean, "5" no number.
+        return model.model_validate_json(json.dumps(raw), strict=True)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "body"
         raise BadRequest(f"{where}: {first['msg']}") from exc
 
 
+def _number(text: str) -> float | int:
+    """JSON Schema counts 5.0 as an integer; so does the strict validation that follows."""
+    value = float(text)
+    return int(value) if value.is_integer() and abs(value) < 2**63 else value
+
+
 def error_response(error: AppError) -> flask.Response:
-    return flask.Response(
+    response = flask.Response(
         json.dumps(error.to_body()), status=error.status, mimetype="application/json"
     )
+    if isinstance(error, MethodNotAllowed):
+        response.headers["Allow"] = "POST"  # RFC 9110: a 405 names the methods allowed
+    return response
 
 
 def json_response(payload: dict[str, Any], status: int = 200) -> flask.Response:

@@ -99,13 +99,7 @@ class UpdatePersonRequest(Strict):
 
 class MergePersonsRequest(Strict):
     keep_id: UUID
-    absorb_id: UUID
-
-    @model_validator(mode="after")
-    def _two_persons(self) -> MergePersonsRequest:
-        if self.keep_id == self.absorb_id:
-            raise ValueError("keep_id and absorb_id must differ")
-        return self
+    absorb_id: UUID  # the same id as keep_id: 409 conflict (nothing to merge)
 
 
 class SplitPersonRequest(Strict):

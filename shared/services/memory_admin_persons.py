@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 
-from shared.errors import BadRequest, NotFound
+from shared.errors import BadRequest, Conflict, NotFound
 from shared.models.memory import Person
 from shared.models.memory_api import (
     DeletedResponse,
@@ -54,6 +54,8 @@ class PersonAdmin:
         """Move the absorbed person's facts and names to the kept one; delete the absorbed."""
         keep_id, absorb_id = str(request.keep_id), str(request.absorb_id)
         self._person(user_id, keep_id)
+        if keep_id == absorb_id:
+            raise Conflict("a person cannot be merged into itself")
         self._person(user_id, absorb_id)
         if not self._deps.contacts.merge_persons(user_id, keep_id, absorb_id):
             raise NotFound("person not found")

@@ -502,6 +502,12 @@ CASES: dict[str, tuple[str, bytes, int, str]] = {
     "merge with itself": (
         "/persons/merge",
         b'{"keep_id": "{son}", "absorb_id": "{son}"}',
+        409,
+        "conflict",
+    ),
+    "a number for a boolean": (
+        "/facts/list",
+        b'{"include_history": 0}',
         400,
         "invalid_request",
     ),

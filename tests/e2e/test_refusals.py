@@ -71,6 +71,16 @@ CASES = {
         400,
         "invalid_request",
     ),
+    "a number for a boolean": (
+        b'{"message": "hi", "client_message_id": "x", "stream": 1}',
+        400,
+        "invalid_request",
+    ),
+    "a number for a string": (
+        b'{"message": 42, "client_message_id": "x"}',
+        400,
+        "invalid_request",
+    ),
     "bad client id": (b'{"message": "hi", "client_message_id": "../../x"}', 400, "invalid_request"),
     "empty message": (b'{"message": "", "client_message_id": "x2"}', 400, "invalid_request"),
     "message too long": (
@@ -140,11 +150,15 @@ def test_unauthenticated_requests(served: Served, victim: tuple[str, str], auth:
         assert response.json()["error"]["code"] == "unauthenticated"
 
 
-def test_only_post_is_served(served: Served, victim: tuple[str, str]) -> None:
-    response = httpx.get(
-        served.turn_url, headers={"Authorization": f"Bearer {served.token(victim[0])}"}, timeout=30
-    )
-    assert (response.status_code, response.json()["error"]["code"]) == (405, "method_not_allowed")
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE", "PATCH", "TRACE"])
+def test_only_post_is_served(served: Served, victim: tuple[str, str], method: str) -> None:
+    for url in (served.turn_url, served.resume_url, served.memory_url + "facts/list"):
+        response = httpx.request(
+            method, url, headers={"Authorization": f"Bearer {served.token(victim[0])}"}, timeout=30
+        )
+        assert response.status_code == 405, (method, url)
+        assert response.json()["error"]["code"] == "method_not_allowed"
+        assert response.headers["Allow"] == "POST"
 
 
 def test_rate_limit_per_user(served: Served, victim: tuple[str, str], db: firestore.Client) -> None:
