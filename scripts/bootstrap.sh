@@ -24,12 +24,15 @@ TASKS_PACKAGES=(
 )
 CHECKOV_VENV=.tools/checkov-venv
 CHECKOV_VERSION=3.3.30
+# The contract fuzzer of tests/e2e/test_contract_fuzz.py, pinned whole (uv pip compile).
+FUZZ_VENV=.tools/schemathesis-venv
+FUZZ_REQUIREMENTS=scripts/tools/schemathesis.txt
 STAMP=.tools/bootstrap.stamp
 
 python_bin() { command -v python3.11 || command -v python3; }
 
 wanted_stamp() {
-    { cat pyproject.toml uv.lock "$SELF"
+    { cat pyproject.toml uv.lock "$SELF" "$FUZZ_REQUIREMENTS"
       echo "$UV_VERSION ${TASKS_PACKAGES[*]} checkov==$CHECKOV_VERSION"; } \
         | sha256sum | cut -d' ' -f1
 }
@@ -37,6 +40,7 @@ wanted_stamp() {
 installed() {
     [[ -f $STAMP && "$(cat "$STAMP")" == "$(wanted_stamp)" ]] \
         && [[ -x .venv/bin/python && -x $TASKS_VENV/bin/python && -x $CHECKOV_VENV/bin/checkov ]] \
+        && [[ -x $FUZZ_VENV/bin/schemathesis ]] \
         && command -v redis-server >/dev/null
 }
 
@@ -71,6 +75,10 @@ $UV pip install --python "$TASKS_VENV/bin/python" "${TASKS_PACKAGES[@]}"
 echo "bootstrap: installing checkov $CHECKOV_VERSION into $CHECKOV_VENV"
 [[ -x $CHECKOV_VENV/bin/python ]] || $UV venv -q --python "$(python_bin)" "$CHECKOV_VENV"
 $UV pip install -q --python "$CHECKOV_VENV/bin/python" "checkov==$CHECKOV_VERSION"
+
+echo "bootstrap: installing schemathesis into $FUZZ_VENV"
+[[ -x $FUZZ_VENV/bin/python ]] || $UV venv -q --python "$(python_bin)" "$FUZZ_VENV"
+$UV pip install -q --python "$FUZZ_VENV/bin/python" -r "$FUZZ_REQUIREMENTS"
 
 wanted_stamp >"$STAMP"
 echo "bootstrap: done"
