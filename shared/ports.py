@@ -32,6 +32,7 @@ from shared.models.memory import (
     ScoredFact,
     SemanticQuery,
     StaleFact,
+    TaskStatus,
     TemporalQuery,
 )
 from shared.models.memory_api import ConversationExport
@@ -132,9 +133,19 @@ class FactStore(Protocol):
     to ``user_id``: no call can read or change another user's rows."""
 
     def apply_extraction(
-        self, task_key: str, user_id: str, changes: ExtractionChanges, now: datetime
+        self,
+        task_key: str,
+        user_id: str,
+        changes: ExtractionChanges,
+        now: datetime,
+        issued_at: datetime | None = None,
     ) -> bool:
-        """Apply one extraction task in one transaction; False (and no write) if done before."""
+        """Apply one extraction task in one transaction; False (and no write) if done before,
+        or if the account was erased after ``issued_at`` (when the work was queued)."""
+        ...
+
+    def task_status(self, user_id: str, task_key: str) -> TaskStatus:
+        """Whether the task was applied, and when the account was last erased (if ever)."""
         ...
 
     def current_facts(self, user_id: str, subject_ids: Sequence[str | None]) -> list[Fact]:
@@ -174,7 +185,8 @@ class FactStore(Protocol):
         ...
 
     def delete_user(self, user_id: str) -> None:
-        """Erase every fact, person, pending item, processed key and data key of the user."""
+        """Erase every fact, person, pending item, processed key and data key of the user,
+        and remember when (``task_status``), so older queued work stores nothing."""
         ...
 
 

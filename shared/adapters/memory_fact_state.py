@@ -55,6 +55,7 @@ class MemoryFactData:
         self.facts: dict[str, StoredFact] = {}
         self.pending: dict[str, PendingItem] = {}
         self.done_tasks: dict[str, str] = {}  # task key -> user id
+        self.erased: dict[str, datetime] = {}  # user id -> when the account was erased
         self.lock = threading.RLock()
 
     def snapshot(self) -> MemoryFactData:

@@ -32,6 +32,7 @@ from shared.models.memory import (
     Person,
     ScoredFact,
     SemanticQuery,
+    TaskStatus,
     TemporalQuery,
 )
 from shared.ports import Clock
@@ -107,12 +108,20 @@ class MemoryFactStore:
         self._clock = clock or self.contacts.clock
 
     def apply_extraction(
-        self, task_key: str, user_id: str, changes: ExtractionChanges, now: datetime
+        self,
+        task_key: str,
+        user_id: str,
+        changes: ExtractionChanges,
+        now: datetime,
+        issued_at: datetime | None = None,
     ) -> bool:
         owners = {p.user_id for p in changes.new_persons} | {i.user_id for i in changes.pending}
         if owners - {user_id}:
             raise DataRejected("an extraction may only write rows of its own user")
         with self.data.lock:
+            erased_at = self.data.erased.get(user_id)
+            if issued_at is not None and erased_at is not None and issued_at <= erased_at:
+                return False
             if task_key in self.data.done_tasks:
                 return False
             work = self.data.snapshot()
@@ -211,9 +220,16 @@ class MemoryFactStore:
                 )
             return len(moved)
 
+    def task_status(self, user_id: str, task_key: str) -> TaskStatus:
+        with self.data.lock:
+            return TaskStatus(
+                done=task_key in self.data.done_tasks, erased_at=self.data.erased.get(user_id)
+            )
+
     def delete_user(self, user_id: str) -> None:
         with self.data.lock:
             data = self.data
+            data.erased[user_id] = self._clock.now()
             data.pending = {k: v for k, v in data.pending.items() if v.user_id != user_id}
             data.facts = {k: v for k, v in data.facts.items() if v.fact.user_id != user_id}
             data.persons = {k: v for k, v in data.persons.items() if v.user_id != user_id}

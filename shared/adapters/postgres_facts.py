@@ -14,6 +14,7 @@ Retrieval SQL (``search``, ``nearest``, ``in_window``) lives in ``postgres_fact_
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,6 +42,7 @@ from shared.models.memory import (
     FactFilter,
     ScoredFact,
     SemanticQuery,
+    TaskStatus,
     TemporalQuery,
 )
 from shared.ports import KeyRing, UserCipher
@@ -63,12 +65,19 @@ class PostgresFactStore:
 
     # -- writes ---------------------------------------------------------------------------
     def apply_extraction(
-        self, task_key: str, user_id: str, changes: ExtractionChanges, now: datetime
+        self,
+        task_key: str,
+        user_id: str,
+        changes: ExtractionChanges,
+        now: datetime,
+        issued_at: datetime | None = None,
     ) -> bool:
         _check_owner(user_id, changes)
         cipher = self._keys.cipher_for(user_id)
         rows = _encode(cipher, user_id, changes, now)  # encrypted before the transaction
         with constraints_as_rejected(), self._db.transaction() as cur:
+            if issued_at is not None and _erased_since(cur, user_id, issued_at):
+                return False  # the user erased the account after this work was queued
             cur.execute(
                 "INSERT INTO processed_tasks (task_key, user_id) VALUES (%s, %s)"
                 " ON CONFLICT (task_key) DO NOTHING",
@@ -132,9 +141,25 @@ class PostgresFactStore:
 
     def delete_user(self, user_id: str) -> None:
         with self._db.transaction() as cur:
+            _lock_user(cur, user_id)
+            cur.execute(
+                "INSERT INTO erased_users (user_hash, erased_at) VALUES (%s, clock_timestamp())"
+                " ON CONFLICT (user_hash) DO UPDATE SET erased_at = EXCLUDED.erased_at",
+                (_user_hash(user_id),),
+            )
             for table in ("pending_items", "facts", "persons", "processed_tasks"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))
         self._keys.forget(user_id)
+
+    def task_status(self, user_id: str, task_key: str) -> TaskStatus:
+        with self._db.transaction() as cur:
+            cur.execute(
+                "SELECT EXISTS (SELECT 1 FROM processed_tasks WHERE task_key = %s),"
+                " (SELECT erased_at FROM erased_users WHERE user_hash = %s)",
+                (task_key, _user_hash(user_id)),
+            )
+            done, erased_at = cur.fetchone()
+        return TaskStatus(done=bool(done), erased_at=erased_at)
 
     # -- reads ----------------------------------------------------------------------------
     def current_facts(self, user_id: str, subject_ids: Sequence[str | None]) -> list[Fact]:
@@ -242,3 +267,19 @@ def _reinforce(cur: Cursor, user_id: str, fact_id: str, confidence: float, now: 
 
 def _flat(rows: list[list[Any]]) -> list[Any]:
     return [value for row in rows for value in row]
+
+
+def _user_hash(user_id: str) -> bytes:
+    return hashlib.sha256(f"erased-user:{user_id}".encode()).digest()
+
+
+def _lock_user(cur: Cursor, user_id: str) -> None:
+    # Erasure and extraction of one user take turns: neither sees the other half done.
+    cur.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 4))", (user_id,))
+
+
+def _erased_since(cur: Cursor, user_id: str, issued_at: datetime) -> bool:
+    _lock_user(cur, user_id)
+    cur.execute("SELECT erased_at FROM erased_users WHERE user_hash = %s", (_user_hash(user_id),))
+    row = cur.fetchone()
+    return row is not None and issued_at <= row[0]

@@ -177,3 +177,14 @@ class StaleFact(Strict):
     fact_id: str
     text: str  # decrypted with the user's key, held in memory only
     embedding_model: str
+
+
+class TaskStatus(Strict):
+    """Before an extraction spends a model call: done already, or the account erased since."""
+
+    done: bool = False
+    erased_at: datetime | None = None
+
+    def refuses(self, issued_at: datetime) -> bool:
+        """Work issued at ``issued_at`` must not run: done, or issued before an erasure."""
+        return self.done or (self.erased_at is not None and issued_at <= self.erased_at)

@@ -7,6 +7,7 @@ bound to its row's user) are checked on PostgreSQL only.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -20,7 +21,14 @@ from shared.adapters.postgres_facts import PostgresFactStore
 from shared.adapters.postgres_keyring import PostgresKeyRing
 from shared.adapters.postgres_pending import PostgresPendingStore
 from shared.errors import DataRejected
-from shared.models.memory import Reinforcement, SemanticQuery, Supersession, TemporalQuery
+from shared.models.memory import (
+    ExtractionChanges,
+    Reinforcement,
+    SemanticQuery,
+    Supersession,
+    TaskStatus,
+    TemporalQuery,
+)
 from tests.contract.conftest import FactBackend, unique
 from tests.contract.fact_builders import (
     CURRENT,
@@ -226,3 +234,26 @@ def test_no_column_can_hold_user_text_in_clear(real: FactBackend) -> None:
         )
         found = {(str(t), str(c)) for t, c in cur.fetchall()}
     assert found == {(t, c) for t, cols in allowed.items() for c in cols}
+
+
+def test_work_queued_before_an_erasure_writes_nothing(
+    fact_backend: FactBackend, user_id: str
+) -> None:
+    facts = fact_backend.facts
+    assert facts.task_status(user_id, "never") == TaskStatus()
+    done = unique("task")
+    apply(fact_backend, user_id, task=done, new_facts=[draft("before")])
+    assert facts.task_status(user_id, done).done
+
+    facts.delete_user(user_id)
+    status = facts.task_status(user_id, done)
+    assert not status.done and status.erased_at is not None  # the key went with the user
+    changes = ExtractionChanges(new_facts=[draft("late")])
+    queued_before = status.erased_at - timedelta(seconds=1)
+    assert status.refuses(queued_before)
+    assert not facts.apply_extraction(unique("task"), user_id, changes, T0, queued_before)
+    assert facts.list_facts(user_id, HISTORY) == []
+    queued_after = status.erased_at + timedelta(seconds=1)  # the user came back later
+    assert facts.apply_extraction(unique("task"), user_id, changes, T0, queued_after)
+    assert [f.text for f in facts.list_facts(user_id, HISTORY)] == ["fact late"]
+    assert facts.task_status(unique("user"), done).erased_at is None  # others untouched

@@ -55,3 +55,16 @@ def facts_of(user_id: str) -> list[tuple[str, str | None]]:
     finally:
         db.close()
     return [(fact.text, fact.source.turn_id) for fact in facts]
+
+
+def postgres_key_rows(user_id: str) -> int:
+    """How many data keys the user has (0 or 1)."""
+    conn = connect(Settings())
+    try:
+        cursor = conn.cursor()
+        cursor.execute("SELECT count(*) FROM user_keys WHERE user_id = %s", (user_id,))
+        row = cursor.fetchone()
+        assert row is not None
+        return int(row[0])
+    finally:
+        conn.close()

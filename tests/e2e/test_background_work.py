@@ -20,7 +20,7 @@ from shared.config import Settings
 from shared.ports import QueuedTask
 from shared.services.ids import extraction_task_name
 from tests.e2e.conftest import STATE, Served, wait_for
-from tests.e2e.snapshots import facts_of, postgres_counts
+from tests.e2e.snapshots import facts_of, postgres_counts, postgres_key_rows
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -163,3 +163,30 @@ def test_malformed_deliveries_are_acknowledged_and_store_nothing(
                 "subscription": "projects/local-project/subscriptions/agent-jobs-push"}  # fmt: skip
         assert httpx.post(url, json=push, headers=push_headers, timeout=30).status_code == 200
     assert postgres_counts() == before
+
+
+def test_an_extraction_queued_before_the_account_was_erased_brings_nothing_back(
+    served: Served,
+) -> None:
+    user, reply = new_turn(served, "Hello!")
+    deleted = served.post(served.memory_url + "account/delete", user, {"confirm": True})
+    assert deleted.status_code == 200, deleted.text
+    settings = Settings()
+    late = {
+        "user_id": user,
+        "chat_id": reply["chat_id"],
+        "turn_id": reply["turn_id"],
+        "message_id": f"{reply['turn_id']}-u",
+        "text": "[facts] I live in Basel",
+        "enqueued_at": "2026-01-01T00:00:00Z",  # queued long before the erasure
+    }
+    name = extraction_task_name(reply["turn_id"])
+    answer = httpx.post(
+        served.extraction_url,
+        json=late,
+        timeout=30,
+        headers=internal_headers(settings.extraction_url, settings.tasks_invoker_email, name),
+    )
+    assert answer.status_code == 200 and answer.json()["status"] == "erased"
+    assert facts_of(user) == []
+    assert postgres_key_rows(user) == 0  # not even a new data key

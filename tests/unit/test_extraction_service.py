@@ -263,12 +263,17 @@ class RefusesOnce(MemoryFactStore):
     refused = False
 
     def apply_extraction(
-        self, task_key: str, user_id: str, changes: ExtractionChanges, now: datetime
+        self,
+        task_key: str,
+        user_id: str,
+        changes: ExtractionChanges,
+        now: datetime,
+        issued_at: datetime | None = None,
     ) -> bool:
         if not self.refused:
             self.refused = True
             raise DataRejected("fact is not current")
-        return super().apply_extraction(task_key, user_id, changes, now)
+        return super().apply_extraction(task_key, user_id, changes, now, issued_at)
 
 
 def test_a_refused_write_is_planned_and_tried_once_more(deps: Deps, model: ScriptedModel) -> None:
@@ -276,3 +281,24 @@ def test_a_refused_write_is_planned_and_tried_once_more(deps: Deps, model: Scrip
     deps.__dict__["facts"] = facts
     model.output = extraction(fact("Alice collects stamps", type="Hobby"))
     assert ExtractionService(deps).run(task()).stored == 1 and facts.refused
+
+
+def test_a_task_queued_before_the_account_was_erased_stores_nothing(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    queued = task()
+    deps.facts.delete_user(queued.user_id)  # the user erased the account meanwhile
+    outcome = ExtractionService(deps).run(queued)
+    assert outcome.status == "erased"
+    assert llm.calls == []  # not even the model is asked
+    assert deps.facts.list_facts(queued.user_id, FactFilter(include_history=True)) == []
+
+
+def test_a_redelivered_task_skips_the_model_call(
+    deps: Deps, model: ScriptedModel, llm: ScriptedLLM
+) -> None:
+    model.output = extraction(fact("Alice collects stamps", type="Hobby"))
+    assert ExtractionService(deps).run(task()).status == "stored"
+    calls = len(llm.calls)
+    assert ExtractionService(deps).run(task()).status == "duplicate"
+    assert len(llm.calls) == calls

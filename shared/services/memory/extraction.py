@@ -30,7 +30,7 @@ from shared.services.structured import structured_with_retry
 log = logging.getLogger("extraction")
 RED_FLAG_FACTS = 5
 
-Status = Literal["stored", "duplicate"]
+Status = Literal["stored", "duplicate", "erased"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,11 @@ class ExtractionService:
 
     def run(self, task: ExtractionTask, task_key: str | None = None) -> ExtractionOutcome:
         key = task_key or extraction_task_name(task.turn_id)
+        status = self._deps.facts.task_status(task.user_id, key)
+        if status.refuses(task.enqueued_at):  # before any model call or data key
+            outcome = ExtractionOutcome(key, "duplicate" if status.done else "erased")
+            log.info("extraction skipped", extra={"task": key, **outcome.as_body()})
+            return outcome
         prompt = self._prompt(task)
         extraction, _ = structured_with_retry(self._deps.llm, prompt.request, Extraction)
         facts = [f for f in extraction.facts if task.has_preferences or f.type != "Preference"]
@@ -121,7 +126,7 @@ class ExtractionService:
         )
         pending = [hold_mention(task, key, item, now) for item in held.mentions]
         changes = _changes(plan, held.new_persons, pending)
-        applied = deps.facts.apply_extraction(key, user, changes, now)
+        applied = deps.facts.apply_extraction(key, user, changes, now, task.enqueued_at)
         if applied and changes != ExtractionChanges():
             invalidate_context(deps.cache, user)
         outcome = _outcome(key, applied, changes, held.skipped)
