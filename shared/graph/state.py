@@ -130,7 +130,8 @@ class PlanStep(_State):
 
 class StepResult(_State):
     step_id: str
-    status: Literal["done", "published", "refused", "skipped"]
+    # published: by this turn; sent: by an earlier turn of the same plan (before an approval)
+    status: Literal["done", "published", "sent", "refused", "skipped"]
     output: str = ""
 
 

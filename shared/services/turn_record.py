@@ -71,9 +71,10 @@ def extraction_tasks(state: TurnState) -> list[ExtractionTask]:
 def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
     published = {r.step_id for r in state.planning.results if r.status == "published"}
     now = context.ports.clock.now()
+    plan_turn = state.conversation.focus_turn_id or context.turn_id  # stable across answers
     return [
         AgentJob(
-            job_id=job_id_for(context.turn_id, index),
+            job_id=job_id_for(plan_turn, index),
             user_id=context.user_id,
             chat_id=context.chat_id,
             turn_id=context.turn_id,

@@ -370,3 +370,23 @@ def test_namesakes_are_told_apart_by_role_and_a_descriptor(deps: Deps, llm: Scri
     assert asked.interrupt is not None
     labels = sorted(o.label for o in asked.interrupt.options)
     assert labels == ["Lea (friend, Basel)", "Lea (friend, Bern)", "Someone else"]
+
+
+def test_each_acting_step_is_approved_on_its_own(deps: Deps, llm: ScriptedLLM) -> None:
+    plan = {
+        "steps": [
+            {"id": "s1", "agent": "productivity", "goal": "book the gym on Friday"},
+            {"id": "s2", "agent": "productivity", "goal": "book the sauna after it"},
+        ]
+    }
+    llm.add(classification("complex"), plan)
+    service = TurnService(deps)
+    first = service.run("alice", request("Book gym and sauna"))
+    assert first.interrupt is not None and "gym" in first.interrupt.question
+    second = service.run("alice", request("yes", cmid="m2", chat_id=first.chat_id))
+    assert second.interrupt is not None and "sauna" in second.interrupt.question
+    assert [job.goal for job in _jobs(deps)] == ["book the gym on Friday"]  # the approved one
+    service.run("alice", request("yes", cmid="m3", chat_id=first.chat_id))
+    jobs = _jobs(deps)  # each published once, with ids of the plan's turn
+    assert [job.goal for job in jobs] == ["book the gym on Friday", "book the sauna after it"]
+    assert [job.job_id for job in jobs] == [f"{first.turn_id}-job0", f"{first.turn_id}-job1"]

@@ -30,6 +30,7 @@ from shared.graph.state import (
     ResumePoint,
     StepResult,
     TurnState,
+    merge,
 )
 from shared.models.domain import PendingQuestion
 from shared.models.wire import Interrupt, InterruptOption
@@ -89,10 +90,11 @@ def global_planner(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str,
 
 @node("agent_execution")
 def agent_execution(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
-    restored = _after_approval(state)
-    planning = restored["planning"] if restored else state.planning
-    update = _execute_next(state, runtime, planning)
-    return {**(restored or {}), **update}
+    restored = _after_approval(state) or {}
+    current = state.model_copy(
+        update={key: merge(getattr(state, key), value) for key, value in restored.items()}
+    )
+    return {**restored, **_execute_next(current, runtime, current.planning)}
 
 
 def _execute_next(
@@ -127,12 +129,16 @@ def _after_approval(state: TurnState) -> dict[str, Any] | None:
     if state.planning.steps or pending is None or state.hitl.outcome != "answered":
         return None
     point = ResumePoint.model_validate(pending.resume_at)
-    planning = Planning(steps=point.steps, results=point.results)
+    earlier = [
+        r.model_copy(update={"status": "sent"}) if r.status == "published" else r
+        for r in point.results
+    ]  # published by the asking turn: never twice
+    planning = Planning(steps=point.steps, results=earlier)
     if state.hitl.option_id == APPROVE and point.step_id:
         planning = planning.model_copy(update={"approved": [point.step_id]})
     else:
         refused = StepResult(step_id=point.step_id or "", status="refused")
-        planning = planning.model_copy(update={"results": [*point.results, refused]})
+        planning = planning.model_copy(update={"results": [*earlier, refused]})
     focus = Conversation(
         focus=point.focus,
         focus_message_id=point.focus_message_id,
