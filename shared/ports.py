@@ -184,9 +184,10 @@ class FactStore(Protocol):
         """Move facts to another of the user's persons (merge, split); returns how many."""
         ...
 
-    def delete_user(self, user_id: str) -> None:
+    def delete_user(self, user_id: str, now: datetime) -> None:
         """Erase every fact, person, pending item, processed key and data key of the user,
-        and remember when (``task_status``), so older queued work stores nothing."""
+        and remember ``now`` as the erasure (``task_status``): work queued until then stores
+        nothing."""
         ...
 
 

@@ -226,10 +226,10 @@ class MemoryFactStore:
                 done=task_key in self.data.done_tasks, erased_at=self.data.erased.get(user_id)
             )
 
-    def delete_user(self, user_id: str) -> None:
+    def delete_user(self, user_id: str, now: datetime) -> None:
         with self.data.lock:
             data = self.data
-            data.erased[user_id] = self._clock.now()
+            data.erased[user_id] = max(now, data.erased.get(user_id, now))
             data.pending = {k: v for k, v in data.pending.items() if v.user_id != user_id}
             data.facts = {k: v for k, v in data.facts.items() if v.fact.user_id != user_id}
             data.persons = {k: v for k, v in data.persons.items() if v.user_id != user_id}

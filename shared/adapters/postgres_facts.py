@@ -139,13 +139,14 @@ class PostgresFactStore:
             )
             return cur.rowcount
 
-    def delete_user(self, user_id: str) -> None:
+    def delete_user(self, user_id: str, now: datetime) -> None:
         with self._db.transaction() as cur:
             _lock_user(cur, user_id)
             cur.execute(
-                "INSERT INTO erased_users (user_hash, erased_at) VALUES (%s, clock_timestamp())"
-                " ON CONFLICT (user_hash) DO UPDATE SET erased_at = EXCLUDED.erased_at",
-                (_user_hash(user_id),),
+                "INSERT INTO erased_users (user_hash, erased_at) VALUES (%s, %s)"
+                " ON CONFLICT (user_hash) DO UPDATE"
+                " SET erased_at = GREATEST(erased_users.erased_at, EXCLUDED.erased_at)",
+                (_user_hash(user_id), now),
             )
             for table in ("pending_items", "facts", "persons", "processed_tasks"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))

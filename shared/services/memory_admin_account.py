@@ -39,7 +39,7 @@ class AccountAdmin:
         )
 
     def delete(self, user_id: str) -> DeletedResponse:
-        self._deps.facts.delete_user(user_id)
+        self._deps.facts.delete_user(user_id, self._deps.clock.now())
         self._deps.account_conversations.delete_user(user_id)
         self._deps.account_cache.delete_user(user_id)
         return DeletedResponse()

@@ -14,6 +14,7 @@ the real PostgreSQL + pgvector (encrypted names, keyed-hash lookups, one transac
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -272,7 +273,7 @@ def model() -> ScriptedModel:
 @pytest.fixture
 def deps(fact_backend: FactBackend, model: ScriptedModel) -> Deps:
     for user in (USER, "bob"):  # fixed person ids: every case starts from no data
-        fact_backend.facts.delete_user(user)
+        fact_backend.facts.delete_user(user, NOW - timedelta(days=1))  # erased before the tasks
     return Deps(
         Settings(env="test", model_provider="scripted"),
         clock=FixedClock(NOW),

@@ -107,7 +107,7 @@ def test_another_user_can_never_read_or_change_a_users_rows(
     contacts.add_person(anna.model_copy(update={"user_id": other}))  # its id is taken: no-op
     assert [p.id for p in contacts.list_persons(other)] == [bea.id]
     assert pend.resolve_pending(other, item.id, T0) is None
-    facts.delete_user(other)
+    facts.delete_user(other, T0)
 
     assert everything_of(fact_backend, user_id, [item.id]) == before
 
@@ -127,7 +127,7 @@ def test_deleting_a_user_leaves_nothing_behind(fact_backend: FactBackend, user_i
     apply(fact_backend, keep, new_persons=[person(keep, "Kept")], new_facts=[draft("kept")])
     kept = everything_of(fact_backend, keep, [])
 
-    fact_backend.facts.delete_user(user_id)
+    fact_backend.facts.delete_user(user_id, T0)
 
     assert everything_of(fact_backend, user_id, []) == ([], [], [], [])
     assert fact_backend.contacts.find_by_name(user_id, "Annie") == []
@@ -245,7 +245,7 @@ def test_work_queued_before_an_erasure_writes_nothing(
     apply(fact_backend, user_id, task=done, new_facts=[draft("before")])
     assert facts.task_status(user_id, done).done
 
-    facts.delete_user(user_id)
+    facts.delete_user(user_id, T0)
     status = facts.task_status(user_id, done)
     assert not status.done and status.erased_at is not None  # the key went with the user
     changes = ExtractionChanges(new_facts=[draft("late")])

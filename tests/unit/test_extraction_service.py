@@ -287,7 +287,7 @@ def test_a_task_queued_before_the_account_was_erased_stores_nothing(
     deps: Deps, llm: ScriptedLLM
 ) -> None:
     queued = task()
-    deps.facts.delete_user(queued.user_id)  # the user erased the account meanwhile
+    deps.facts.delete_user(queued.user_id, deps.clock.now())  # erased meanwhile
     outcome = ExtractionService(deps).run(queued)
     assert outcome.status == "erased"
     assert llm.calls == []  # not even the model is asked
