@@ -13,7 +13,7 @@ import copy
 import threading
 import uuid
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import get_args
 
 from shared.adapters.fact_rules import check_draft, is_uuid, same_key
@@ -75,6 +75,20 @@ class MemoryFactData:
         if person is None or person.user_id != user_id:
             return None
         return person
+
+    def learn_person(self, person: Person, now: datetime) -> None:
+        """Names and descriptors, if the person is unchanged since ``person.updated_at``."""
+        stored = self.person_of(person.user_id, person.id)
+        if stored is None or stored.updated_at != person.updated_at:
+            return
+        self.persons[stored.id] = stored.model_copy(
+            update={
+                "display_name": person.display_name,
+                "aliases": person.aliases,
+                "descriptors": person.descriptors,
+                "updated_at": max(now, (stored.updated_at or now) + timedelta(microseconds=1)),
+            }
+        )
 
     def insert_person(self, person: Person, now: datetime) -> None:
         """``ON CONFLICT (id) DO NOTHING``, timestamps defaulting to now."""

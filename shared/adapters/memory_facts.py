@@ -115,7 +115,8 @@ class MemoryFactStore:
         now: datetime,
         issued_at: datetime | None = None,
     ) -> bool:
-        owners = {p.user_id for p in changes.new_persons} | {i.user_id for i in changes.pending}
+        owners = {p.user_id for p in [*changes.new_persons, *changes.learned_persons]}
+        owners |= {i.user_id for i in changes.pending}
         if owners - {user_id}:
             raise DataRejected("an extraction may only write rows of its own user")
         with self.data.lock:
@@ -128,6 +129,8 @@ class MemoryFactStore:
             work.done_tasks[task_key] = user_id
             for person in changes.new_persons:
                 work.insert_person(person, now)
+            for person in changes.learned_persons:
+                work.learn_person(person, now)
             for supersession in changes.supersessions:
                 if not _close(work, user_id, supersession.old_fact_id, now):
                     raise DataRejected(f"fact {supersession.old_fact_id} is not current")

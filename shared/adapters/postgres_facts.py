@@ -27,9 +27,11 @@ from shared.adapters.postgres_memory_rows import (
     FACT_COLUMNS,
     INSERT_PENDING_SQL,
     INSERT_PERSON_SQL,
+    LEARN_PERSON_SQL,
     fact_from_row,
     fact_row,
     insert_facts_sql,
+    learn_person_args,
     pending_insert_args,
     person_insert_args,
 )
@@ -87,6 +89,8 @@ class PostgresFactStore:
                 return False  # done before; this transaction wrote nothing
             for args in rows.persons:
                 cur.execute(INSERT_PERSON_SQL, args)
+            for person in changes.learned_persons:
+                cur.execute(LEARN_PERSON_SQL, learn_person_args(cipher, person, now))
             for supersession in changes.supersessions:
                 if not _close(cur, user_id, supersession.old_fact_id, now):
                     raise DataRejected(f"fact {supersession.old_fact_id} is not current")
@@ -241,7 +245,8 @@ def _encode(cipher: UserCipher, user_id: str, changes: ExtractionChanges, now: d
 
 def _check_owner(user_id: str, changes: ExtractionChanges) -> None:
     """One user's task writes that user's rows only."""
-    owners = {p.user_id for p in changes.new_persons} | {i.user_id for i in changes.pending}
+    owners = {p.user_id for p in [*changes.new_persons, *changes.learned_persons]}
+    owners |= {i.user_id for i in changes.pending}
     if owners - {user_id}:
         raise DataRejected("an extraction may only write rows of its own user")
 

@@ -154,6 +154,19 @@ def person_secrets(cipher: UserCipher, person: Person) -> list[Any]:
     ]
 
 
+# Learning from a message never overwrites a person changed since it was read; it moves
+# updated_at forward even at the same instant, so a copy read before it is stale too.
+LEARN_PERSON_SQL = (
+    "UPDATE persons SET display_name_enc = %s, aliases_enc = %s, descriptors_enc = %s,"
+    " name_hashes = %s::bytea[], updated_at = GREATEST(%s, updated_at + interval '1 microsecond')"
+    " WHERE user_id = %s AND id = %s AND updated_at = %s"
+)
+
+
+def learn_person_args(cipher: UserCipher, person: Person, now: datetime) -> list[Any]:
+    return [*person_secrets(cipher, person), now, person.user_id, person.id, person.updated_at]
+
+
 # Timestamps the caller left out are the database's now().
 INSERT_PERSON_SQL = (
     "INSERT INTO persons (id, user_id, avatar_id, role_to_user, created_at, updated_at,"

@@ -138,6 +138,9 @@ class ExtractionChanges(Strict):
     """Everything one extraction task writes, applied in one transaction."""
 
     new_persons: list[Person] = Field(default_factory=list)
+    # Known persons with what this message taught about them (a new alias, a missing
+    # descriptor); written only if unchanged since read (``updated_at``), else skipped.
+    learned_persons: list[Person] = Field(default_factory=list)
     new_facts: list[FactDraft] = Field(default_factory=list)
     supersessions: list[Supersession] = Field(default_factory=list)
     reinforcements: list[Reinforcement] = Field(default_factory=list)

@@ -141,3 +141,33 @@ def test_deleting_a_person_deletes_every_fact_about_them(
     assert held is not None and held.conflicting_fact_id is None  # kept, the conflict is moot
     assert not fact_backend.contacts.delete_person(user_id, leo.id)
     assert not fact_backend.contacts.delete_person(user_id, str(uuid.uuid4()))
+
+
+def test_an_extraction_teaches_a_person_only_if_unchanged_since_read(
+    fact_backend: FactBackend, user_id: str
+) -> None:
+    thomas = person(user_id, "Thomas")
+    apply(fact_backend, user_id, new_persons=[thomas], new_facts=[about(thomas, "x")])
+    [read] = fact_backend.contacts.find_by_name(user_id, "Thomas")
+    taught = read.model_copy(update={"aliases": ["Tom"], "descriptors": {"city": "Bern"}})
+    assert apply(fact_backend, user_id, learned_persons=[taught])
+    [found] = fact_backend.contacts.find_by_name(user_id, "Tom")
+    assert (found.id, found.aliases, found.descriptors) == (read.id, ["Tom"], {"city": "Bern"})
+
+    stale = read.model_copy(update={"aliases": ["Tommy"]})  # read before the lesson above
+    assert apply(fact_backend, user_id, learned_persons=[stale])  # the task still counts
+    assert fact_backend.contacts.find_by_name(user_id, "Tommy") == []
+    [still] = fact_backend.contacts.find_by_name(user_id, "Tom")
+    assert still.aliases == ["Tom"]
+
+
+def test_an_extraction_cannot_teach_another_users_person(
+    fact_backend: FactBackend, user_id: str
+) -> None:
+    other = unique("user")
+    theirs = person(other, "Bea")
+    apply(fact_backend, other, new_persons=[theirs], new_facts=[about(theirs, "y")])
+    [read] = fact_backend.contacts.find_by_name(other, "Bea")
+    with pytest.raises(DataRejected):
+        apply(fact_backend, user_id, learned_persons=[read.model_copy(update={"aliases": ["B"]})])
+    assert fact_backend.contacts.find_by_name(other, "B") == []

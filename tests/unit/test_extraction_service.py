@@ -302,3 +302,30 @@ def test_a_redelivered_task_skips_the_model_call(
     calls = len(llm.calls)
     assert ExtractionService(deps).run(task()).status == "duplicate"
     assert len(llm.calls) == calls
+
+
+def test_a_nickname_resolved_with_confidence_becomes_an_alias(
+    deps: Deps, model: ScriptedModel
+) -> None:
+    deps.contacts.add_person(person("thomas", "Thomas", "friend"))
+    model.output = extraction(
+        fact("Tom plays tennis", about="Tom", type="Hobby"),
+        entities=(entity("Tom", "friend", employer="ACME", city="Bern"),),
+    )
+    assert ExtractionService(deps).run(task(turn="t1")).stored == 1
+    [thomas] = deps.contacts.find_by_name(USER, "Tom")  # the exact lookup now finds him
+    assert thomas.id == pid("thomas") and thomas.aliases == ["Tom"]
+    assert thomas.descriptors["employer"] == "ACME" and thomas.descriptors["city"] == "Bern"
+
+
+def test_learning_never_overwrites_a_descriptor_or_repeats_an_alias(
+    deps: Deps, model: ScriptedModel
+) -> None:
+    deps.contacts.add_person(person("thomas", "Thomas", "friend", aliases=("Tom",), city="Basel"))
+    model.output = extraction(
+        fact("Tom moved", about="Tom", type="Other"), entities=(entity("Tom", city="Bern"),)
+    )
+    ExtractionService(deps).run(task(turn="t2"))
+    thomas = deps.contacts.get_person(USER, pid("thomas"))
+    assert thomas is not None
+    assert (thomas.aliases, thomas.descriptors) == (["Tom"], {"city": "Basel"})

@@ -61,6 +61,7 @@ class Held:
     attributed: list[HeldDraft] = field(default_factory=list)
     mentions: list[HeldMention] = field(default_factory=list)
     new_persons: list[Person] = field(default_factory=list)
+    learned: list[Person] = field(default_factory=list)  # known persons, with new names
     skipped: int = 0
 
 

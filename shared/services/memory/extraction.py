@@ -16,12 +16,13 @@ from typing import Literal
 from shared.deps import Deps
 from shared.errors import DataRejected
 from shared.models.domain import ExtractionTask
-from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem, Person
+from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem
 from shared.services.context_cache import invalidate_context
 from shared.services.ids import extraction_task_name
 from shared.services.memory.attribution import attribute
 from shared.services.memory.conflicts import NEIGHBOURS, Plan, Proposal, plan_changes
 from shared.services.memory.drafts import Drafter, Held, derived_id, hold_conflict, hold_mention
+from shared.services.memory.learning import learned_persons
 from shared.services.memory.prompt import ExtractionPrompt, extraction_prompt, known_facts
 from shared.services.memory.resolution import RESOLVED, Resolver
 from shared.services.memory.schema import Extraction
@@ -76,6 +77,7 @@ class ExtractionService:
         drafter = Drafter(task, key, self._deps.embedder)
         held = drafter.draft(attributed)
         held.skipped += len(extraction.facts) - len(facts)  # preferences nobody asked for
+        held.learned = learned_persons(attributed, extraction.entities)
         try:
             return self._apply(task, key, prompt, held)
         except DataRejected:
@@ -125,7 +127,7 @@ class ExtractionService:
             lambda draft, old: hold_conflict(task, key, draft, old, now),
         )
         pending = [hold_mention(task, key, item, now) for item in held.mentions]
-        changes = _changes(plan, held.new_persons, pending)
+        changes = _changes(plan, held, pending)
         applied = deps.facts.apply_extraction(key, user, changes, now, task.enqueued_at)
         if applied and changes != ExtractionChanges():
             invalidate_context(deps.cache, user)
@@ -138,11 +140,12 @@ def _replaced(prompt: ExtractionPrompt, ref: str | None) -> Fact | None:
     return prompt.refs.get(ref.strip().upper()) if ref else None
 
 
-def _changes(plan: Plan, persons: list[Person], pending: list[PendingItem]) -> ExtractionChanges:
+def _changes(plan: Plan, held: Held, pending: list[PendingItem]) -> ExtractionChanges:
     drafts: list[FactDraft] = [*plan.new_facts, *(s.replacement for s in plan.supersessions)]
     subjects = {d.subject_entity_id for d in drafts}
     return ExtractionChanges(
-        new_persons=[p for p in persons if p.id in subjects],  # no person without a fact
+        new_persons=[p for p in held.new_persons if p.id in subjects],  # none without a fact
+        learned_persons=held.learned,
         new_facts=plan.new_facts,
         supersessions=plan.supersessions,
         reinforcements=plan.reinforcements,
