@@ -39,7 +39,7 @@ MEMORY_PATHS = (
 )  # fmt: skip
 
 
-def fuzz(base_url: str, token: str, *paths: str) -> subprocess.CompletedProcess[str]:
+def fuzz(base_url: str, token: str, workdir: Path, *paths: str) -> subprocess.CompletedProcess[str]:
     command = [
         str(FUZZER), "run", str(ROOT / "docs" / "openapi.yaml"),
         "--url", base_url.rstrip("/"),
@@ -52,7 +52,10 @@ def fuzz(base_url: str, token: str, *paths: str) -> subprocess.CompletedProcess[
     ]  # fmt: skip
     for path in paths:
         command += ["--include-path", path]
-    return subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    # Its cache (.schemathesis/) goes to the test's own folder, never into the repository.
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=600, check=False, cwd=workdir
+    )
 
 
 @pytest.mark.parametrize(
@@ -64,10 +67,10 @@ def fuzz(base_url: str, token: str, *paths: str) -> subprocess.CompletedProcess[
     ],
 )
 def test_responses_keep_the_documented_contract(
-    served: Served, function: str, paths: tuple[str, ...]
+    served: Served, function: str, paths: tuple[str, ...], tmp_path: Path
 ) -> None:
     assert FUZZER.exists(), "scripts/bootstrap.sh installs schemathesis into .tools/"
     url = {"turn": served.turn_url, "resume": served.resume_url, "memory": served.memory_url}
     token = served.token(f"fuzz{uuid.uuid4().hex[:10]}")
-    result = fuzz(url[function], token, *paths)
+    result = fuzz(url[function], token, tmp_path, *paths)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
