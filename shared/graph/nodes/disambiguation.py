@@ -18,9 +18,9 @@ from shared.graph.answers import SOMEONE_ELSE
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.phrases import phrase
+from shared.graph.questions import ask
 from shared.graph.routing import route_ambiguity
-from shared.graph.state import Ambiguity, Disambiguation, Hitl, ResumePoint, TurnState
-from shared.models.domain import PendingQuestion
+from shared.graph.state import Ambiguity, Disambiguation, Hitl, TurnState
 from shared.models.wire import Interrupt, InterruptOption
 
 
@@ -36,25 +36,16 @@ def question_for(ambiguity: Ambiguity, language: str, interrupt_id: str) -> Inte
 
 
 def _ask(state: TurnState, context: TurnContext, ambiguity: Ambiguity, blocking: bool) -> Hitl:
-    conversation = state.conversation
-    assert state.intent is not None
-    point = ResumePoint(
-        focus=conversation.focus,
-        focus_message_id=conversation.focus_message_id,
-        focus_turn_id=conversation.focus_turn_id,
-        intent=state.intent,
+    interrupt = question_for(ambiguity, state.conversation.language, f"{context.turn_id}-q")
+    return ask(
+        state,
+        context,
+        interrupt,
+        blocking,
         mention=ambiguity.mention,
         resolved=state.memory.resolved,
         extraction=state.memory.extraction if blocking else None,
     )
-    question = PendingQuestion(
-        interrupt=question_for(ambiguity, conversation.language, f"{context.turn_id}-q"),
-        blocking=blocking,
-        turn_id=context.turn_id,
-        asked_at=context.ports.clock.now(),
-        resume_at=point.model_dump(mode="json"),
-    )
-    return Hitl(ask=question)
 
 
 @node("disambiguation_blocking")

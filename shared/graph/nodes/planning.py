@@ -21,6 +21,7 @@ from shared.graph.answers import APPROVE, REJECT
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.phrases import phrase
+from shared.graph.questions import ask
 from shared.graph.routing import MAX_PLAN_STEPS, more_steps, next_step_ids, planning_entry
 from shared.graph.state import (
     Conversation,
@@ -32,7 +33,6 @@ from shared.graph.state import (
     TurnState,
     merge,
 )
-from shared.models.domain import PendingQuestion
 from shared.models.wire import Interrupt, InterruptOption
 from shared.ports import ChatTurn, LLMRequest
 from shared.services.structured import structured_with_retry
@@ -151,7 +151,6 @@ def _ask_approval(
     state: TurnState, context: TurnContext, planning: Planning, step: PlanStep
 ) -> Hitl:
     language = state.conversation.language
-    assert state.intent is not None
     interrupt = Interrupt(
         id=f"{context.turn_id}-a{step.id}",
         kind="approval",
@@ -161,23 +160,9 @@ def _ask_approval(
             InterruptOption(id=REJECT, label=phrase("no", language)),
         ],
     )
-    point = ResumePoint(
-        focus=state.conversation.focus,
-        focus_message_id=state.conversation.focus_message_id,
-        focus_turn_id=state.conversation.focus_turn_id,
-        intent=state.intent,
-        steps=planning.steps,
-        results=planning.results,
-        step_id=step.id,
+    return ask(
+        state, context, interrupt, steps=planning.steps, results=planning.results, step_id=step.id
     )
-    question = PendingQuestion(
-        interrupt=interrupt,
-        blocking=True,
-        turn_id=context.turn_id,
-        asked_at=context.ports.clock.now(),
-        resume_at=point.model_dump(mode="json"),
-    )
-    return Hitl(ask=question)
 
 
 def _run_inline(planning: Planning, runtime: Runtime[TurnContext], step: PlanStep) -> str:
