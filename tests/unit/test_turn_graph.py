@@ -390,3 +390,23 @@ def test_each_acting_step_is_approved_on_its_own(deps: Deps, llm: ScriptedLLM) -
     jobs = _jobs(deps)  # each published once, with ids of the plan's turn
     assert [job.goal for job in jobs] == ["book the gym on Friday", "book the sauna after it"]
     assert [job.job_id for job in jobs] == [f"{first.turn_id}-job0", f"{first.turn_id}-job1"]
+
+
+def test_a_context_cached_by_a_turn_that_raced_a_change_is_not_used(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    from shared.models.domain import AssistantProfile
+    from shared.services.context_cache import invalidate_context
+
+    deps.profiles.put_profile("alice", AssistantProfile(persona_name="Ada"), deps.clock.now())
+    llm.add(classification(), "One.")
+    service = TurnService(deps)
+    chat = service.run("alice", request("First?")).chat_id
+    stale = deps.cache.get(context_key("alice"))  # what a slow turn loaded before the change
+    assert stale is not None
+    deps.profiles.put_profile("alice", AssistantProfile(persona_name="Bo"), deps.clock.now())
+    invalidate_context(deps.cache, "alice")
+    deps.cache.set(context_key("alice"), stale, 3600)  # ...and writes back after it
+    llm.add(classification(), "Two.")
+    service.run("alice", request("Second?", cmid="m2", chat_id=chat))
+    assert "You are Bo" in llm.calls[-1].request.system

@@ -28,7 +28,11 @@ from shared.graph.state import Conversation, SummaryUpdate, TurnState
 from shared.models.domain import AssistantProfile
 from shared.models.memory import SELF, FactFilter
 from shared.ports import ChatTurn, LLMRequest
-from shared.services.context_cache import CONTEXT_TTL_SECONDS, context_key
+from shared.services.context_cache import (
+    CONTEXT_TTL_SECONDS,
+    context_key,
+    context_version,
+)
 
 log = logging.getLogger("graph")
 
@@ -95,28 +99,33 @@ def context_loader(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str,
 
 def _cached_context(ports: TurnPorts, user_id: str) -> tuple[AssistantProfile, list[str]]:
     cipher, key = ports.keyring.cipher_for(user_id), context_key(user_id)
-    cached = _cache_read(ports, key)
+    version, cached = _cache_read(ports, user_id)  # the version before the stores are read
     if cached is not None:
         data = json.loads(cipher.decrypt(cached, "cache.context"))
-        return AssistantProfile.model_validate(data["profile"]), list(data["facts"])
+        if data.get("version") == version:
+            return AssistantProfile.model_validate(data["profile"]), list(data["facts"])
     with ThreadPoolExecutor(max_workers=2) as pool:
         profile_job = pool.submit(ports.profiles.get_profile, user_id)
         facts_job = pool.submit(
             ports.facts.list_facts, user_id, FactFilter(subject_id=SELF, limit=PROFILE_FACTS)
         )
         profile, facts = profile_job.result(), [f.text for f in facts_job.result()]
-    blob = json.dumps({"profile": profile.model_dump(mode="json"), "facts": facts})
-    with suppress(DependencyUnavailable):  # a cache: the turn goes on without it
-        ports.cache.set(key, cipher.encrypt(blob, "cache.context"), CONTEXT_TTL_SECONDS)
+    if version is not None:
+        blob = json.dumps(
+            {"version": version, "profile": profile.model_dump(mode="json"), "facts": facts}
+        )
+        with suppress(DependencyUnavailable):  # a cache: the turn goes on without it
+            ports.cache.set(key, cipher.encrypt(blob, "cache.context"), CONTEXT_TTL_SECONDS)
     return profile, facts
 
 
-def _cache_read(ports: TurnPorts, key: str) -> bytes | None:
+def _cache_read(ports: TurnPorts, user_id: str) -> tuple[int | None, bytes | None]:
+    """(context version, cached value); (None, None) when Redis cannot be read."""
     try:
-        return ports.cache.get(key)
+        return context_version(ports.cache, user_id), ports.cache.get(context_key(user_id))
     except DependencyUnavailable:
         log.warning("context cache unavailable, loading from the stores")
-        return None
+        return None, None
 
 
 def build() -> Any:
