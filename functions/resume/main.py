@@ -9,17 +9,8 @@ from shared.deps import get_deps
 from shared.logs import set_trace
 from shared.models.wire import ResumeRequest
 from shared.services.resume import ResumeService
-from shared.services.turn_stream import stream_events
-from shared.web import (
-    guarded,
-    json_response,
-    parse_json,
-    read_body,
-    require_post,
-    sse_response,
-    trace_header,
-    wants_stream,
-)
+from shared.services.turn_stream import reply
+from shared.web import guarded, parse_json, read_body, require_post, trace_header
 
 
 @functions_framework.http
@@ -33,8 +24,6 @@ def resume(request: flask.Request) -> flask.Response:
         body = parse_json(read_body(request, deps.settings.max_body_bytes), ResumeRequest)
         service = ResumeService(deps)
         prepared = service.prepare(user_id, body, trace=trace)
-        if wants_stream(request, False):
-            return sse_response(stream_events(service.turns, prepared))
-        return json_response(service.turns.run_prepared(prepared).model_dump(mode="json"))
+        return reply(request, service.turns, prepared)
 
     return guarded(work)

@@ -17,7 +17,7 @@ from shared.deps import Deps
 from shared.errors import BadRequest, InterruptNotPending, MessageTooLong, NotFound
 from shared.graph.answers import rule_answer
 from shared.models.wire import ResumeRequest, TurnRequest
-from shared.services.turn import PreparedTurn, TurnService
+from shared.services.turn import Answer, PreparedTurn, TurnService
 
 
 def resume_message_id(interrupt_id: str) -> str:
@@ -53,7 +53,7 @@ class ResumeService:
             message=chosen.label,
             client_message_id=resume_message_id(request.interrupt_id),
         )
-        prepared = self.turns.prepare(user_id, turn, trace=trace, answer=chosen.id)
+        prepared = self.turns.prepare(user_id, turn, trace=trace, answer=Answer(chat, chosen.id))
         if prepared.replay is not None:  # answered and finished before
             raise InterruptNotPending("this interrupt was answered already")
         return prepared

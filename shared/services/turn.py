@@ -47,6 +47,14 @@ TurnEvent = Chunk | Done
 
 
 @dataclass(frozen=True)
+class Answer:
+    """The chat, as the resume service read it, and the option of its pending question."""
+
+    chat: Chat
+    option_id: str
+
+
+@dataclass(frozen=True)
 class PreparedTurn:
     user_id: str
     chat_id: str
@@ -68,7 +76,7 @@ class TurnService:
         user_id: str,
         request: TurnRequest,
         trace: str | None = None,
-        answer: str | None = None,
+        answer: Answer | None = None,
     ) -> PreparedTurn:
         """Everything that can refuse the request, before a single byte is streamed."""
         settings, store = self._deps.settings, self._deps.conversations
@@ -77,7 +85,10 @@ class TurnService:
             raise MessageTooLong(f"message over {settings.max_message_chars} characters")
         chat_id = request.chat_id or new_chat_id_for(user_id, request.client_message_id)
         chat_is_new = request.chat_id is None
-        chat = None if chat_is_new else store.get_chat(user_id, chat_id)
+        if answer is not None:  # read and checked by the resume service
+            chat: Chat | None = answer.chat
+        else:
+            chat = None if chat_is_new else store.get_chat(user_id, chat_id)
         if not chat_is_new and chat is None:
             raise NotFound("chat not found")
         turn_id = turn_id_for(user_id, request.client_message_id)
@@ -96,7 +107,14 @@ class TurnService:
         if claim.status == "running":
             raise TurnInProgress("this message is still being answered; retry shortly")
         return PreparedTurn(
-            user_id, chat_id, turn_id, request, chat_is_new, chat, trace=trace, answer=answer
+            user_id,
+            chat_id,
+            turn_id,
+            request,
+            chat_is_new,
+            chat,
+            trace=trace,
+            answer=answer.option_id if answer else None,
         )
 
     def events(self, turn: PreparedTurn) -> Iterator[TurnEvent]:

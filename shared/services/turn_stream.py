@@ -1,13 +1,15 @@
-"""A turn's events as Server-Sent Events, for the turn and resume functions."""
+"""A prepared turn's reply, as JSON or Server-Sent Events, for the turn and resume functions."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
 
+import flask
+
 from shared.errors import AppError
 from shared.services.turn import Chunk, PreparedTurn, TurnService
-from shared.web import sse
+from shared.web import json_response, sse, sse_response, wants_stream
 
 
 def stream_events(service: TurnService, turn: PreparedTurn) -> Iterator[str]:
@@ -25,3 +27,12 @@ def stream_events(service: TurnService, turn: PreparedTurn) -> Iterator[str]:
     except Exception:
         logging.getLogger("turn").exception("turn failed while streaming")
         yield sse("error", AppError("internal error").to_body()["error"])
+
+
+def reply(
+    request: flask.Request, service: TurnService, turn: PreparedTurn, stream: bool = False
+) -> flask.Response:
+    """Stream when the body asks for it or the client accepts ``text/event-stream``."""
+    if wants_stream(request, stream):
+        return sse_response(stream_events(service, turn))
+    return json_response(service.run_prepared(turn).model_dump(mode="json"))
