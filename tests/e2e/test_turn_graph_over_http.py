@@ -21,6 +21,7 @@ from shared.adapters.postgres_keyring import PostgresKeyRing
 from shared.config import Settings
 from shared.models.memory import FactFilter, Person
 from tests.e2e.conftest import Served, wait_for
+from tests.e2e.snapshots import firestore_paths, postgres_counts
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -182,3 +183,83 @@ def test_resume_streams_and_refuses_an_answer_that_picks_nothing(served: Served)
     assert streamed.status_code == 200
     assert streamed.headers["content-type"].startswith("text/event-stream")
     assert "event: chunk" in streamed.text and "event: done" in streamed.text
+
+
+RESUME_REFUSALS = {
+    "malformed json": (b'{"chat_id": ', 400, "invalid_json"),
+    "not an object": (b'["1"]', 400, "invalid_json"),
+    "missing answer": (b'{"chat_id": "{chat}", "interrupt_id": "{id}"}', 400, "invalid_request"),
+    "unknown field": (
+        b'{"chat_id": "{chat}", "interrupt_id": "{id}", "answer": "1", "user_id": "bob"}',
+        400,
+        "invalid_request",
+    ),
+    "a number for the answer": (
+        b'{"chat_id": "{chat}", "interrupt_id": "{id}", "answer": 1}',
+        400,
+        "invalid_request",
+    ),
+    "an answer that picks nothing": (
+        b'{"chat_id": "{chat}", "interrupt_id": "{id}", "answer": "what a day"}',
+        400,
+        "invalid_request",
+    ),
+    "answer too long": (
+        b'{"chat_id": "{chat}", "interrupt_id": "{id}", "answer": "' + b"1" * 8001 + b'"}',
+        400,
+        "message_too_long",
+    ),
+    "body too large": (
+        b'{"chat_id": "{chat}", "interrupt_id": "{id}", "answer": "' + b"1" * 70000 + b'"}',
+        413,
+        "payload_too_large",
+    ),
+    "another interrupt": (
+        b'{"chat_id": "{chat}", "interrupt_id": "other-q", "answer": "1"}',
+        409,
+        "interrupt_not_pending",
+    ),
+    "a chat that does not exist": (
+        b'{"chat_id": "nochat", "interrupt_id": "{id}", "answer": "1"}',
+        404,
+        "not_found",
+    ),
+}
+
+
+def test_bad_answers_are_refused_and_change_nothing(served: Served, db: firestore.Client) -> None:
+    user = f"u{uuid.uuid4().hex[:12]}"
+    seed_namesakes(user)
+    _, asked = stream_turn(served, user, "[ask] What does @Thomas like?")[-1]
+    chat, interrupt_id = asked["chat_id"], asked["interrupt"]["id"]
+    before = (firestore_paths(db, user), postgres_counts())
+    for case, (body, status, code) in RESUME_REFUSALS.items():
+        content = body.replace(b"{chat}", chat.encode()).replace(b"{id}", interrupt_id.encode())
+        response = httpx.post(
+            served.resume_url,
+            content=content,
+            headers={
+                "Authorization": f"Bearer {served.token(user)}",
+                "Content-Type": "application/json",
+            },
+            timeout=30,
+        )
+        assert (response.status_code, response.json()["error"]["code"]) == (status, code), case
+    stranger = served.post(
+        served.resume_url,
+        f"u{uuid.uuid4().hex[:12]}",
+        {"chat_id": chat, "interrupt_id": interrupt_id, "answer": "1"},
+    )
+    assert (stranger.status_code, stranger.json()["error"]["code"]) == (404, "not_found")
+    unsigned = httpx.post(
+        served.resume_url,
+        json={"chat_id": chat, "interrupt_id": interrupt_id, "answer": "1"},
+        timeout=30,
+    )
+    assert (unsigned.status_code, unsigned.json()["error"]["code"]) == (401, "unauthenticated")
+    assert (firestore_paths(db, user), postgres_counts()) == before  # nothing stored changed
+
+    answer = {"chat_id": chat, "interrupt_id": interrupt_id, "answer": "1"}
+    first, second = (served.post(served.resume_url, user, answer) for _ in range(2))
+    assert first.status_code == 200  # the question was still open for the real answer
+    assert (second.status_code, second.json()["error"]["code"]) == (409, "interrupt_not_pending")
