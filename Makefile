@@ -43,6 +43,8 @@ bench: install  ## benchmarks that print figures (not tests)
 	@$(PY) -m bench.extraction
 	@$(PY) -m bench.retrieval
 	@$(PY) -m bench.turn
+	@$(PY) -m bench.hitl
+	@$(PY) -m bench.agents
 
 graph: install  ## regenerate docs/graph.md from the compiled turn graph
 	@$(PY) scripts/graph_diagram.py

@@ -5,7 +5,9 @@
 It uses the same path as a real client: a minted ID token, POST to the turn URL streaming
 Server-Sent Events. A question (an interrupt) streams with numbered options; the next input
 goes to the resume URL as its answer (a number, the option's words), and if it picks no
-option (400), to the turn URL as a new message.
+option (400), to the turn URL as a new message. Before each prompt (an empty line asks
+again) it polls the chat (``/messages`` on the resume function): agent results and
+questions background work asked in the meantime are shown, and answered the same way.
 """
 
 from __future__ import annotations
@@ -52,11 +54,40 @@ class Exchange:
     error: str | None = None
 
 
+class Poll:
+    """What arrived in the chat since the last look: printed once each."""
+
+    def __init__(self, client: httpx.Client, url: str) -> None:
+        self._client, self._url = client, url
+        self._after: str | None = None
+
+    def news(self, chat_id: str | None, show: bool = True) -> str | None:
+        """Print new assistant messages; the open question's id, if any."""
+        if chat_id is None:
+            return None
+        body = {"chat_id": chat_id, "after": self._after}
+        response = self._client.post(self._url, json=body)
+        if response.status_code != 200:
+            return None
+        view = response.json()
+        for message in view["messages"]:
+            self._after = message["created_at"]
+            if show and message["role"] == "assistant":
+                print(f"\nassistant > {message['text']}")
+        interrupt = view.get("interrupt")
+        if show and interrupt:
+            for number, option in enumerate(interrupt["options"], start=1):
+                print(f"  {number}. {option['label']}")
+        return interrupt.get("id") if interrupt else None
+
+
 def chat(turn_url: str, resume_url: str, headers: dict[str, str]) -> None:
     chat_id: str | None = None
     interrupt_id: str | None = None
     with httpx.Client(timeout=300, headers=headers) as client:
+        poll = Poll(client, resume_url.rstrip("/") + "/messages")
         while True:
+            interrupt_id = poll.news(chat_id) or interrupt_id
             try:
                 message = input("\nyou > ").strip()
             except EOFError:
@@ -71,6 +102,7 @@ def chat(turn_url: str, resume_url: str, headers: dict[str, str]) -> None:
                 body = {"chat_id": chat_id, "message": message, "client_message_id": uuid4()}
                 reply = exchange(client, turn_url, body)
             chat_id, interrupt_id = reply.chat_id or chat_id, reply.interrupt_id
+            poll.news(chat_id, show=False)  # what was just streamed is seen
 
 
 def uuid4() -> str:

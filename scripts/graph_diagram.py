@@ -27,9 +27,9 @@ routing functions of `shared/graph/routing.py`.
 
 
 def render() -> str:
-    from shared.graph.builder import build_turn_graph
+    from shared.graph.builder import wire
 
-    mermaid = build_turn_graph().get_graph(xray=True).draw_mermaid()
+    mermaid = wire(stage_checkpointer=None).get_graph(xray=True).draw_mermaid()
     return HEADER + mermaid.rstrip() + "\n```\n"
 
 

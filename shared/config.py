@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import model_validator
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.errors import ConfigurationError
@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     agents_topic: str = "agent-jobs"
     agents_invoker_email: str = "pubsub-invoker@local-project.iam.gserviceaccount.com"
     agents_url: str = "http://127.0.0.1:8523/"
+    resume_url: str = "http://127.0.0.1:8522/"  # approval timeouts are delivered here
+    hitl_timeout_queue: str = "hitl-timeouts"
+    approval_timeout_seconds: int = Field(default=1800, ge=1)  # unanswered: auto-rejected
     max_event_age_seconds: int = 3600
 
     # Models
@@ -79,6 +82,10 @@ class Settings(BaseSettings):
     local_kek_file: str | None = None  # dev/test: 32 random bytes written by scripts/stack
     kms_key_name: str | None = None  # prod: projects/P/locations/L/keyRings/R/cryptoKeys/K
 
+    # Agents: where messages sent on the user's behalf go ("firestore": recorded under the
+    # user, the only provider built in; a delivering provider plugs in at Deps.outbox)
+    outbox_provider: Literal["firestore"] = "firestore"
+
     # Limits
     max_message_chars: int = 8000
     max_body_bytes: int = 65536
@@ -94,6 +101,27 @@ class Settings(BaseSettings):
     usd_per_million_input_tokens: float = 0.30  # for the turn's cost accounting
     usd_per_million_output_tokens: float = 2.50
     idempotency_ttl_days: int = 7
+
+    # Human-in-the-loop escalation triggers (shared/services/hitl_policy.py)
+    hitl_cost_limit_usd: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)  # per action
+    hitl_min_confidence: float = Field(default=0.6, ge=0.0, le=1.0)  # below: escalate
+    hitl_max_consecutive_failures: int = Field(default=3, ge=1)  # this many: escalate
+
+    # Agent jobs (shared/services/agent_jobs): the supervisor policy and the watchdog
+    agent_max_steps: int = Field(default=30, ge=1)  # model steps per subtask
+    agent_subtask_retries: int = Field(default=3, ge=0)  # on transient errors, backed off
+    agent_retry_base_seconds: float = Field(default=0.5, ge=0.0)  # doubles per retry
+    agent_retry_max_seconds: float = Field(default=8.0, ge=0.0)
+    agent_parallelism: int = Field(default=6, ge=1)  # subtasks running at once
+    agent_team_cap: int = Field(default=10, ge=1)  # subtasks per job, recruits included
+    agent_job_token_budget: int = Field(default=60000, ge=1000)  # unless the job sets one
+    agent_recruit_min_tokens: int = Field(default=4000, ge=0)  # left, for a recruit
+    agent_mailbox_size: int = Field(default=50, ge=2)  # full: the oldest half is dropped
+    agent_job_lease_seconds: int = Field(default=600, ge=30)  # a crashed run's hold
+    agent_max_deliveries: int = Field(default=5, ge=1)  # the dead-letter policy's attempts
+    watchdog_every_steps: int = Field(default=5, ge=1)
+    watchdog_window_steps: int = Field(default=20, ge=1)
+    operator_webhook_url: str | None = None  # escalations are POSTed here ("": none)
 
     @model_validator(mode="after")
     def _refuse_unsafe_production(self) -> Settings:

@@ -7,14 +7,19 @@ it. Tests build ``Deps(settings)`` and replace any component with a fake by keyw
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
 from shared.config import Settings, get_settings
 from shared.errors import ConfigurationError
 from shared.ports import (
     LLM,
+    AgentDataStore,
     Cache,
     Clock,
     ContactStore,
@@ -24,12 +29,17 @@ from shared.ports import (
     EmbeddingMigration,
     FactStore,
     IdempotencyStore,
+    JobStore,
     KeyRing,
+    OperatorAlerts,
+    Outbox,
     PendingStore,
     ProfileStore,
     Publisher,
     TaskQueue,
+    TrustStore,
     UserKeyspace,
+    WebSearch,
 )
 
 
@@ -60,16 +70,65 @@ class Deps:
         return FirestoreConversationStore(self._firestore)
 
     @cached_property
+    def checkpointer(self) -> BaseCheckpointSaver[Any]:
+        """The turn graph's checkpoints (Firestore); tests may pass LangGraph's InMemorySaver."""
+        from shared.adapters.firestore_checkpoints import FirestoreSaver
+        from shared.adapters.firestore_conversations import DEFAULT_TURN_TTL
+        from shared.graph.serde import checkpoint_serde
+
+        # Expire before the turn records that name the threads (account erasure finds them).
+        ttl = DEFAULT_TURN_TTL - timedelta(hours=1)
+        return FirestoreSaver(self._firestore, ttl=ttl, serde=checkpoint_serde())
+
+    @cached_property
     def profiles(self) -> ProfileStore:
         from shared.adapters.firestore_profiles import FirestoreProfileStore
 
         return FirestoreProfileStore(self._firestore)
 
     @cached_property
+    def trust(self) -> TrustStore:
+        from shared.adapters.firestore_trust import FirestoreTrustStore
+
+        return FirestoreTrustStore(self._firestore)
+
+    @cached_property
     def idempotency(self) -> IdempotencyStore:
         from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
 
         return FirestoreIdempotencyStore(self._firestore)
+
+    @cached_property
+    def jobs(self) -> JobStore:
+        from shared.adapters.firestore_jobs import FirestoreJobStore
+
+        return FirestoreJobStore(self._firestore)
+
+    @cached_property
+    def operator_alerts(self) -> OperatorAlerts:
+        from shared.adapters.webhook_alerts import WebhookOperatorAlerts
+
+        return WebhookOperatorAlerts(self.settings.operator_webhook_url)
+
+    @cached_property
+    def agent_data(self) -> AgentDataStore:
+        from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
+
+        return FirestoreAgentDataStore(self._firestore)
+
+    @cached_property
+    def outbox(self) -> Outbox:
+        if self.settings.outbox_provider != "firestore":
+            raise ConfigurationError(f"unknown outbox_provider {self.settings.outbox_provider!r}")
+        from shared.adapters.firestore_outbox import FirestoreOutbox
+
+        return FirestoreOutbox(self._firestore, self.clock)
+
+    @cached_property
+    def web_search(self) -> WebSearch | None:
+        """No provider is built in: the research agent then offers no ``web_search``. A
+        provider plugs in here (or ``Deps(settings, web_search=...)`` in tests)."""
+        return None
 
     @cached_property
     def _redis(self) -> Any:

@@ -16,7 +16,12 @@ AppError
 │   ├── InterruptNotPending       interrupt_not_pending
 │   ├── TurnInProgress            turn_in_progress  (same client_message_id still running)
 │   ├── FactNotCurrent            fact_not_current  (only a current fact can be edited)
-│   └── PendingNotOpen            pending_not_open  (a pending item is answered once)
+│   ├── PendingNotOpen            pending_not_open  (a pending item is answered once)
+│   ├── JobInProgress             job_in_progress   (an agent job cannot go on now: another
+│   │                                                run holds it, or it waits to ask; the
+│   │                                                queue retries the delivery)
+│   └── JobNotActive              job_not_active    (the user's pause/resume/cancel does
+│                                                    not apply to the job's state)
 ├── DataRejected (422)            data_rejected     (a constraint refused a row or a value,
 │                                                    e.g. an unknown time zone; no retry helps)
 ├── PayloadTooLarge (413)         payload_too_large
@@ -112,6 +117,14 @@ class PendingNotOpen(Conflict):
     """The pending item was answered already (each is answered exactly once)."""
 
     code = "pending_not_open"
+
+
+class JobInProgress(Conflict):
+    code = "job_in_progress"
+
+
+class JobNotActive(Conflict):
+    code = "job_not_active"
 
 
 class PayloadTooLarge(AppError):

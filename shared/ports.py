@@ -6,22 +6,36 @@ tests; ``tests/contract`` runs one test file against both.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
+from shared.models.agent_data import (
+    Budget,
+    CalendarEvent,
+    Expense,
+    Feedback,
+    Note,
+    OutboundEmail,
+    Reminder,
+    SentMessage,
+    WebResult,
+)
 from shared.models.base import Strict
 from shared.models.domain import (
     AssistantProfile,
     Chat,
     ChatUpdate,
+    HitlControl,
     Message,
     TurnClaim,
     TurnMetadata,
     TurnRecord,
 )
+from shared.models.jobs import JobState
 from shared.models.memory import (
     ExtractionChanges,
     Fact,
@@ -36,9 +50,11 @@ from shared.models.memory import (
     TemporalQuery,
 )
 from shared.models.memory_api import ConversationExport
-from shared.models.wire import TurnResponse
+from shared.models.trust import HitlMode, TrustRecord
+from shared.models.wire import Interrupt, TurnResponse
 
 M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R")
 
 
 class Clock(Protocol):
@@ -66,8 +82,27 @@ class ConversationStore(Protocol):
         turn_id: str,
         now: datetime,
         lease_seconds: int,
+        new_chat: bool = True,
+        resume: ResumeClaim | None = None,
     ) -> TurnClaim:
-        """Atomically start a turn, or report the earlier one with the same client id."""
+        """Atomically start a turn, or report the earlier one with the same client id.
+
+        In the same transaction the chat is read (``no_chat`` if it must exist and does
+        not) and, with ``resume``, its waiting interrupt is claimed for this turn (see
+        ``shared.adapters.turn_claims.decide``, shared by every adapter)."""
+        ...
+
+    def open_interrupt(
+        self, user_id: str, chat_id: str, control: HitlControl, question: Message, now: datetime
+    ) -> bool:
+        """Make ``control`` the chat's pending interrupt and post its question, in one
+        transaction; False (nothing written) if another interrupt is waiting."""
+        ...
+
+    def put_control(self, user_id: str, chat_id: str, control: HitlControl) -> bool:
+        """Make ``control`` the chat's control record (one write, no read): how a turn that
+        asked leaves its question pending, once its checkpoint is saved. False if the chat
+        is gone."""
         ...
 
     def complete_turn(
@@ -96,6 +131,19 @@ class ConversationStore(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class ResumeClaim:
+    """Take the chat's waiting interrupt together with the turn's claim.
+
+    ``interrupt_id``: exactly this interrupt (``functions/resume``), else ``not_pending``;
+    None: whatever turn question waits (a message that may answer it; none is no error).
+    ``choose`` picks the answer's option from the interrupt, inside the transaction; None
+    from it means the answer picks nothing (``bad_answer``, nothing written)."""
+
+    interrupt_id: str | None = None
+    choose: Callable[[Interrupt], str | None] | None = None
+
+
 class ProfileStore(Protocol):
     """The user's assistant settings (persona, presentation rules, time zone)."""
 
@@ -104,6 +152,28 @@ class ProfileStore(Protocol):
         ...
 
     def put_profile(self, user_id: str, profile: AssistantProfile, now: datetime) -> None: ...
+
+
+class TrustStore(Protocol):
+    """The user's human-in-the-loop trust record: level, task counters, pinned mode."""
+
+    def get(self, user_id: str) -> TrustRecord:
+        """The stored record, or the defaults (a novice, nothing counted) when absent."""
+        ...
+
+    def update(
+        self, user_id: str, change: Callable[[TrustRecord], TrustRecord], now: datetime
+    ) -> TrustRecord:
+        """Store ``change(current)`` with ``updated_at=now`` atomically and return it:
+        concurrent updates are serialised, none is lost. ``change`` may run more than once
+        (re-applied to the newer record after losing a race), so it must be pure."""
+        ...
+
+    def put_settings(
+        self, user_id: str, pinned_mode: HitlMode | None, now: datetime
+    ) -> TrustRecord:
+        """Pin a mode (None: follow the level again), counters untouched; the stored record."""
+        ...
 
 
 class IdempotencyStore(Protocol):
@@ -244,7 +314,8 @@ class PendingStore(Protocol):
 
 
 class ConversationArchive(Protocol):
-    """Everything Firestore holds under ``users/{uid}``: chats, messages, turns, settings."""
+    """Everything Firestore holds under ``users/{uid}``: chats, messages, turns, settings,
+    the agents' records (``AgentDataStore``) and sent messages (``Outbox``)."""
 
     def export_user(self, user_id: str) -> ConversationExport: ...
 
@@ -357,4 +428,109 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-length vectors, one per text."""
+        ...
+
+
+class AgentDataStore(Protocol):
+    """What the domain agents keep for a user: reminders, calendar events, notes, budgets,
+    expenses and feedback. Every call is scoped to ``user_id``. ``put_*`` creates or
+    replaces the record of that id (the tools derive ids from the job, so a replayed call
+    writes the same record); every list and search takes a ``limit`` of 1..``MAX_PAGE``
+    (ValueError otherwise) and never returns more."""
+
+    def put_reminder(self, user_id: str, reminder: Reminder) -> None: ...
+
+    def get_reminder(self, user_id: str, reminder_id: str) -> Reminder | None: ...
+
+    def list_reminders(
+        self, user_id: str, limit: int, include_done: bool = False
+    ) -> list[Reminder]:
+        """By ``due_at``, earliest first; open ones only unless ``include_done``."""
+        ...
+
+    def complete_reminder(self, user_id: str, reminder_id: str, now: datetime) -> Reminder | None:
+        """Mark done (once: a repeat returns it with the first ``completed_at``); None if
+        the user has no such reminder."""
+        ...
+
+    def put_event(self, user_id: str, event: CalendarEvent) -> None: ...
+
+    def list_events(
+        self, user_id: str, start: datetime, end: datetime, limit: int
+    ) -> list[CalendarEvent]:
+        """Events starting in [start, end), earliest first."""
+        ...
+
+    def put_note(self, user_id: str, note: Note) -> None: ...
+
+    def search_notes(self, user_id: str, query: str, limit: int) -> list[Note]:
+        """Notes whose title or text contains every word of ``query`` (case folded), newest
+        first, among the user's newest ``NOTE_SCAN`` notes."""
+        ...
+
+    def put_budget(self, user_id: str, budget: Budget) -> None:
+        """One budget per category: replaces the category's earlier one."""
+        ...
+
+    def get_budget(self, user_id: str, category: str) -> Budget | None: ...
+
+    def list_budgets(self, user_id: str, limit: int) -> list[Budget]:
+        """By category name."""
+        ...
+
+    def put_expense(self, user_id: str, expense: Expense) -> None: ...
+
+    def list_expenses(
+        self, user_id: str, start: datetime, end: datetime, limit: int
+    ) -> list[Expense]:
+        """Expenses spent in [start, end), earliest first."""
+        ...
+
+    def put_feedback(self, user_id: str, feedback: Feedback) -> None: ...
+
+    def list_feedback(self, user_id: str, limit: int) -> list[Feedback]:
+        """Newest first."""
+        ...
+
+
+class Outbox(Protocol):
+    """Messages sent on the user's behalf (the agents' sensitive ``email_send``)."""
+
+    def send(self, user_id: str, message: OutboundEmail, idempotency_key: str) -> SentMessage:
+        """Send once per (user, key): a later send with the same key, concurrent or not,
+        sends nothing and returns the first record, whatever its message."""
+        ...
+
+    def get_sent(self, user_id: str, idempotency_key: str) -> SentMessage | None: ...
+
+
+class WebSearch(Protocol):
+    """A web search provider for the research agent. None is built in: without one, the
+    ``web_search`` tool is not offered."""
+
+    def search(self, query: str, limit: int) -> list[WebResult]: ...
+
+
+class JobStore(Protocol):
+    """Agent job documents (``shared.models.jobs``), one per job under its user."""
+
+    def get(self, user_id: str, job_id: str) -> JobState | None: ...
+
+    def update(
+        self,
+        user_id: str,
+        job_id: str,
+        change: Callable[[JobState | None], tuple[R, JobState | None]],
+    ) -> R:
+        """Read the job and write what ``change`` returns (None: write nothing) in one
+        transaction; return ``change``'s result. ``change`` may run more than once (a
+        contended transaction is retried), so it must not act outside its return value."""
+        ...
+
+
+class OperatorAlerts(Protocol):
+    """The operators' channel (a webhook) for what a person must look at."""
+
+    def alert(self, event: str, payload: dict[str, Any]) -> bool:
+        """Deliver once, best effort: False (logged) when no channel is set or it failed."""
         ...

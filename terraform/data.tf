@@ -15,9 +15,9 @@ resource "google_firestore_database" "main" {
 
 locals {
   # Collection groups whose documents carry expire_at for a TTL policy: finished turn
-  # records (firestore_conversations), idempotency keys (firestore_idempotency) and, with the
-  # human-in-the-loop work, finished graph checkpoints.
-  ttl_collections = ["turns", "idempotency", "checkpoints"]
+  # records (firestore_conversations), idempotency keys (firestore_idempotency) and the graph
+  # checkpoints of finished threads with their chunks (firestore_checkpoints).
+  ttl_collections = ["turns", "idempotency", "checkpoints", "checkpoint_chunks"]
 }
 
 resource "google_firestore_field" "expire_at" {
@@ -36,14 +36,54 @@ resource "google_firestore_field" "expire_at" {
 # are kept out of the index to save index writes.
 resource "google_firestore_field" "unindexed" {
   for_each = {
-    message_text  = { collection = "messages", field = "text" }
-    turn_response = { collection = "turns", field = "response" }
+    message_text        = { collection = "messages", field = "text" }
+    turn_response       = { collection = "turns", field = "response" }
+    checkpoint_body     = { collection = "checkpoints", field = "checkpoint" }
+    checkpoint_metadata = { collection = "checkpoints", field = "metadata" }
+    checkpoint_values   = { collection = "checkpoints", field = "values" }
+    checkpoint_writes   = { collection = "checkpoints", field = "writes" }
+    checkpoint_chunk    = { collection = "checkpoint_chunks", field = "data" }
   }
   database   = google_firestore_database.main.name
   collection = each.value.collection
   field      = each.value.field
 
   index_config {}
+}
+
+# A thread's newest checkpoint of a namespace (firestore_checkpoints.get_tuple and list):
+# ns == ?, ordered by checkpoint_id descending.
+resource "google_firestore_index" "checkpoints_newest" {
+  database    = google_firestore_database.main.name
+  collection  = "checkpoints"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "ns"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "checkpoint_id"
+    order      = "DESCENDING"
+  }
+  fields {
+    field_path = "__name__"
+    order      = "DESCENDING"
+  }
+}
+
+# delete_for_runs finds a run's checkpoints across threads: a collection-group query.
+resource "google_firestore_field" "checkpoint_run_id" {
+  database   = google_firestore_database.main.name
+  collection = "checkpoints"
+  field      = "run_id"
+
+  index_config {
+    indexes {
+      order       = "ASCENDING"
+      query_scope = "COLLECTION_GROUP"
+    }
+  }
 }
 
 resource "google_redis_instance" "cache" {

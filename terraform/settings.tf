@@ -13,14 +13,17 @@ locals {
     CLOUD_SQL_INSTANCE = google_sql_database_instance.main.connection_name
     DB_NAME            = google_sql_database.app.name
 
-    TASKS_LOCATION        = google_cloud_tasks_queue.extraction.location
-    EXTRACTION_QUEUE      = google_cloud_tasks_queue.extraction.name
-    EXTRACTION_URL        = local.function_urls.extraction
-    TASKS_INVOKER_EMAIL   = google_service_account.invoker["tasks"].email
-    AGENTS_TOPIC          = google_pubsub_topic.agent_jobs.name
-    AGENTS_INVOKER_EMAIL  = google_service_account.invoker["pubsub"].email
-    AGENTS_URL            = local.function_urls.agents
-    MAX_EVENT_AGE_SECONDS = 3600
+    TASKS_LOCATION           = google_cloud_tasks_queue.extraction.location
+    EXTRACTION_QUEUE         = google_cloud_tasks_queue.extraction.name
+    EXTRACTION_URL           = local.function_urls.extraction
+    TASKS_INVOKER_EMAIL      = google_service_account.invoker["tasks"].email
+    AGENTS_TOPIC             = google_pubsub_topic.agent_jobs.name
+    AGENTS_INVOKER_EMAIL     = google_service_account.invoker["pubsub"].email
+    AGENTS_URL               = local.function_urls.agents
+    RESUME_URL               = local.function_urls.resume
+    HITL_TIMEOUT_QUEUE       = google_cloud_tasks_queue.hitl_timeouts.name
+    APPROVAL_TIMEOUT_SECONDS = 1800
+    MAX_EVENT_AGE_SECONDS    = 3600
 
     MODEL_PROVIDER         = "vertex"
     VERTEX_LOCATION        = var.vertex_location
@@ -36,6 +39,9 @@ locals {
 
     KEK_PROVIDER = "kms"
     KMS_KEY_NAME = google_kms_crypto_key.data_keys.id
+
+    # Messages the agents send for the user are recorded in Firestore (the only provider).
+    OUTBOX_PROVIDER = "firestore"
 
     MAX_MESSAGE_CHARS     = 8000
     MAX_BODY_BYTES        = 65536
@@ -53,6 +59,30 @@ locals {
     TURN_TOKEN_BUDGET             = 30000
     USD_PER_MILLION_INPUT_TOKENS  = 0.30
     USD_PER_MILLION_OUTPUT_TOKENS = 2.50
+
+    # Human-in-the-loop escalation triggers (seed thresholds: $1 per action, confidence
+    # below 0.6, three failures in a row).
+    HITL_COST_LIMIT_USD           = 1.0
+    HITL_MIN_CONFIDENCE           = 0.6
+    HITL_MAX_CONSECUTIVE_FAILURES = 3
+
+    # Agent jobs: the supervisor policy (seed 001) and the watchdog (seed 002). The lease
+    # outlives the agents function's timeout; deliveries match the dead-letter policy.
+    AGENT_MAX_STEPS          = 30
+    AGENT_SUBTASK_RETRIES    = 3
+    AGENT_RETRY_BASE_SECONDS = 0.5
+    AGENT_RETRY_MAX_SECONDS  = 8.0
+    AGENT_PARALLELISM        = 6
+    AGENT_TEAM_CAP           = 10
+    AGENT_JOB_TOKEN_BUDGET   = 60000
+    AGENT_RECRUIT_MIN_TOKENS = 4000
+    AGENT_MAILBOX_SIZE       = 50
+    AGENT_JOB_LEASE_SECONDS  = 600 # > the agents function's 540 s timeout
+    AGENT_MAX_DELIVERIES     = 5   # agent_jobs_push's dead_letter_policy.max_delivery_attempts
+    WATCHDOG_EVERY_STEPS     = 5
+    WATCHDOG_WINDOW_STEPS    = 20
+    # An operator endpoint for escalations, per environment through settings_overrides.
+    OPERATOR_WEBHOOK_URL = ""
   }
 
   # Values that differ per function: each one logs in to PostgreSQL as its own service account.

@@ -1,7 +1,8 @@
-"""Pub/Sub push target (a CloudEvent): run one agent job.
+"""Pub/Sub push target (a CloudEvent): run one agent job, or its continuation.
 
-Returning normally acknowledges the message; a transient error propagates (a non-2xx
-status) so Pub/Sub redelivers, up to the dead-letter policy's 5 attempts.
+Returning normally acknowledges the message; a transient error or a job that cannot go on
+yet propagates (a non-2xx status) so Pub/Sub redelivers, up to the dead-letter policy's 5
+attempts (``shared.services.agent_jobs.delivery``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from shared.auth import InternalCaller
 from shared.deps import get_deps
 from shared.errors import AppError, InvalidEvent
 from shared.logs import set_trace
-from shared.services.agents import AgentJobService, job_from_push, trace_of
+from shared.services.agent_jobs.delivery import AgentJobService, job_from_push, trace_of
 from shared.web import error_response
 
 log = logging.getLogger("agents")

@@ -1,16 +1,30 @@
-"""HTTP entry point that answers a pending interrupt (JSON, or Server-Sent Events)."""
+"""HTTP entry point of the resume function: the conversation's continuations.
+
+``/`` (or ``/resume``): the user answers a waiting interrupt (JSON, or Server-Sent Events).
+``/messages``: a poll of one chat (new messages, the question it waits on).
+``/jobs/pause|resume|cancel|takeover``: the user's control over a running agent job.
+``/timeout``: Cloud Tasks delivers an approval's deadline (OIDC of the tasks invoker); the
+interrupt is rejected unless it was answered. 2xx either way, so the queue stops.
+"""
 
 from __future__ import annotations
+
+import logging
 
 import flask
 import functions_framework
 
-from shared.deps import get_deps
+from shared.auth import InternalCaller
+from shared.deps import Deps, get_deps
 from shared.logs import set_trace
 from shared.models.wire import ResumeRequest
+from shared.services.hitl_timeouts import TimeoutTask, timeout_url
 from shared.services.resume import ResumeService
+from shared.services.resume_operations import json_operation
 from shared.services.turn_stream import reply
-from shared.web import guarded, parse_json, read_body, require_post, trace_header
+from shared.web import guarded, json_response, parse_json, read_body, require_post, trace_header
+
+log = logging.getLogger("resume")
 
 
 @functions_framework.http
@@ -19,11 +33,30 @@ def resume(request: flask.Request) -> flask.Response:
         trace = trace_header(request)
         set_trace(trace)
         require_post(request)
+        path = request.path.rstrip("/") or "/"
         deps = get_deps()
+        if path == "/timeout":
+            return _time_out(deps, request, trace)
         user_id = deps.user_tokens.user_id(request.headers.get("Authorization"))
-        body = parse_json(read_body(request, deps.settings.max_body_bytes), ResumeRequest)
-        service = ResumeService(deps)
-        prepared = service.prepare(user_id, body, trace=trace)
-        return reply(request, service.turns, prepared)
+        body = read_body(request, deps.settings.max_body_bytes)
+        if path in ("/", "/resume"):  # the function's root, as docs/openapi.yaml names it
+            service = ResumeService(deps)
+            prepared = service.prepare(user_id, parse_json(body, ResumeRequest), trace=trace)
+            return reply(request, service.turns, prepared)
+        answer = json_operation(deps, user_id, path, body)
+        return json_response(answer.model_dump(mode="json"))
 
     return guarded(work)
+
+
+def _time_out(deps: Deps, request: flask.Request, trace: str | None) -> flask.Response:
+    caller = InternalCaller(timeout_url(deps.settings), deps.settings.tasks_invoker_email)
+    deps.internal_tokens.verify(request.headers.get("Authorization"), caller)
+    task = parse_json(read_body(request, deps.settings.max_body_bytes), TimeoutTask)
+    service = ResumeService(deps)
+    prepared = service.time_out(task.user_id, task.chat_id, task.interrupt_id, trace)
+    if prepared is None:
+        return json_response({"status": "answered_before"})
+    response = service.turns.run_prepared(prepared)
+    log.info("approval timed out", extra={"interrupt_id": task.interrupt_id})
+    return json_response({"status": "rejected", "turn_id": response.turn_id})

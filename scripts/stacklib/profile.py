@@ -10,6 +10,7 @@ HOST = "127.0.0.1"
 PROJECT = "local-project"
 LOCATION = "europe-west6"
 EXTRACTION_QUEUE = "extraction"
+HITL_TIMEOUT_QUEUE = "hitl-timeouts"
 AGENTS_TOPIC = "agent-jobs"
 DEAD_LETTER_TOPIC = "agent-jobs-dead-letter"
 DEAD_LETTER_SUBSCRIPTION = "agent-jobs-dead-letter-sub"
@@ -71,6 +72,11 @@ class Profile:
     def queue_path(self) -> str:
         return f"projects/{PROJECT}/locations/{LOCATION}/queues/{EXTRACTION_QUEUE}"
 
+    @property
+    def queue_paths(self) -> list[str]:
+        queues = (EXTRACTION_QUEUE, HITL_TIMEOUT_QUEUE)
+        return [f"projects/{PROJECT}/locations/{LOCATION}/queues/{queue}" for queue in queues]
+
     def env(self, database_url: str) -> dict[str, str]:
         """What the functions, scripts and tests read (see shared.config.Settings)."""
         auth = self.state / "auth"
@@ -92,6 +98,7 @@ class Profile:
             "TASKS_LOCATION": LOCATION,
             "EXTRACTION_QUEUE": EXTRACTION_QUEUE,
             "EXTRACTION_URL": self.url("extraction"),
+            "HITL_TIMEOUT_QUEUE": HITL_TIMEOUT_QUEUE,
             "TASKS_INVOKER_EMAIL": TASKS_INVOKER_EMAIL,
             "AGENTS_URL": self.url("agents"),
             "AGENTS_TOPIC": AGENTS_TOPIC,

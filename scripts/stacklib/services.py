@@ -112,7 +112,8 @@ def build(profile: Profile) -> list[Service]:
     tasks = [
         # -W: google-api-core's end-of-life notice for Python 3.11, on every start.
         str(TASKS_PYTHON), "-W", "ignore::FutureWarning", "-m", "scripts.stacklib.tasks_emulator",
-        f"--port={port('tasks')}", f"--state-dir={state}", f"--queue={profile.queue_path}",
+        f"--port={port('tasks')}", f"--state-dir={state}",
+        *(f"--queue={path}" for path in profile.queue_paths),
     ]
     redis = [
         "redis-server", "--bind", HOST, "--port", str(port("redis")), "--protected-mode", "yes",

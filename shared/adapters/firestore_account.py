@@ -6,6 +6,9 @@ subcollections with recursive queries. A recursive query is bounded by its colle
 path (``users/u1/chats`` ... ``users/u1/chats\\0``), never by a string prefix of the uid:
 erasing ``u1`` cannot touch ``u1_2``.
 
+The turn graph's checkpoint threads live outside that tree (``checkpoint_threads/{id}``,
+keyed by thread); erasure first deletes those the user's turn and control records name.
+
 Erasure deletes in batches of at most 500 writes, then checks that nothing is left and
 raises ``DependencyUnavailable`` otherwise; deleting what is already gone is a no-op, so a
 retry after any failure completes the erasure.
@@ -25,6 +28,7 @@ from google.cloud.firestore_v1.document import DocumentReference
 from google.cloud.firestore_v1.field_path import FieldPath
 
 from shared.adapters.doc_ids import doc_id
+from shared.adapters.firestore_checkpoints import THREADS
 from shared.adapters.gcp_errors import transient_as_unavailable
 from shared.errors import DependencyUnavailable
 from shared.models.memory_api import ChatExport, ConversationExport, MessageExport, StoredDocument
@@ -46,6 +50,10 @@ class FirestoreAccountStore:
         user = self._user(user_id)
         deleted = 0
         with transient_as_unavailable("firestore"):
+            for thread_id in self._thread_ids(user):  # first: the turns name them
+                thread = self._client.collection(THREADS).document(doc_id(thread_id))
+                for collection in thread.collections():
+                    deleted += self._delete_below(collection)
             for collection in user.collections():
                 deleted += self._delete_below(collection)
             user.delete()
@@ -53,6 +61,17 @@ class FirestoreAccountStore:
         if left:
             raise DependencyUnavailable(f"firestore: documents left in {left}; retry")
         return deleted
+
+    def _thread_ids(self, user: DocumentReference) -> set[str]:
+        """The turn graph's threads of the user: named by its turn records and its chats'
+        control records (checkpoints expire before the turn records that name them)."""
+        found: set[str] = set()
+        turns = user.collection("turns").select(["metadata.thread_id"])
+        for snap in turns.stream():
+            found.add(str(((snap.to_dict() or {}).get("metadata") or {}).get("thread_id") or ""))
+        for snap in user.collection("chats").select(["control.thread_id"]).stream():
+            found.add(str(((snap.to_dict() or {}).get("control") or {}).get("thread_id") or ""))
+        return found - {""}
 
     def _delete_below(self, collection: CollectionReference) -> int:
         """Every document of the collection and of all its descendants, page by page."""

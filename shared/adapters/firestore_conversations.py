@@ -4,22 +4,22 @@ Layout, everything under the user so another user's chat is simply not found::
 
     users/{uid}/chats/{chat_id}                  created_at, updated_at, message_count,
                                                  summary, summarized_until,
-                                                 pending (map: a PendingQuestion, absent if none)
+                                                 control (map: the HitlControl record)
     users/{uid}/chats/{chat_id}/messages/{id}    role, text, created_at, turn_id
     users/{uid}/turns/{client_message_id}        status (running|done|failed), chat_id, turn_id,
                                                  response (map), metadata (map, once done),
                                                  lease_expires_at, created_at, updated_at,
                                                  expire_at (TTL policy field)
 
-``pending`` is stored as JSON-typed values except ``asked_at`` (a timestamp): ``resume_at``
-comes back as the JSON form of what was written. Timestamps come back as UTC datetimes of
-microsecond precision, whatever the zone they were written in.
+Encoding: ``firestore_chat_codec``. Timestamps come back as UTC datetimes of microsecond
+precision, whatever the zone they were written in.
 
 RPCs: ``complete_turn`` makes exactly one, a Commit of one batch holding the messages, the
 turn record and the chat's update or creation (no read). ``append_message`` commits one
 batch; ``release_turn`` one update; ``claim_turn`` one transaction (BeginTransaction, one
-read, Commit). ``get_chat`` and ``get_turn`` read one document; ``recent_messages`` runs one
-query.
+BatchGet of the turn and the chat, Commit), as does ``open_interrupt``;
+``put_control`` one update.
+``get_chat`` and ``get_turn`` read one document; ``recent_messages`` runs one query.
 
 Indexes: ``recent_messages`` filters ``created_at > after`` and orders by ``created_at``
 descending then by document id descending, which is Firestore's implicit order for that
@@ -30,48 +30,43 @@ does not check indexes at all).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
 
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
-from google.cloud.firestore_v1.base_document import DocumentSnapshot
 from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.document import DocumentReference
 from google.cloud.firestore_v1.field_path import FieldPath
-from pydantic import BaseModel
 
 from shared.adapters.doc_ids import doc_id
-from shared.adapters.gcp_errors import transient_as_unavailable
-from shared.errors import Conflict, DependencyUnavailable, NotFound
+from shared.adapters.firestore_chat_codec import (
+    chat_from,
+    chat_update_data,
+    control_data,
+    message_data,
+    message_from,
+    model_or_none,
+    plain,
+)
+from shared.adapters.firestore_tx import run_transaction
+from shared.adapters.gcp_errors import firestore_errors
+from shared.adapters.turn_claims import ClaimRequest, SeenTurn, decide
+from shared.errors import Conflict, NotFound
 from shared.models.domain import (
     Chat,
     ChatUpdate,
+    HitlControl,
     Message,
-    PendingQuestion,
     TurnClaim,
     TurnMetadata,
     TurnRecord,
 )
 from shared.models.wire import TurnResponse
+from shared.ports import ResumeClaim
 
-Snapshot = DocumentSnapshot[DocumentReference]
 DEFAULT_TURN_TTL = timedelta(days=7)
-M = TypeVar("M", bound=BaseModel)
-
-
-@contextmanager
-def _firestore_errors() -> Iterator[None]:
-    try:
-        with transient_as_unavailable("firestore"):
-            yield
-    except ValueError as exc:
-        # transactional() wraps the last Aborted of its retries in a ValueError.
-        if isinstance(exc.__cause__, gexc.Aborted):
-            raise DependencyUnavailable("firestore transaction kept aborting") from exc
-        raise
 
 
 class FirestoreConversationStore:
@@ -93,23 +88,23 @@ class FirestoreConversationStore:
 
     # -- chats and messages -----------------------------------------------------------------
     def get_chat(self, user_id: str, chat_id: str) -> Chat | None:
-        with _firestore_errors():
+        with firestore_errors():
             snap = self._chat(user_id, chat_id).get()
-        return _chat_from(user_id, snap) if snap.exists else None
+        return chat_from(user_id, snap) if snap.exists else None
 
     def create_chat(self, user_id: str, chat_id: str, now: datetime) -> Chat:
         ref = self._chat(user_id, chat_id)
         data = {"created_at": now, "updated_at": now, "summary": "", "message_count": 0}
-        with _firestore_errors():
+        with firestore_errors():
             try:
                 ref.create(data)
             except gexc.AlreadyExists:
-                return _chat_from(user_id, ref.get())
+                return chat_from(user_id, ref.get())
         return Chat(id=chat_id, user_id=user_id, created_at=now, updated_at=now)
 
     def message_count(self, user_id: str, chat_id: str) -> int:
         """The chat's message counter (0 for a missing chat)."""
-        with _firestore_errors():
+        with firestore_errors():
             snap = self._chat(user_id, chat_id).get(field_paths=["message_count"])
         return int((snap.to_dict() or {}).get("message_count", 0))
 
@@ -127,19 +122,19 @@ class FirestoreConversationStore:
         )
         if after is not None:  # same field as the order: the single-field index serves it
             query = query.where(filter=FieldFilter("created_at", ">", after))
-        with _firestore_errors():
-            newest_first = [_message_from(snap) for snap in query.stream()]
+        with firestore_errors():
+            newest_first = [message_from(snap) for snap in query.stream()]
         return newest_first[::-1]
 
     def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
         chat = self._chat(user_id, chat_id)
         batch = self._client.batch()
         message_ref = chat.collection("messages").document(doc_id(message.id))
-        batch.create(message_ref, _message_data(message))
+        batch.create(message_ref, message_data(message))
         batch.update(
             chat, {"updated_at": message.created_at, "message_count": firestore.Increment(1)}
         )
-        with _firestore_errors():
+        with firestore_errors():
             try:
                 batch.commit()
             except gexc.AlreadyExists:
@@ -157,44 +152,89 @@ class FirestoreConversationStore:
         turn_id: str,
         now: datetime,
         lease_seconds: int,
+        new_chat: bool = True,
+        resume: ResumeClaim | None = None,
     ) -> TurnClaim:
-        ref = self._turn(user_id, client_message_id)
-        lease_until = now + timedelta(seconds=lease_seconds)
+        turn_ref, chat_ref = self._turn(user_id, client_message_id), self._chat(user_id, chat_id)
+        request = ClaimRequest(chat_id, turn_id, now, lease_seconds, new_chat, resume)
 
         @firestore.transactional
         def claim(transaction: firestore.Transaction) -> TurnClaim:
-            snap = ref.get(transaction=transaction)
-            data: dict[str, Any] = snap.to_dict() or {}
-            if data.get("status") == "done":
-                response = TurnResponse.model_validate(data["response"])
-                return TurnClaim(
-                    status="done",
-                    turn_id=data["turn_id"],
-                    chat_id=data["chat_id"],
-                    response=response,
+            snaps = {
+                snap.reference.path: snap for snap in transaction.get_all([turn_ref, chat_ref])
+            }
+            turn_snap, chat_snap = snaps[turn_ref.path], snaps[chat_ref.path]
+            turn = turn_snap.to_dict() if turn_snap.exists else None
+            chat = chat_from(user_id, chat_snap) if chat_snap.exists else None
+            decision = decide(_seen(turn), chat, request)
+            if decision.write_turn:
+                lease_until = now + timedelta(seconds=lease_seconds)
+                transaction.set(
+                    turn_ref, self._running(turn or {}, decision.claim, now, lease_until)
                 )
-            if data.get("status") == "running" and data["lease_expires_at"] > now:
-                return TurnClaim(status="running", turn_id=data["turn_id"], chat_id=data["chat_id"])
-            # New, or an abandoned/failed attempt: keep its chat, start a fresh turn id.
-            claimed_chat = data.get("chat_id", chat_id)
-            transaction.set(
-                ref,
+            if decision.control is not None:
+                transaction.update(chat_ref, {"control": control_data(decision.control)})
+            return decision.claim
+
+        with firestore_errors():
+            result: TurnClaim = run_transaction(self._client, claim)
+        return result
+
+    def _running(
+        self, earlier: dict[str, Any], claim: TurnClaim, now: datetime, lease_until: datetime
+    ) -> dict[str, Any]:
+        return {
+            "status": "running",
+            "chat_id": claim.chat_id,
+            "turn_id": claim.turn_id,
+            "response": None,
+            "lease_expires_at": lease_until,
+            "created_at": earlier.get("created_at", now),
+            "updated_at": now,
+            "expire_at": now + self._turn_ttl,
+        }
+
+    def open_interrupt(
+        self, user_id: str, chat_id: str, control: HitlControl, question: Message, now: datetime
+    ) -> bool:
+        chat_ref = self._chat(user_id, chat_id)
+
+        @firestore.transactional
+        def open_(transaction: firestore.Transaction) -> bool:
+            snap = chat_ref.get(transaction=transaction)
+            if not snap.exists:
+                raise NotFound("chat not found")
+            current = chat_from(user_id, snap).control
+            if current.interrupt is not None and current.status != "idle":
+                # opened already (a redelivery), or another interrupt waits
+                return (
+                    control.interrupt is not None and current.interrupt.id == control.interrupt.id
+                )
+            transaction.create(
+                chat_ref.collection("messages").document(doc_id(question.id)),
+                message_data(question),
+            )
+            transaction.update(
+                chat_ref,
                 {
-                    "status": "running",
-                    "chat_id": claimed_chat,
-                    "turn_id": turn_id,
-                    "response": None,
-                    "lease_expires_at": lease_until,
-                    "created_at": data.get("created_at", now),
+                    "control": control_data(control),
                     "updated_at": now,
-                    "expire_at": now + self._turn_ttl,
+                    "message_count": firestore.Increment(1),
                 },
             )
-            return TurnClaim(status="new", turn_id=turn_id, chat_id=claimed_chat)
+            return True
 
-        with _firestore_errors():
-            result: TurnClaim = claim(self._client.transaction())
-        return result
+        with firestore_errors():
+            opened: bool = run_transaction(self._client, open_)
+        return opened
+
+    def put_control(self, user_id: str, chat_id: str, control: HitlControl) -> bool:
+        with firestore_errors():
+            try:
+                self._chat(user_id, chat_id).update({"control": control_data(control)})
+            except gexc.NotFound:
+                return False
+        return True
 
     def complete_turn(
         self,
@@ -215,7 +255,7 @@ class FirestoreConversationStore:
         batch = self._client.batch()
         for message in messages:
             batch.create(
-                chat.collection("messages").document(doc_id(message.id)), _message_data(message)
+                chat.collection("messages").document(doc_id(message.id)), message_data(message)
             )
         batch.update(
             self._turn(user_id, client_message_id),
@@ -231,7 +271,7 @@ class FirestoreConversationStore:
         fields = {
             "updated_at": now,
             "message_count": firestore.Increment(len(messages)),
-            **_chat_update_data(chat_update),
+            **chat_update_data(chat_update),
         }
         if new_chat:  # in the same commit: the first turn of a chat costs no extra write
             fields = {"created_at": now, "summary": "", **fields}
@@ -239,7 +279,7 @@ class FirestoreConversationStore:
             batch.set(chat, fields, merge=list(fields))
         else:
             batch.update(chat, fields)
-        with _firestore_errors():
+        with firestore_errors():
             try:
                 batch.commit()
             except gexc.AlreadyExists:
@@ -248,7 +288,7 @@ class FirestoreConversationStore:
                 raise Conflict("turn not claimed or chat missing") from exc
 
     def get_turn(self, user_id: str, client_message_id: str) -> TurnRecord | None:
-        with _firestore_errors():
+        with firestore_errors():
             snap = self._turn(user_id, client_message_id).get()
         if not snap.exists:
             return None
@@ -257,13 +297,13 @@ class FirestoreConversationStore:
             status=data["status"],
             chat_id=data["chat_id"],
             turn_id=data["turn_id"],
-            response=_model_or_none(TurnResponse, data.get("response")),
-            metadata=_model_or_none(TurnMetadata, data.get("metadata")),
+            response=model_or_none(TurnResponse, data.get("response")),
+            metadata=model_or_none(TurnMetadata, data.get("metadata")),
         )
 
     def release_turn(self, user_id: str, client_message_id: str) -> None:
         # Marked failed rather than deleted, so the retry keeps the turn's chat.
-        with _firestore_errors():
+        with firestore_errors():
             try:
                 self._turn(user_id, client_message_id).update(
                     {"status": "failed", "lease_expires_at": None}
@@ -272,69 +312,13 @@ class FirestoreConversationStore:
                 return
 
 
-def _chat_update_data(update: ChatUpdate | None) -> dict[str, Any]:
-    """The chat fields a turn's ``ChatUpdate`` writes; a new ``pending`` wins over a clear."""
-    if update is None:
-        return {}
-    data: dict[str, Any] = {}
-    if update.summary is not None:
-        data["summary"] = update.summary
-        data["summarized_until"] = update.summarized_until
-    if update.pending is not None:
-        data["pending"] = _pending_data(update.pending)
-    elif update.clear_pending:
-        data["pending"] = firestore.DELETE_FIELD
-    return data
-
-
-def _pending_data(pending: PendingQuestion) -> dict[str, Any]:
-    return {**pending.model_dump(mode="json"), "asked_at": pending.asked_at}
-
-
-def _model_or_none(model: type[M], data: Any) -> M | None:
-    return None if data is None else model.model_validate(_plain(data))
-
-
-def _plain(value: Any) -> Any:
-    """Firestore's values as written: ``DatetimeWithNanoseconds`` becomes a UTC datetime."""
-    if isinstance(value, datetime):  # a plain datetime (pydantic keeps the subclass)
-        utc = value.astimezone(UTC) if value.tzinfo else value
-        return datetime.combine(utc.date(), utc.time(), utc.tzinfo)
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
-
-
-def _message_data(message: Message) -> dict[str, Any]:
-    return {
-        "role": message.role,
-        "text": message.text,
-        "created_at": message.created_at,
-        "turn_id": message.turn_id,
-    }
-
-
-def _message_from(snap: Snapshot) -> Message:
-    data = snap.to_dict() or {}
-    return Message(
-        id=snap.id,
-        role=data["role"],
-        text=data["text"],
-        created_at=_plain(data["created_at"]),
-        turn_id=data.get("turn_id"),
-    )
-
-
-def _chat_from(user_id: str, snap: Snapshot) -> Chat:
-    data = snap.to_dict() or {}
-    return Chat(
-        id=snap.id,
-        user_id=user_id,
-        created_at=_plain(data["created_at"]),
-        updated_at=_plain(data["updated_at"]),
-        summary=data.get("summary", ""),
-        summarized_until=_plain(data.get("summarized_until")),
-        pending=_model_or_none(PendingQuestion, data.get("pending")),
+def _seen(data: dict[str, Any] | None) -> SeenTurn | None:
+    if data is None:
+        return None
+    return SeenTurn(
+        status=data["status"],
+        chat_id=data["chat_id"],
+        turn_id=data["turn_id"],
+        lease_expires_at=plain(data.get("lease_expires_at")),
+        response=model_or_none(TurnResponse, data.get("response")),
     )

@@ -29,3 +29,17 @@ def transient_as_unavailable(service: str) -> Iterator[None]:
         yield
     except TRANSIENT as exc:
         raise DependencyUnavailable(f"{service} unavailable: {type(exc).__name__}") from exc
+
+
+@contextmanager
+def firestore_errors() -> Iterator[None]:
+    """Firestore's transient failures, and a transaction that kept aborting, as
+    ``DependencyUnavailable``."""
+    try:
+        with transient_as_unavailable("firestore"):
+            yield
+    except ValueError as exc:
+        # transactional() wraps the last Aborted of its retries in a ValueError.
+        if isinstance(exc.__cause__, gexc.Aborted):
+            raise DependencyUnavailable("firestore transaction kept aborting") from exc
+        raise

@@ -1,7 +1,7 @@
 """In-memory ``ConversationStore`` with the Firestore adapter's semantics (tests/contract).
 
-Like Firestore, a stored ``PendingQuestion`` keeps ``resume_at`` in its JSON form, and a
-completion is all or nothing: a repeated one, or one of an unclaimed turn, changes nothing.
+Claims follow the same rules (``turn_claims.decide``); a completion is all or nothing: a
+repeated one, or one of an unclaimed turn, changes nothing.
 """
 
 from __future__ import annotations
@@ -13,17 +13,19 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from shared.adapters.doc_ids import doc_id
+from shared.adapters.turn_claims import ClaimRequest, SeenTurn, decide
 from shared.errors import Conflict, NotFound
 from shared.models.domain import (
     Chat,
     ChatUpdate,
+    HitlControl,
     Message,
-    PendingQuestion,
     TurnClaim,
     TurnMetadata,
     TurnRecord,
 )
 from shared.models.wire import TurnResponse
+from shared.ports import ResumeClaim
 
 
 @dataclass
@@ -89,31 +91,56 @@ class MemoryConversationStore:
         turn_id: str,
         now: datetime,
         lease_seconds: int,
+        new_chat: bool = True,
+        resume: ResumeClaim | None = None,
     ) -> TurnClaim:
+        request = ClaimRequest(chat_id, turn_id, now, lease_seconds, new_chat, resume)
         with self._lock:
             turn = self._turns.get((user_id, client_message_id))
-            if turn and turn.status == "done":
-                return TurnClaim(
-                    status="done",
-                    turn_id=turn.turn_id,
-                    chat_id=turn.chat_id,
-                    response=turn.response,
+            seen = None
+            if turn is not None:
+                seen = SeenTurn(
+                    turn.status, turn.chat_id, turn.turn_id, turn.lease_expires_at, turn.response
                 )
-            if (
-                turn
-                and turn.status == "running"
-                and turn.lease_expires_at is not None
-                and turn.lease_expires_at > now
-            ):
-                return TurnClaim(status="running", turn_id=turn.turn_id, chat_id=turn.chat_id)
-            claimed_chat = turn.chat_id if turn else chat_id
-            self._turns[(user_id, client_message_id)] = _TurnRecord(
-                status="running",
-                chat_id=claimed_chat,
-                turn_id=turn_id,
-                lease_expires_at=now + timedelta(seconds=lease_seconds),
-            )
-        return TurnClaim(status="new", turn_id=turn_id, chat_id=claimed_chat)
+            record = self._chats.get((user_id, chat_id))
+            decision = decide(seen, record.chat if record else None, request)
+            claim = decision.claim
+            if decision.write_turn:
+                self._turns[(user_id, client_message_id)] = _TurnRecord(
+                    status="running",
+                    chat_id=claim.chat_id,
+                    turn_id=claim.turn_id,
+                    lease_expires_at=now + timedelta(seconds=lease_seconds),
+                )
+            if decision.control is not None and record is not None:
+                record.chat = record.chat.model_copy(update={"control": decision.control})
+        return claim
+
+    def open_interrupt(
+        self, user_id: str, chat_id: str, control: HitlControl, question: Message, now: datetime
+    ) -> bool:
+        with self._lock:
+            record = self._chats.get((user_id, chat_id))
+            if record is None:
+                raise NotFound("chat not found")
+            current = record.chat.control
+            if current.interrupt is not None and current.status != "idle":
+                # opened already (a redelivery), or another interrupt waits
+                return (
+                    control.interrupt is not None and current.interrupt.id == control.interrupt.id
+                )
+            if question.id not in record.messages:
+                self._add(record, [question], now)
+            record.chat = record.chat.model_copy(update={"control": control})
+        return True
+
+    def put_control(self, user_id: str, chat_id: str, control: HitlControl) -> bool:
+        with self._lock:
+            record = self._chats.get((user_id, chat_id))
+            if record is None:
+                return False
+            record.chat = record.chat.model_copy(update={"control": control})
+        return True
 
     def complete_turn(
         self,
@@ -178,16 +205,13 @@ class MemoryConversationStore:
 
 
 def _chat_changes(update: ChatUpdate | None) -> dict[str, Any]:
-    """The Chat fields a turn's ``ChatUpdate`` changes; a new ``pending`` wins over a clear."""
+    """The Chat fields a turn's ``ChatUpdate`` changes."""
     if update is None:
         return {}
     changes: dict[str, Any] = {}
     if update.summary is not None:
         changes["summary"] = update.summary
         changes["summarized_until"] = update.summarized_until
-    if update.pending is not None:  # stored as Firestore stores it: resume_at as JSON
-        pending = update.pending.model_dump(mode="json") | {"asked_at": update.pending.asked_at}
-        changes["pending"] = PendingQuestion.model_validate(pending)
-    elif update.clear_pending:
-        changes["pending"] = None
+    if update.control is not None:
+        changes["control"] = update.control
     return changes

@@ -14,7 +14,9 @@ from shared.models.wire import InterruptOption
 from shared.services.memory.names import fold
 
 SOMEONE_ELSE = "someone_else"
-APPROVE, REJECT = "approve", "reject"
+APPROVE, REJECT, EDIT = "approve", "reject", "edit"  # edit: the answer's words replace the goal
+ANSWER = "answer"  # a clarification: the answer's words are the answer
+WORDS = frozenset({EDIT, ANSWER})  # options chosen by free words, never by number or name
 SHORT_ANSWER_WORDS = 6
 
 _ORDINALS = {
@@ -38,7 +40,9 @@ _STOP_WORDS = frozenset({"the", "one", "my", "i", "mean", "meant", "der", "die",
 
 
 def rule_answer(message: str, options: list[InterruptOption]) -> str | None:
-    """The option id the message certainly picks, or None."""
+    """The option id the message certainly picks, or None. Never one of ``WORDS``: those
+    take what the user writes, not a choice by number or name."""
+    options = [option for option in options if option.id not in WORDS]
     ids = [option.id for option in options]
     if APPROVE in ids and REJECT in ids:
         if _YES.match(message):

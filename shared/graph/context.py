@@ -42,4 +42,6 @@ class TurnContext:
     meter: Meter
     ports: TurnPorts
     trace: str | None = None  # the request's trace header, passed on to queued work
+    thread_id: str = ""  # the graph thread this run is on (its checkpoints)
+    resumed: bool = False  # this run continues a waiting interrupt it claimed
     started: float = field(default_factory=time.perf_counter)

@@ -57,7 +57,7 @@ def node(name: str) -> Callable[[NodeFn], NodeFn]:
                 "node done",
                 extra={"turn_id": context.turn_id, **entry.model_dump()},
             )
-            return {**update, "trace": [entry]}
+            return {**update, "trace": [*update.get("trace", []), entry]}
 
         return run
 

@@ -131,5 +131,13 @@ def ui_route(
     return "complex_text" if route == "complex" and state.planning.steps else "simple_text"
 
 
+def after_response(state: TurnState) -> Literal["await_answer"] | End:
+    """A question asked (or kept, by a greeting in between) pauses the thread for it."""
+    hitl = state.hitl
+    if hitl.ask is not None or (hitl.outcome == "kept" and hitl.pending is not None):
+        return "await_answer"
+    return END
+
+
 def _route(intent: Intent | None) -> str:
     return "simple" if intent is None else intent.route

@@ -32,7 +32,12 @@ def merge(old: S | None, new: S | None) -> S | None:
     return old.model_copy(update={name: getattr(new, name) for name in new.model_fields_set})
 
 
+TRACE_RESET = "__new_turn__"  # a resumed thread starts the trace of a new turn
+
+
 def extend_trace(old: list[NodeRun], new: list[NodeRun]) -> list[NodeRun]:
+    if new and new[0].node == TRACE_RESET:
+        return list(new[1:])
     # A stage subgraph hands back its whole trace, which starts with the parent's.
     if len(new) >= len(old) and new[: len(old)] == old:
         return list(new)
@@ -147,6 +152,7 @@ class Hitl(_State):
     option_id: str | None = None  # the option the answer chose
     ask: PendingQuestion | None = None  # a new question this turn leaves pending
     released: ExtractionTask | None = None  # an escaped question's deferred extraction
+    timed_out: bool = False  # the answer is the approval timeout's automatic rejection
 
 
 class ResponseState(_State):
@@ -168,6 +174,17 @@ class TurnState(_State):
     @property
     def nodes_run(self) -> list[str]:
         return [run.node for run in self.trace]
+
+
+class TurnInput(_State):
+    """What a thread waiting in ``await_answer`` is resumed with: the next turn.
+
+    ``option_id``: chosen through ``functions/resume`` (or the timeout); None: the turn's
+    message may answer the question, the HITL handler decides."""
+
+    conversation: Conversation
+    option_id: str | None = None
+    timed_out: bool = False
 
 
 class ResumePoint(_State):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field, model_validator
 
 from shared.models.base import Strict
 from shared.models.wire import Interrupt, TurnResponse
@@ -14,10 +15,10 @@ Role = Literal["user", "assistant", "system"]
 
 
 class PendingQuestion(Strict):
-    """The question a chat waits on (at most one), kept on the chat document.
+    """A question a turn asks, kept in the turn graph's checkpoint (``TurnState.hitl``).
 
     ``resume_at`` is the graph's own record of where to continue (the original message,
-    its intent, the plan): opaque to the stores, validated by the graph when read back.
+    its intent, the plan): validated by the graph when read back.
     """
 
     interrupt: Interrupt
@@ -27,6 +28,40 @@ class PendingQuestion(Strict):
     resume_at: dict[str, Any] = Field(default_factory=dict)
 
 
+ControlStatus = Literal["idle", "pending", "resuming"]
+InterruptTarget = Literal["turn", "job", "pending_item"]
+
+
+class HitlControl(Strict):
+    """The chat's control record: the authority on whether an interrupt is pending.
+
+    At most one interrupt per chat. ``pending``: waiting for the answer; ``resuming``: an
+    answer claimed it (``owner``, until ``lease_until``; an expired lease makes it pending
+    again, so a crashed run never locks the chat). What the answer continues is
+    ``target``: the turn graph's checkpoint (``thread_id`` + ``checkpoint_id``), an agent
+    job (``thread_id`` = job id) or a fact-system pending item (``thread_id`` = its id).
+    """
+
+    status: ControlStatus = "idle"
+    interrupt: Interrupt | None = None
+    blocking: bool = True  # False: a "by the way" question (not on the wire response)
+    target: InterruptTarget = "turn"
+    thread_id: str | None = None
+    checkpoint_id: str | None = None
+    asked_at: datetime | None = None
+    timeout_at: datetime | None = None  # approvals: auto-rejected then
+    owner: str | None = None  # the turn id that claimed it
+    lease_until: datetime | None = None
+
+    def waiting(self, now: datetime) -> bool:
+        """Answerable now: pending, or claimed by a run whose lease ran out."""
+        if self.interrupt is None:
+            return False
+        if self.status == "pending":
+            return True
+        return self.status == "resuming" and (self.lease_until is None or self.lease_until <= now)
+
+
 class Chat(Strict):
     id: str
     user_id: str
@@ -34,7 +69,7 @@ class Chat(Strict):
     updated_at: datetime
     summary: str = ""  # running summary of the messages up to ``summarized_until``
     summarized_until: datetime | None = None
-    pending: PendingQuestion | None = None
+    control: HitlControl = Field(default_factory=HitlControl)
 
 
 class ChatUpdate(Strict):
@@ -42,8 +77,7 @@ class ChatUpdate(Strict):
 
     summary: str | None = None  # set together with summarized_until
     summarized_until: datetime | None = None
-    pending: PendingQuestion | None = None  # a new question to wait on
-    clear_pending: bool = False  # the pending question was answered or abandoned
+    control: HitlControl | None = None  # the chat's next control record
 
 
 class NodeRun(Strict):
@@ -70,6 +104,7 @@ class TurnMetadata(Strict):
     extraction_enqueued: bool = False
     jobs_published: int = 0
     interrupt_kind: str | None = None
+    thread_id: str | None = None  # the graph thread (checkpoints) the turn ran on
 
 
 class TurnRecord(Strict):
@@ -90,13 +125,25 @@ class Message(Strict):
     turn_id: str | None = None
 
 
-class TurnClaim(Strict):
-    """Outcome of claiming a ``client_message_id``: run it, replay it, or wait for it."""
+ClaimStatus = Literal["new", "done", "running", "not_pending", "bad_answer", "no_chat"]
 
-    status: Literal["new", "done", "running"]
+
+class TurnClaim(Strict):
+    """Outcome of claiming a ``client_message_id``: run it, replay it, or wait for it.
+
+    ``not_pending``: a resume found no matching interrupt waiting; ``bad_answer``: its
+    answer picks none of the options; ``no_chat``: the chat must exist and does not
+    (nothing is written in these three cases);
+    ``resumed``: the claim also took the chat's waiting interrupt (``chat.control`` as it
+    was before), so this turn continues it."""
+
+    status: ClaimStatus
     turn_id: str
     chat_id: str
     response: TurnResponse | None = None
+    chat: Chat | None = None  # as read in the claim's transaction
+    resumed: bool = False
+    option_id: str | None = None  # the option the resume's answer picked
 
 
 class ResolvedEntity(Strict):
@@ -133,13 +180,97 @@ class ExtractionTask(Strict):
     enqueued_at: datetime
 
 
+JobType = Literal["research", "data", "critical", "default"]
+SUBTASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"
+MAX_PLANNED_SUBTASKS = 10
+
+
+class Subtask(Strict):
+    """One agent's part of a job. ``depends_on`` names subtasks of the same job whose
+    results it needs (they run first and their results are given to it)."""
+
+    id: str = Field(pattern=SUBTASK_ID_PATTERN)
+    agent: str
+    goal: str = Field(min_length=1, max_length=2000)
+    role: str | None = None  # None: the agent's own role
+    depends_on: list[str] = Field(default_factory=list)
+    inputs: dict[str, str] = Field(default_factory=dict)  # e.g. results of inline steps
+    required: bool = False  # a refused sensitive action aborts the job instead of skipping
+
+
+class JobResume(Strict):
+    """A continuation: the answer to the interrupt the job waits on (claimed once)."""
+
+    interrupt_id: str
+    option_id: str
+    source: Literal["user", "timeout"] = "user"
+    answer: str = ""  # free text, for a clarification
+
+
 class AgentJob(Strict):
-    """Payload published to the agent-jobs topic for ``functions/agents``."""
+    """Payload published to the agent-jobs topic for ``functions/agents``.
+
+    ``subtasks`` form a DAG (validated: known ids, no cycle). The shorthand ``agent`` +
+    ``goal`` without ``subtasks`` is a job of one subtask ``s1``; a job of one subtask
+    always carries its agent and goal in both places. ``resume`` marks a continuation of
+    a job that waits on an interrupt; ``budget_tokens`` None takes the Settings default.
+    """
 
     job_id: str
     user_id: str
     chat_id: str
     turn_id: str
-    agent: str
-    goal: str
+    agent: str = ""
+    goal: str = ""  # the job's overall goal (the user's request)
+    subtasks: list[Subtask] = Field(default_factory=list, max_length=MAX_PLANNED_SUBTASKS)
+    job_type: JobType = "default"
+    budget_tokens: int | None = Field(default=None, ge=1)
+    resume: JobResume | None = None
     created_at: datetime
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        subtasks = data.get("subtasks") or []
+        if not subtasks and data.get("agent"):
+            one = {"id": "s1", "agent": data["agent"], "goal": data.get("goal") or ""}
+            return {**data, "subtasks": [one]}
+        if len(subtasks) == 1:
+            only = subtasks[0]
+            first = only.model_dump() if isinstance(only, BaseModel) else dict(only)
+            return {
+                **data,
+                "agent": data.get("agent") or first.get("agent", ""),
+                "goal": data.get("goal") or first.get("goal", ""),
+            }
+        return data
+
+    @model_validator(mode="after")
+    def _dag(self) -> AgentJob:
+        if not self.subtasks:
+            raise ValueError("a job needs at least one subtask")
+        order = dag_order(self.subtasks)
+        if order is None:
+            raise ValueError("subtask ids must be unique; depends_on must name others, no cycle")
+        return self
+
+
+def dag_order(subtasks: Sequence[Subtask]) -> list[str] | None:
+    """The ids in an order where every subtask follows what it depends on; None if the ids
+    repeat, a dependency is unknown or the dependencies form a cycle."""
+    deps = {s.id: set(s.depends_on) for s in subtasks}
+    if len(deps) != len(subtasks) or any(
+        d not in deps or d == sid for sid, ds in deps.items() for d in ds
+    ):
+        return None
+    order: list[str] = []
+    while deps:
+        ready = sorted(sid for sid, ds in deps.items() if not ds - set(order))
+        if not ready:
+            return None
+        order += ready
+        for sid in ready:
+            del deps[sid]
+    return order

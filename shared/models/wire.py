@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import AwareDatetime, Field
 
 from shared.models.base import Strict
 
@@ -52,6 +52,7 @@ class TurnResponse(Strict):
     turn_id: str
     reply: Reply
     interrupt: Interrupt | None = None
+    jobs: list[str] = Field(default_factory=list)  # agent jobs the turn started (job ids)
 
 
 class ErrorBody(Strict):
@@ -61,3 +62,37 @@ class ErrorBody(Strict):
 
 class ErrorResponse(Strict):
     error: ErrorBody
+
+
+class ChatMessagesRequest(Strict):
+    """A poll of one chat: what arrived after ``after`` (agent results, questions from
+    background work), and the question the chat waits on."""
+
+    chat_id: str = Field(pattern=CHAT_ID_PATTERN)
+    after: AwareDatetime | None = None  # the ``created_at`` of the newest message seen
+    limit: int = Field(default=50, ge=1, le=200)
+
+
+class ChatMessage(Strict):
+    id: str
+    role: Literal["user", "assistant", "system"]
+    text: str
+    created_at: AwareDatetime
+
+
+class ChatMessagesResponse(Strict):
+    chat_id: str
+    messages: list[ChatMessage]  # oldest first; the newest ``limit`` after ``after``
+    interrupt: Interrupt | None  # the open question, answerable through resume
+
+
+class JobRequest(Strict):
+    """Pause, resume, cancel or take over one of the user's agent jobs."""
+
+    job_id: str = Field(pattern=CLIENT_ID_PATTERN)
+
+
+class JobStatusResponse(Strict):
+    job_id: str
+    status: str  # running | waiting | paused | cancelled | done | failed | ...
+    control: str  # a pause or cancel the running job will see before its next step

@@ -1,10 +1,11 @@
 """The user's control over their memory: what the ``memory`` function calls.
 
 ``MemoryAdmin`` serves the fact operations itself and hands persons, pending items, the
-account and the assistant profile to its parts; ``operation_for(path)`` maps each POST path
-of the function to its request model and handler (the table below is the API;
-docs/openapi.yaml mirrors it). Whatever changes facts, persons or the profile drops the
-user's cached turn context (``invalidate_context``), so the next turn reloads it.
+account, the assistant profile and the human-in-the-loop settings to its parts;
+``operation_for(path)`` maps each POST path of the function to its request model and handler
+(the table below is the API; docs/openapi.yaml mirrors it). Whatever changes facts, persons
+or the profile drops the user's cached turn context (``invalidate_context``), so the next
+turn reloads it.
 
 Every call is scoped to the authenticated ``user_id``: another user's fact or person id is
 answered exactly like a missing one (404 ``not_found``), and nothing is changed.
@@ -47,8 +48,10 @@ from shared.models.memory_api import (
     UpdateAssistantRequest,
     UpdatePersonRequest,
 )
+from shared.models.trust import UpdateHitlRequest
 from shared.services.context_cache import invalidate_context
 from shared.services.memory_admin_account import AccountAdmin
+from shared.services.memory_admin_hitl import HitlAdmin
 from shared.services.memory_admin_pending import PendingAdmin
 from shared.services.memory_admin_persons import PersonAdmin
 from shared.services.memory_admin_ports import FactNotCurrent, MemoryAdminDeps
@@ -65,6 +68,7 @@ class MemoryAdmin:
         self.pending = PendingAdmin(deps)
         self.account = AccountAdmin(deps)
         self.profile = ProfileAdmin(deps)
+        self.hitl = HitlAdmin(deps)
 
     # -- facts --------------------------------------------------------------------------------
     def list_facts(self, user_id: str, request: ListFactsRequest) -> FactsResponse:
@@ -213,6 +217,8 @@ OPERATIONS: dict[str, Operation[Any]] = {
     "/settings/assistant/update": _op(
         UpdateAssistantRequest, lambda a, u, r: a.profile.update(u, r)
     ),
+    "/settings/hitl/get": _op(Empty, lambda admin, user, _: admin.hitl.get(user)),
+    "/settings/hitl/update": _op(UpdateHitlRequest, lambda a, u, r: a.hitl.update(u, r)),
     "/export": _op(Empty, lambda admin, user, _: admin.account.export(user)),
     "/account/delete": _op(DeleteAccountRequest, lambda a, u, _: a.account.delete(u)),
 }

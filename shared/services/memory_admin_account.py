@@ -1,11 +1,14 @@
 """Everything the product holds about the user: export it, or erase it.
 
 Export: persons, facts with their history, pending items (PostgreSQL, decrypted by the
-stores: it is the user's own data), chats, messages, turns and settings (Firestore).
+stores: it is the user's own data), chats, messages, turns, settings, and the agents'
+records (reminders, events, notes, budgets, expenses, feedback, the outbox of sent
+messages) as ``conversations.documents`` (Firestore, all under ``users/{uid}``).
 Redis holds only short-lived counters and caches, which are not exported.
 
 Erasure runs PostgreSQL (facts, persons, pending items, processed keys, the data key),
-then Firestore (``users/{uid}`` and everything below it), then Redis (the user's keys).
+then Firestore (``users/{uid}`` and everything below it, the agents' records and
+outbox included), then Redis (the user's keys).
 Each step is idempotent, so a failure answers 503 and a retry finishes the job.
 """
 

@@ -16,6 +16,7 @@ from shared.ports import (
     FactStore,
     PendingStore,
     ProfileStore,
+    TrustStore,
     UserKeyspace,
 )
 
@@ -34,6 +35,11 @@ class MemoryAdminDeps(Protocol):
 
     @property
     def profiles(self) -> ProfileStore: ...
+
+    @property
+    def trust(self) -> TrustStore:
+        """Human-in-the-loop trust: level, counters, pinned mode (``/settings/hitl/*``)."""
+        ...
 
     @property
     def cache(self) -> Cache:

@@ -18,17 +18,30 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import Command
+
 from shared.deps import Deps
-from shared.errors import MessageTooLong, NodeFailed, NotFound, RateLimited, TurnInProgress
-from shared.graph.builder import build_turn_graph
+from shared.errors import (
+    BadRequest,
+    InterruptNotPending,
+    MessageTooLong,
+    NodeFailed,
+    NotFound,
+    RateLimited,
+    TurnInProgress,
+)
+from shared.graph.answers import WORDS
+from shared.graph.builder import build_turn_graph, checkpointed
 from shared.graph.context import TurnContext
 from shared.graph.metering import Meter, MeteredLLM
 from shared.graph.phrases import phrase
-from shared.graph.state import Conversation, Hitl, ResponseState, TurnState
-from shared.models.domain import Chat
+from shared.graph.state import Conversation, ResponseState, TurnInput, TurnState
+from shared.models.domain import Chat, HitlControl, TurnClaim
 from shared.models.wire import TurnRequest, TurnResponse
+from shared.ports import ResumeClaim
 from shared.services.ids import new_chat_id_for, turn_id_for
-from shared.services.turn_record import record_turn, wire_response
+from shared.services.turn_record import next_control, record_turn, wire_response
 
 log = logging.getLogger("turn")
 
@@ -47,14 +60,6 @@ TurnEvent = Chunk | Done
 
 
 @dataclass(frozen=True)
-class Answer:
-    """The chat, as the resume service read it, and the option of its pending question."""
-
-    chat: Chat
-    option_id: str
-
-
-@dataclass(frozen=True)
 class PreparedTurn:
     user_id: str
     chat_id: str
@@ -64,7 +69,16 @@ class PreparedTurn:
     chat: Chat | None = None
     replay: TurnResponse | None = None
     trace: str | None = None
-    answer: str | None = None  # an option of the chat's pending question, chosen via resume
+    resumed: HitlControl | None = None  # the waiting interrupt this turn claimed
+    answer: str | None = None  # the option chosen via resume (None: the message decides)
+    timed_out: bool = False  # the approval timeout answers, not the user
+
+    @property
+    def thread_id(self) -> str:
+        """A turn that answers continues the asking thread; any other starts its own."""
+        if self.resumed is not None and self.resumed.thread_id:
+            return self.resumed.thread_id
+        return self.turn_id
 
 
 class TurnService:
@@ -76,21 +90,20 @@ class TurnService:
         user_id: str,
         request: TurnRequest,
         trace: str | None = None,
-        answer: Answer | None = None,
+        resume: ResumeClaim | None = None,
+        timed_out: bool = False,
     ) -> PreparedTurn:
-        """Everything that can refuse the request, before a single byte is streamed."""
+        """Everything that can refuse the request, before a single byte is streamed.
+
+        One transaction claims the turn and, when the chat waits on a question of the turn
+        graph, the question too (``resume`` names which one; a plain message takes it if
+        it is there, and the HITL handler then decides whether the message answers it)."""
         settings, store = self._deps.settings, self._deps.conversations
         self._check_rate(user_id)
         if len(request.message) > settings.max_message_chars:
             raise MessageTooLong(f"message over {settings.max_message_chars} characters")
         chat_id = request.chat_id or new_chat_id_for(user_id, request.client_message_id)
         chat_is_new = request.chat_id is None
-        if answer is not None:  # read and checked by the resume service
-            chat: Chat | None = answer.chat
-        else:
-            chat = None if chat_is_new else store.get_chat(user_id, chat_id)
-        if not chat_is_new and chat is None:
-            raise NotFound("chat not found")
         turn_id = turn_id_for(user_id, request.client_message_id)
         claim = store.claim_turn(
             user_id,
@@ -99,22 +112,29 @@ class TurnService:
             turn_id,
             self._deps.clock.now(),
             settings.turn_lease_seconds,
+            new_chat=chat_is_new,
+            resume=resume or ResumeClaim(),
         )
         if claim.status == "done":
             return PreparedTurn(
                 user_id, claim.chat_id, turn_id, request, False, replay=claim.response
             )
-        if claim.status == "running":
-            raise TurnInProgress("this message is still being answered; retry shortly")
+        _refuse(claim)
+        control = claim.chat.control if claim.chat is not None and claim.resumed else None
+        if control is not None and claim.option_id not in (None, *WORDS) and control.interrupt:
+            label = next(o.label for o in control.interrupt.options if o.id == claim.option_id)
+            request = request.model_copy(update={"message": label})  # else: the user's words
         return PreparedTurn(
             user_id,
-            chat_id,
+            claim.chat_id,
             turn_id,
             request,
             chat_is_new,
-            chat,
+            claim.chat,
             trace=trace,
-            answer=answer.option_id if answer else None,
+            resumed=control,
+            answer=claim.option_id,
+            timed_out=timed_out,
         )
 
     def events(self, turn: PreparedTurn) -> Iterator[TurnEvent]:
@@ -122,12 +142,26 @@ class TurnService:
             yield Chunk(turn.replay.reply.text)
             yield Done(turn.replay)
             return
+        if turn.resumed is not None and turn.resumed.target != "turn":
+            yield from self._answer_elsewhere(turn)
+            return
         context = self._context(turn)
         try:
             response = yield from self._run_graph(turn, context)
         except BaseException:
             self._deps.conversations.release_turn(turn.user_id, turn.request.client_message_id)
             raise
+        yield Done(response)
+
+    def _answer_elsewhere(self, turn: PreparedTurn) -> Iterator[TurnEvent]:
+        from shared.services.resume_elsewhere import answer_elsewhere
+
+        try:
+            response = answer_elsewhere(self._deps, turn)
+        except BaseException:
+            self._deps.conversations.release_turn(turn.user_id, turn.request.client_message_id)
+            raise
+        yield Chunk(response.reply.text)
         yield Done(response)
 
     def run(self, user_id: str, request: TurnRequest) -> TurnResponse:
@@ -158,23 +192,36 @@ class TurnService:
             meter=meter,
             ports=self._deps,
             trace=turn.trace,
+            thread_id=turn.thread_id,
+            resumed=turn.resumed is not None,
         )
 
     def _run_graph(
         self, turn: PreparedTurn, context: TurnContext
     ) -> Generator[TurnEvent, None, TurnResponse]:
-        state = initial_state(turn)
-        last: dict[str, Any] = state.model_dump()
+        graph = checkpointed(build_turn_graph(), self._deps.checkpointer)
+        last: dict[str, Any] = initial_state(turn).model_dump()
         first_chunk: float | None = None
+        checkpoint_id, interrupted = None, False
         try:
-            for namespace, mode, payload in build_turn_graph().stream(
-                state, context=context, stream_mode=["custom", "values"], subgraphs=True
+            for namespace, mode, payload in graph.stream(
+                graph_input(turn),
+                graph_config(turn),
+                context=context,
+                stream_mode=["custom", "values", "checkpoints"],
+                subgraphs=True,
+                durability="exit",  # one checkpoint per turn, written when the run ends
             ):
                 if mode == "custom" and isinstance(payload, dict) and "chunk" in payload:
                     first_chunk = first_chunk or time.perf_counter()
                     yield Chunk(str(payload["chunk"]))
-                elif mode == "values" and not namespace and isinstance(payload, dict):
-                    last = payload
+                elif namespace or not isinstance(payload, dict):
+                    continue
+                elif mode == "checkpoints":
+                    checkpoint_id = payload["config"]["configurable"]["checkpoint_id"]
+                elif mode == "values":
+                    interrupted = interrupted or "__interrupt__" in payload
+                    last = {k: v for k, v in payload.items() if k != "__interrupt__"}
         except NodeFailed as failure:
             if failure.node == "message_persist":
                 raise failure.cause from failure
@@ -183,9 +230,19 @@ class TurnService:
             _log_turn(context, failed, response, first_chunk, failure)
             return response
         final = TurnState.model_validate(last)
+        if interrupted and checkpoint_id is not None:
+            self._leave_pending(context, final, checkpoint_id)
         response = wire_response(context, final)
         _log_turn(context, final, response, first_chunk)
         return response
+
+    def _leave_pending(self, context: TurnContext, state: TurnState, checkpoint_id: str) -> None:
+        """The question waits from now on: its checkpoint is saved (written only after it,
+        a control record never names a checkpoint that does not exist)."""
+        control = next_control(context, state)
+        if control is not None:
+            control = control.model_copy(update={"checkpoint_id": checkpoint_id})
+            self._deps.conversations.put_control(context.user_id, context.chat_id, control)
 
     def _fail(
         self, context: TurnContext, state: TurnState, failure: NodeFailed
@@ -229,6 +286,34 @@ def _log_turn(
     )
 
 
+def _refuse(claim: TurnClaim) -> None:
+    if claim.status == "running":
+        raise TurnInProgress("this message is still being answered; retry shortly")
+    if claim.status == "no_chat":
+        raise NotFound("chat not found")
+    if claim.status == "not_pending":
+        raise InterruptNotPending("no pending interrupt with this id")
+    if claim.status == "bad_answer":
+        raise BadRequest("the answer picks none of the interrupt's options")
+
+
+def graph_input(turn: PreparedTurn) -> TurnState | Command[Any]:
+    state = initial_state(turn)
+    if turn.resumed is None:
+        return state
+    answer = TurnInput(
+        conversation=state.conversation, option_id=turn.answer, timed_out=turn.timed_out
+    )
+    return Command(resume=answer.model_dump(mode="json"))
+
+
+def graph_config(turn: PreparedTurn) -> RunnableConfig:
+    """The thread's latest checkpoint: the one its question was saved in (the control
+    record names it; a run that failed after it dropped the question). Addressing it by id
+    would cost LangGraph's extra query for whether it was superseded."""
+    return RunnableConfig(configurable={"thread_id": turn.thread_id}, recursion_limit=60)
+
+
 def initial_state(turn: PreparedTurn) -> TurnState:
     chat, message_id = turn.chat, f"{turn.turn_id}-u"
     return TurnState(
@@ -241,12 +326,4 @@ def initial_state(turn: PreparedTurn) -> TurnState:
             summary=chat.summary if chat else "",
             summarized_until=chat.summarized_until if chat else None,
         ),
-        hitl=_hitl(chat, turn.answer),
     )
-
-
-def _hitl(chat: Chat | None, answer: str | None) -> Hitl:
-    pending = chat.pending if chat else None
-    if answer is None:
-        return Hitl(pending=pending)
-    return Hitl(pending=pending, outcome="answered", option_id=answer)

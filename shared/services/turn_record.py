@@ -15,9 +15,19 @@ from shared.errors import NodeFailed
 from shared.graph.context import TurnContext
 from shared.graph.metering import cost_usd
 from shared.graph.state import TurnState
-from shared.models.domain import AgentJob, ChatUpdate, ExtractionTask, Message, TurnMetadata
+from shared.models.domain import (
+    AgentJob,
+    ChatUpdate,
+    ExtractionTask,
+    HitlControl,
+    Message,
+    Subtask,
+    TurnMetadata,
+)
 from shared.models.wire import Reply, TurnResponse
-from shared.services import handoff
+from shared.services import handoff, hitl_timeouts
+from shared.services.agent_jobs.policy import job_type_for
+from shared.services.hitl_timeouts import TimeoutTask
 from shared.services.ids import job_id_for
 
 
@@ -31,6 +41,12 @@ def record_turn(
     jobs = [] if failure else agent_jobs(context, state)
     handoff.enqueue_extractions(settings, ports.tasks, extractions, context.trace)
     handoff.publish_jobs(settings, ports.publisher, jobs, context.trace)
+    control = None if failure else next_control(context, state)
+    if control is not None and control.timeout_at is not None and control.interrupt:
+        timeout = TimeoutTask(
+            user_id=context.user_id, chat_id=context.chat_id, interrupt_id=control.interrupt.id
+        )
+        hitl_timeouts.schedule(settings, ports.tasks, timeout, control.timeout_at, context.trace)
     metadata = turn_metadata(context, state, failure)
     metadata = metadata.model_copy(
         update={"extraction_enqueued": bool(extractions), "jobs_published": len(jobs)}
@@ -43,7 +59,7 @@ def record_turn(
         now,
         new_chat=context.chat_is_new,
         metadata=metadata,
-        chat_update=None if failure else chat_update(state),
+        chat_update=chat_update(context, state, failure),
     )
     return response
 
@@ -51,11 +67,13 @@ def record_turn(
 def wire_response(context: TurnContext, state: TurnState) -> TurnResponse:
     ask = state.hitl.ask
     interrupt = ask.interrupt if ask is not None and ask.blocking else None
+    failed = state.response.kind == "fallback"  # hands nothing off
     return TurnResponse(
         chat_id=context.chat_id,
         turn_id=context.turn_id,
         reply=Reply(text=state.response.text, kind=state.response.kind),
         interrupt=interrupt,
+        jobs=[] if failed else [job.job_id for job in agent_jobs(context, state)],
     )
 
 
@@ -69,35 +87,87 @@ def extraction_tasks(state: TurnState) -> list[ExtractionTask]:
 
 
 def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
-    published = {r.step_id for r in state.planning.results if r.status == "published"}
-    now = context.ports.clock.now()
-    plan_turn = state.conversation.focus_turn_id or context.turn_id  # stable across answers
-    return [
-        AgentJob(
-            job_id=job_id_for(plan_turn, index),
-            user_id=context.user_id,
-            chat_id=context.chat_id,
-            turn_id=context.turn_id,
+    """The turn's one job: the plan steps it published, as subtasks whose dependencies stay
+    among them; results of steps the turn ran inline are given as inputs. The id derives
+    from the plan's turn and the first published step, so a retry re-sends the same id and
+    a later answer to the same plan publishes its own."""
+    planning, focus = state.planning, state.conversation.focus
+    published = {r.step_id for r in planning.results if r.status == "published"}
+    steps = [(index, s) for index, s in enumerate(planning.steps) if s.id in published]
+    if not steps:
+        return []
+    outputs = {r.step_id: r.output for r in planning.results if r.status == "done" and r.output}
+    subtasks = [
+        Subtask(
+            id=step.id,
             agent=step.agent,
-            goal=step.inputs.get("goal", state.conversation.focus),
-            created_at=now,
+            goal=step.inputs.get("goal") or focus,
+            depends_on=[d for d in step.depends_on if d in published],
+            inputs={f"result of {d}": outputs[d][:4000] for d in step.depends_on if d in outputs},
         )
-        for index, step in enumerate(state.planning.steps)
-        if step.id in published
+        for _, step in steps
     ]
+    plan_turn = state.conversation.focus_turn_id or context.turn_id  # stable across answers
+    job = AgentJob(
+        job_id=job_id_for(plan_turn, steps[0][0]),
+        user_id=context.user_id,
+        chat_id=context.chat_id,
+        turn_id=context.turn_id,
+        goal=focus if len(subtasks) > 1 else "",
+        subtasks=subtasks,
+        job_type=job_type_for([s.agent for s in subtasks]),
+        created_at=context.ports.clock.now(),
+    )
+    return [job]
 
 
-def chat_update(state: TurnState) -> ChatUpdate | None:
-    hitl, summary = state.hitl, state.conversation.new_summary
-    settled = hitl.outcome in ("answered", "escaped")
-    if summary is None and hitl.ask is None and not settled:
+def chat_update(
+    context: TurnContext, state: TurnState, failure: NodeFailed | None = None
+) -> ChatUpdate | None:
+    summary = None if failure else state.conversation.new_summary
+    control = _released(context, state, failure)
+    if summary is None and control is None:
         return None
     return ChatUpdate(
         summary=summary.text if summary else None,
         summarized_until=summary.until if summary else None,
-        pending=hitl.ask,
-        clear_pending=settled and hitl.ask is None,
+        control=control,
     )
+
+
+def next_control(context: TurnContext, state: TurnState) -> HitlControl | None:
+    """The question this run leaves waiting (asked, or kept through a greeting), as the
+    chat's pending control record; None if it leaves none."""
+    hitl = state.hitl
+    question = hitl.ask or (hitl.pending if hitl.outcome == "kept" else None)
+    if question is None:
+        return None
+    timeout = None
+    if question.interrupt.kind == "approval":
+        seconds = context.ports.settings.approval_timeout_seconds
+        timeout = question.asked_at + timedelta(seconds=seconds)
+    return HitlControl(
+        status="pending",
+        interrupt=question.interrupt,
+        blocking=question.blocking,
+        target="turn",
+        thread_id=context.thread_id,
+        asked_at=question.asked_at,
+        timeout_at=timeout,
+    )
+
+
+def _released(
+    context: TurnContext, state: TurnState, failure: NodeFailed | None
+) -> HitlControl | None:
+    """An answer this run claimed releases the chat, unless a question waits again (then the
+    service leaves it pending once the checkpoint is saved). A failed answer drops its
+    question (the fallback says so); runs that claimed nothing leave the record alone."""
+    if not context.resumed:
+        return None
+    if failure is None and next_control(context, state) is not None:
+        return None
+    return HitlControl()
 
 
 def turn_metadata(
@@ -124,6 +194,7 @@ def turn_metadata(
         ),
         graph_ms=round((time.perf_counter() - context.started) * 1000, 2),
         interrupt_kind=state.hitl.ask.interrupt.kind if state.hitl.ask else None,
+        thread_id=context.thread_id or None,
     )
 
 
@@ -136,19 +207,20 @@ _FLAGS = {
 
 
 def _messages(context: TurnContext, state: TurnState, now: datetime) -> list[Message]:
-    return [
-        Message(
-            id=state.conversation.message_id,
-            role="user",
-            text=state.conversation.user_message,
-            created_at=now,
-            turn_id=context.turn_id,
-        ),
-        Message(
-            id=f"{context.turn_id}-a",
-            role="assistant",
-            text=state.response.text,
-            created_at=now + timedelta(microseconds=1),
-            turn_id=context.turn_id,
-        ),
-    ]
+    reply = Message(
+        id=f"{context.turn_id}-a",
+        role="assistant",
+        text=state.response.text,
+        created_at=now + timedelta(microseconds=1),
+        turn_id=context.turn_id,
+    )
+    if state.hitl.timed_out:  # nobody typed: the timeout answered
+        return [reply]
+    asked = Message(
+        id=state.conversation.message_id,
+        role="user",
+        text=state.conversation.user_message,
+        created_at=now,
+        turn_id=context.turn_id,
+    )
+    return [asked, reply]

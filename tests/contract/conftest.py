@@ -21,16 +21,22 @@ from google.cloud import firestore, pubsub_v1, tasks_v2
 
 from shared.adapters.clock import FixedClock
 from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
+from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
+from shared.adapters.firestore_outbox import FirestoreOutbox
 from shared.adapters.firestore_profiles import FirestoreProfileStore
+from shared.adapters.firestore_trust import FirestoreTrustStore
 from shared.adapters.keyring_local import LocalKek
+from shared.adapters.memory_agent_data import MemoryAgentDataStore
 from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
 from shared.adapters.memory_conversations import MemoryConversationStore
 from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
 from shared.adapters.memory_keyring import MemoryKeyRing
+from shared.adapters.memory_outbox import MemoryOutbox
 from shared.adapters.memory_profiles import MemoryProfileStore
 from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
+from shared.adapters.memory_trust import MemoryTrustStore
 from shared.adapters.migrations import apply_migrations
 from shared.adapters.postgres import Database, connect, run_outside_transaction
 from shared.adapters.postgres_contacts import PostgresContactStore
@@ -41,16 +47,19 @@ from shared.adapters.pubsub import PubSubPublisher
 from shared.adapters.redis_cache import RedisCache
 from shared.config import Settings
 from shared.ports import (
+    AgentDataStore,
     Cache,
     ContactStore,
     ConversationStore,
     FactStore,
     IdempotencyStore,
     KeyRing,
+    Outbox,
     PendingStore,
     ProfileStore,
     Publisher,
     TaskQueue,
+    TrustStore,
 )
 
 BACKENDS = ["memory", pytest.param("real", marks=pytest.mark.stack)]
@@ -135,6 +144,13 @@ def profiles(request: pytest.FixtureRequest) -> ProfileStore:
     if request.param == "memory":
         return MemoryProfileStore()
     return FirestoreProfileStore(_real(request, "firestore_client"))
+
+
+@pytest.fixture(params=BACKENDS)
+def trust_store(request: pytest.FixtureRequest) -> TrustStore:
+    if request.param == "memory":
+        return MemoryTrustStore()
+    return FirestoreTrustStore(_real(request, "firestore_client"))
 
 
 @pytest.fixture(params=BACKENDS)
@@ -291,3 +307,18 @@ def publisher_backend(request: pytest.FixtureRequest) -> PublisherBackend:
         return got
 
     return PublisherBackend(publisher, topic, received)
+
+
+@pytest.fixture(params=BACKENDS)
+def agent_data(request: pytest.FixtureRequest) -> AgentDataStore:
+    if request.param == "memory":
+        return MemoryAgentDataStore()
+    return FirestoreAgentDataStore(_real(request, "firestore_client"))
+
+
+@pytest.fixture(params=BACKENDS)
+def outbox(request: pytest.FixtureRequest) -> Outbox:
+    clock = FixedClock()
+    if request.param == "memory":
+        return MemoryOutbox(clock)
+    return FirestoreOutbox(_real(request, "firestore_client"), clock)

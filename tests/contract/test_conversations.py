@@ -11,9 +11,9 @@ import pytest
 from shared.errors import Conflict, NotFound
 from shared.models.domain import (
     ChatUpdate,
+    HitlControl,
     Message,
     NodeRun,
-    PendingQuestion,
     TurnMetadata,
     TurnRecord,
 )
@@ -52,7 +52,7 @@ def count(store: ConversationStore, user_id: str, chat_id: str) -> int:
     return int(counting.message_count(user_id, chat_id))
 
 
-def pending(turn_id: str, seconds: float) -> PendingQuestion:
+def pending(turn_id: str, seconds: float) -> HitlControl:
     interrupt = Interrupt(
         id=f"i-{turn_id}",
         kind="disambiguation",
@@ -62,20 +62,13 @@ def pending(turn_id: str, seconds: float) -> PendingQuestion:
             InterruptOption(id="p2", label="Anna K."),
         ],
     )
-    resume_at = {
-        "message": {"id": f"{turn_id}-u", "text": "call Anna", "at": at(1).isoformat()},
-        "intent": "task",
-        "plan": [{"step": "resolve", "args": {"names": ["Anna"], "limit": 2}}, {"step": "act"}],
-        "confidence": 0.75,
-        "retry": None,
-        "blocking": True,
-    }
-    return PendingQuestion(
+    return HitlControl(
+        status="pending",
         interrupt=interrupt,
-        blocking=True,
-        turn_id=turn_id,
+        target="turn",
+        thread_id=turn_id,
         asked_at=at(seconds),
-        resume_at=resume_at,
+        timeout_at=at(seconds + 1800),
     )
 
 
@@ -130,7 +123,7 @@ def test_create_then_get_chat(conversations: ConversationStore, user_id: str) ->
     fetched = conversations.get_chat(user_id, "c1")
     assert fetched is not None
     assert (fetched.id, fetched.created_at, fetched.summary) == ("c1", at(0), "")
-    assert (fetched.summarized_until, fetched.pending) == (None, None)
+    assert (fetched.summarized_until, fetched.control) == (None, HitlControl())
     assert type(fetched.created_at) is datetime  # not the driver's subclass
 
 
@@ -345,16 +338,16 @@ def test_a_turn_without_metadata_records_none(
     assert failed == TurnRecord(status="failed", chat_id="c1", turn_id="t2")
 
 
-def test_chat_update_sets_summary_and_pending_and_clears_it(
+def test_chat_update_sets_summary_and_control_and_releases_it(
     conversations: ConversationStore, user_id: str
 ) -> None:
     conversations.create_chat(user_id, "c1", at(0))
     asked = pending("t1", 1.000123)
-    update = ChatUpdate(summary="Talked about Anna.", summarized_until=at(0.5), pending=asked)
+    update = ChatUpdate(summary="Talked about Anna.", summarized_until=at(0.5), control=asked)
     run_turn(conversations, user_id, "t1", 1, update)
     chat = conversations.get_chat(user_id, "c1")
     assert chat is not None
-    assert (chat.summary, chat.summarized_until, chat.pending) == (
+    assert (chat.summary, chat.summarized_until, chat.control) == (
         "Talked about Anna.",
         at(0.5),
         asked,
@@ -363,28 +356,30 @@ def test_chat_update_sets_summary_and_pending_and_clears_it(
 
     run_turn(conversations, user_id, "t2", 2, ChatUpdate())  # no summary, no pending: kept
     kept = conversations.get_chat(user_id, "c1")
-    assert kept is not None and (kept.summary, kept.summarized_until, kept.pending) == (
+    assert kept is not None and (kept.summary, kept.summarized_until, kept.control) == (
         "Talked about Anna.",
         at(0.5),
         asked,
     )
     assert kept.updated_at == at(2)
 
-    replaced = pending("t3", 3)  # a new question replaces the old one, even with a clear
-    run_turn(conversations, user_id, "t3", 3, ChatUpdate(pending=replaced, clear_pending=True))
+    replaced = pending("t3", 3)  # a new question replaces the old one
+    run_turn(conversations, user_id, "t3", 3, ChatUpdate(control=replaced))
     chat = conversations.get_chat(user_id, "c1")
-    assert chat is not None and chat.pending == replaced
+    assert chat is not None and chat.control == replaced
 
-    cleared = ChatUpdate(summary="Anna is the sister.", summarized_until=at(3), clear_pending=True)
+    cleared = ChatUpdate(
+        summary="Anna is the sister.", summarized_until=at(3), control=HitlControl()
+    )
     run_turn(conversations, user_id, "t4", 4, cleared)
     chat = conversations.get_chat(user_id, "c1")
     assert chat is not None
-    assert (chat.summary, chat.summarized_until, chat.pending) == (
+    assert (chat.summary, chat.summarized_until, chat.control) == (
         "Anna is the sister.",
         at(3),
-        None,
+        HitlControl(),
     )
-    run_turn(conversations, user_id, "t5", 5, ChatUpdate(clear_pending=True))  # nothing to clear
+    run_turn(conversations, user_id, "t5", 5, ChatUpdate(control=HitlControl()))  # idle again
     assert count(conversations, user_id, "c1") == 10
     again = conversations.create_chat(user_id, "c1", at(9))  # an existing chat, read back whole
     assert again == conversations.get_chat(user_id, "c1")
@@ -394,12 +389,12 @@ def test_a_new_chat_is_created_with_its_update(
     conversations: ConversationStore, user_id: str
 ) -> None:
     asked = pending("t1", 1)
-    update = ChatUpdate(summary="First words.", summarized_until=at(1), pending=asked)
+    update = ChatUpdate(summary="First words.", summarized_until=at(1), control=asked)
     run_turn(conversations, user_id, "t1", 1, update, new_chat=True)
     chat = conversations.get_chat(user_id, "c1")
     assert chat is not None
     assert (chat.created_at, chat.updated_at, chat.summary) == (at(1), at(1), "First words.")
-    assert (chat.summarized_until, chat.pending) == (at(1), asked)
+    assert (chat.summarized_until, chat.control) == (at(1), asked)
     assert count(conversations, user_id, "c1") == 2
 
 
@@ -414,7 +409,7 @@ def test_an_unclaimed_new_chat_turn_creates_nothing(
             response("c1", "t1"),
             at(1),
             new_chat=True,
-            chat_update=ChatUpdate(pending=pending("t1", 1)),
+            chat_update=ChatUpdate(control=pending("t1", 1)),
         )
     assert conversations.get_chat(user_id, "c1") is None
 
@@ -425,7 +420,7 @@ def test_completing_twice_changes_neither_metadata_nor_chat(
     conversations.create_chat(user_id, "c1", at(0))
     conversations.claim_turn(user_id, "cm1", "c1", "t1", at(1), LEASE)
     messages = [message("t1-u", 1, "user", "t1"), message("t1-a", 2, "assistant", "t1")]
-    first = ChatUpdate(summary="first", summarized_until=at(1), pending=pending("t1", 2))
+    first = ChatUpdate(summary="first", summarized_until=at(1), control=pending("t1", 2))
     conversations.complete_turn(
         user_id,
         "cm1",
@@ -443,7 +438,7 @@ def test_completing_twice_changes_neither_metadata_nor_chat(
         response("c1", "t1", "other"),
         at(9),
         metadata=metadata("agent"),
-        chat_update=ChatUpdate(summary="second", summarized_until=at(9), clear_pending=True),
+        chat_update=ChatUpdate(summary="second", summarized_until=at(9), control=HitlControl()),
     )
     assert conversations.get_chat(user_id, "c1") == before
     record = conversations.get_turn(user_id, "cm1")

@@ -4,8 +4,13 @@ The functions run in their own processes with the production ``vertex`` provider
 the fake Vertex endpoint, so the whole production client path runs; these rules answer by
 what the request asks for. Markers in the user's message steer the classifier:
 ``[complex]`` -> a plan with one research step (published as an agent job; ``[badplan]``
-names an agent that does not exist), ``[facts]`` -> extractable facts (about the first
-``@Name`` if any), ``[ask]`` -> semantic retrieval, ``@Name`` -> a person mentioned.
+names an agent that does not exist; ``[act]`` plans the acting productivity agent, which
+needs the user's approval), ``[facts]`` -> extractable facts (about the first
+``@Name`` if any; a phone number is a Contact fact, ``[unsure]`` lowers its confidence),
+``[ask]`` -> semantic retrieval, ``@Name`` -> a person mentioned.
+``[team]`` -> three research steps, the third needing the other two (one job of three
+subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that always
+fails). A job's agent finishes at its first step with "Result for: <its goal>".
 """
 
 from __future__ import annotations
@@ -18,13 +23,14 @@ from tests.fakes.vertex_server import (
     FakeReply,
     RecordedRequest,
     embeddings_reply,
+    error_reply,
     json_reply,
     stream_reply,
     text_reply,
 )
 
 _EMBEDDER = HashEmbedder(dimension=768)
-_MARKERS = re.compile(r"\[(facts|ask|complex|badplan)\]\s*")
+_MARKERS = re.compile(r"\[(facts|ask|complex|badplan|act|team|poison|unsure)\]\s*")
 
 
 def _user_text(request: RecordedRequest) -> str:
@@ -40,11 +46,12 @@ def _schema_fields(request: RecordedRequest) -> set[str]:
 
 
 _MENTION = re.compile(r"@(\w+)")
+_COMPLEX = ("[complex]", "[act]", "[team]")  # planned requests
 
 
 def _classification(text: str) -> dict[str, Any]:
     return {
-        "route": "complex" if "[complex]" in text else "simple",
+        "route": "complex" if any(m in text for m in _COMPLEX) else "simple",
         "has_extractable_facts": "[facts]" in text,
         "has_preferences": False,
         "needs_semantic_retrieval": "[ask]" in text,
@@ -61,7 +68,14 @@ def _extraction(prompt: str) -> dict[str, Any]:
     names = _MENTION.findall(message)
     about = names[0] if names else "user"
     return {
-        "facts": [{"text": fact, "type": "Other", "about": about, "confidence": 0.9}],
+        "facts": [
+            {
+                "text": fact,
+                "type": "Contact" if "phone" in fact else "Other",
+                "about": about,
+                "confidence": 0.6 if "[unsure]" in message else 0.9,
+            }
+        ],
         "entities": [{"name": name} for name in names],
         "topics": [],
     }
@@ -70,7 +84,29 @@ def _extraction(prompt: str) -> dict[str, Any]:
 def _plan(text: str) -> dict[str, Any]:
     goal = _MARKERS.sub("", text).strip() or "the task"
     agent = "nonexistent" if "[badplan]" in text else "research"
+    if "[act]" in text:
+        agent = "productivity"  # acts for the user: the turn asks for approval first
+    if "[team]" in text:  # two parts at once, then one that needs both
+        return {
+            "steps": [
+                {"id": "s1", "agent": "research", "goal": f"hotels for {goal}"},
+                {"id": "s2", "agent": "research", "goal": f"flights for {goal}"},
+                {"id": "s3", "agent": "research", "goal": f"compare {goal}",
+                 "depends_on": ["s1", "s2"]},
+            ]
+        }  # fmt: skip
     return {"steps": [{"id": "s1", "agent": agent, "goal": goal}]}
+
+
+_EARLIER = re.compile(r"^Result of (\S+):", re.MULTILINE)
+
+
+def _agent_step(text: str) -> dict[str, Any]:
+    """A job's agent finishes at once: the result for its goal, naming what it was given."""
+    goal = text.split("\n", 1)[0].removeprefix("Goal: ")
+    used = _EARLIER.findall(text)
+    suffix = f" (using {', '.join(used)})" if used else ""
+    return {"action": "finish", "text": f"Result for: {goal}{suffix}"}
 
 
 def reply_for(request: RecordedRequest) -> FakeReply:
@@ -81,6 +117,8 @@ def reply_for(request: RecordedRequest) -> FakeReply:
         ]
         return embeddings_reply(_EMBEDDER.embed(texts))(request)
     text = _user_text(request)
+    if "[poison]" in text:  # a job the model never serves: the agents function fails each time
+        return error_reply(503, "poisoned")
     if request.rpc == "streamGenerateContent":
         words = f"You said: {text}".split(" ")
         return stream_reply([w + " " for w in words[:-1]] + [words[-1]])
@@ -96,4 +134,6 @@ _STRUCTURED: dict[str, Any] = {
     "facts": _extraction,
     "steps": _plan,  # the global planner
     "answers_question": lambda _text: {"answers_question": False, "option_id": None},
+    "tool_args": _agent_step,  # a step of an agent job
+    "verdict": lambda _text: {"verdict": "OK", "note": ""},  # the jobs' watchdog
 }

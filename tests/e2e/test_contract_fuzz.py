@@ -31,11 +31,13 @@ CHECKS = ",".join(
     )
 )
 
+JOB_PATHS = ("/jobs/pause", "/jobs/resume", "/jobs/cancel", "/jobs/takeover")
 MEMORY_PATHS = (
     "/facts/list", "/facts/search", "/facts/get", "/facts/edit", "/facts/delete",
     "/persons/list", "/persons/update", "/persons/merge", "/persons/split", "/persons/delete",
     "/pending/list", "/pending/resolve", "/settings/assistant/get",
-    "/settings/assistant/update", "/export", "/account/delete",
+    "/settings/assistant/update", "/settings/hitl/get", "/settings/hitl/update",
+    "/export", "/account/delete",
 )  # fmt: skip
 
 
@@ -62,7 +64,7 @@ def fuzz(base_url: str, token: str, workdir: Path, *paths: str) -> subprocess.Co
     ("function", "paths"),
     [
         ("turn", ("/turn",)),
-        ("resume", ("/resume",)),
+        ("resume", ("/resume", "/messages", *JOB_PATHS)),
         ("memory", MEMORY_PATHS),
     ],
 )

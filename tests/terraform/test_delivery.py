@@ -52,11 +52,13 @@ def test_firestore_expires_what_the_adapters_mark() -> None:
     ttl = tf.block("google_firestore_field.expire_at")
     assert ttl.body["field"] == "expire_at" and "ttl_config" in ttl.body
     collections = tf.evaluate(tf.locals["ttl_collections"], "prod")
-    assert "turns" in collections and "idempotency" in collections
+    assert {"turns", "idempotency", "checkpoints", "checkpoint_chunks"} <= set(collections)
     adapters = ROOT / "shared" / "adapters"
     for source, collection in (
         ("firestore_conversations.py", '"turns"'),
         ("firestore_idempotency.py", '"idempotency"'),
+        ("firestore_checkpoints.py", '"checkpoints"'),
+        ("firestore_checkpoints.py", '"checkpoint_chunks"'),
     ):
         text = (adapters / source).read_text()
         assert collection in text and '"expire_at"' in text, source

@@ -740,6 +740,8 @@ def test_every_path_has_an_operation() -> None:
         "/persons/update",
         "/settings/assistant/get",
         "/settings/assistant/update",
+        "/settings/hitl/get",
+        "/settings/hitl/update",
     ]
     assert operation_for("/facts/list/").request is ListFactsRequest
     assert operation_for("/account/delete").request is DeleteAccountRequest

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
+from shared.adapters.clock import FixedClock
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.deps import Deps
-from shared.errors import BadRequest, InterruptNotPending, NotFound
-from shared.models.domain import ExtractionTask
+from shared.errors import BadRequest, InterruptNotPending, NotFound, TurnInProgress
+from shared.models.domain import AgentJob, ExtractionTask
 from shared.models.wire import ResumeRequest, TurnResponse
 from shared.services.resume import ResumeService
 from shared.services.turn import Chunk, Done, TurnService
@@ -59,7 +62,7 @@ def test_an_answer_that_picks_nothing_is_refused_and_keeps_the_question(
     with pytest.raises(BadRequest):
         ResumeService(deps).prepare("alice", _answer(asked, "the weather is nice"))
     chat = deps.conversations.get_chat("alice", asked.chat_id)
-    assert chat is not None and chat.pending is not None
+    assert chat is not None and chat.control.status == "pending"
 
 
 def test_unknown_interrupt_and_other_users_chat(deps: Deps, llm: ScriptedLLM) -> None:
@@ -86,3 +89,112 @@ def test_an_answer_over_the_cap_is_refused_before_anything(deps: Deps, llm: Scri
     asked, _ = _ask_which_thomas(deps, llm)
     with pytest.raises(MessageTooLong):
         ResumeService(deps).prepare("alice", _answer(asked, "x" * 8001))
+
+
+def _ask_approval(deps: Deps, llm: ScriptedLLM) -> TurnResponse:
+    plan = {"steps": [{"id": "s1", "agent": "productivity", "goal": "book Friday 3pm gym"}]}
+    llm.add(classification("complex"), plan)
+    asked = TurnService(deps).run("alice", request("Book me the gym on Friday"))
+    assert asked.interrupt is not None and asked.interrupt.kind == "approval"
+    return asked
+
+
+def test_an_approval_schedules_its_timeout_once_named_by_the_interrupt(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    asked = _ask_approval(deps, llm)
+    [task] = deps.tasks.tasks  # type: ignore[attr-defined]
+    assert task.queue == "hitl-timeouts" and task.url.endswith("/timeout")
+    assert task.name == f"hitl-timeout-{asked.interrupt.id}"  # type: ignore[union-attr]
+    asked_at = deps.clock.now()
+    assert task.schedule_time == asked_at + timedelta(seconds=1800)
+    chat = deps.conversations.get_chat("alice", asked.chat_id)
+    assert chat is not None and chat.control.timeout_at == task.schedule_time
+
+
+def test_the_timeout_rejects_once_and_tells_the_user(deps: Deps, llm: ScriptedLLM) -> None:
+    asked = _ask_approval(deps, llm)
+    service = ResumeService(deps)
+    assert asked.interrupt is not None
+    prepared = service.time_out("alice", asked.chat_id, asked.interrupt.id)
+    assert prepared is not None
+    told = service.turns.run_prepared(prepared)
+    assert "did not hear back" in told.reply.text
+    assert deps.publisher.messages == []  # type: ignore[attr-defined]  # nothing ran
+    assert service.time_out("alice", asked.chat_id, asked.interrupt.id) is None  # redelivered
+    with pytest.raises(InterruptNotPending):  # the user's late answer
+        service.prepare("alice", _answer(asked, "approve"))
+    texts = [m.text for m in deps.conversations.recent_messages("alice", asked.chat_id, 10)]
+    assert "Yes, go ahead" not in texts  # nobody typed an answer
+
+
+def test_a_timeout_after_the_answer_does_nothing(deps: Deps, llm: ScriptedLLM) -> None:
+    asked = _ask_approval(deps, llm)
+    service = ResumeService(deps)
+    service.turns.run_prepared(service.prepare("alice", _answer(asked, "approve")))
+    assert asked.interrupt is not None
+    assert service.time_out("alice", asked.chat_id, asked.interrupt.id) is None
+    assert len(deps.publisher.messages) == 1  # type: ignore[attr-defined]
+
+
+def test_a_crashed_answer_frees_the_interrupt_when_its_lease_runs_out(
+    deps: Deps, llm: ScriptedLLM, clock: FixedClock
+) -> None:
+    asked, brother = _ask_which_thomas(deps, llm)
+    service = ResumeService(deps)
+    service.prepare("alice", _answer(asked, brother))  # claimed, then the process died
+    chat = deps.conversations.get_chat("alice", asked.chat_id)
+    assert chat is not None and chat.control.status == "resuming"
+    with pytest.raises(InterruptNotPending):  # still leased to the first answer
+        service.prepare("alice", _answer(asked, brother))
+    clock.advance(deps.settings.turn_lease_seconds + 1)
+    llm.add("Your brother likes jazz.")
+    response = service.turns.run_prepared(service.prepare("alice", _answer(asked, brother)))
+    assert response.reply.text == "Your brother likes jazz."
+    chat = deps.conversations.get_chat("alice", asked.chat_id)
+    assert chat is not None and chat.control.status == "idle"
+
+
+def test_a_message_waits_while_an_answer_runs(deps: Deps, llm: ScriptedLLM) -> None:
+    asked, brother = _ask_which_thomas(deps, llm)
+    ResumeService(deps).prepare("alice", _answer(asked, brother))
+    with pytest.raises(TurnInProgress):
+        TurnService(deps).prepare("alice", request("the sibling", cmid="m9", chat_id=asked.chat_id))
+
+
+def test_the_answer_resumes_the_checkpoint_the_question_was_saved_in(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    asked, brother = _ask_which_thomas(deps, llm)
+    chat = deps.conversations.get_chat("alice", asked.chat_id)
+    assert chat is not None and chat.control.thread_id == asked.turn_id
+    saved = deps.checkpointer.get_tuple({"configurable": {"thread_id": asked.turn_id}})
+    assert saved is not None
+    assert chat.control.checkpoint_id == saved.config["configurable"]["checkpoint_id"]
+    llm.add("Your brother likes jazz.")
+    service = ResumeService(deps)
+    service.turns.run_prepared(service.prepare("alice", _answer(asked, brother)))
+    history = list(deps.checkpointer.list({"configurable": {"thread_id": asked.turn_id}}))
+    assert len(history) == 2  # one checkpoint per turn (durability="exit"), one thread
+
+
+def test_an_approval_answered_with_other_words_runs_the_step_as_rewritten(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    asked = _ask_approval(deps, llm)
+    assert [o.id for o in asked.interrupt.options] == ["approve", "reject", "edit"]  # type: ignore[union-attr]
+    service = ResumeService(deps)
+    edited = "Book the gym on Saturday at 10am instead"
+    service.turns.run_prepared(service.prepare("alice", _answer(asked, edited)))
+    [job] = [AgentJob.model_validate_json(m.data) for m in deps.publisher.messages]  # type: ignore[attr-defined]
+    assert edited in job.model_dump_json()
+    texts = [m.text for m in deps.conversations.recent_messages("alice", asked.chat_id, 10)]
+    assert edited in texts  # the user's words, not an option's label
+
+
+def test_edit_is_chosen_by_words_only(deps: Deps, llm: ScriptedLLM) -> None:
+    asked = _ask_approval(deps, llm)
+    with pytest.raises(BadRequest):  # "edit" without saying how
+        ResumeService(deps).prepare("alice", _answer(asked, "edit"))
+    with pytest.raises(BadRequest):  # the third option by number: no words either
+        ResumeService(deps).prepare("alice", _answer(asked, "3"))

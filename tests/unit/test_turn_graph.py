@@ -99,6 +99,7 @@ def test_complex_route_plans_runs_short_steps_inline_and_publishes_long_ones(
     ]  # fmt: skip
     [job] = _jobs(deps)
     assert (job.agent, job.goal) == ("research", "compare hotels in Rome")
+    assert response.jobs == [job.job_id]  # the client may pause or cancel it
     assert "Here is your draft." in response.reply.text
     assert "research" in response.reply.text  # says what was started
     synthesis = llm.calls[-1].request
@@ -125,13 +126,13 @@ def test_an_acting_agent_asks_for_approval_and_the_answer_continues_there(
     assert asked.interrupt.kind == "approval"
     assert deps.publisher.messages == []  # type: ignore[attr-defined]  # nothing acted yet
     chat = deps.conversations.get_chat("alice", asked.chat_id)
-    assert chat is not None and chat.pending is not None
+    assert chat is not None and chat.control.status == "pending"
     service.run("alice", request("yes", cmid="m2", chat_id=asked.chat_id))
     assert nodes(deps, "m2")[-2:] == ["agent_execution", "complex_text"]
     [job] = _jobs(deps)
     assert job.agent == "productivity"
     chat = deps.conversations.get_chat("alice", asked.chat_id)
-    assert chat is not None and chat.pending is None
+    assert chat is not None and chat.control.status == "idle"
 
 
 def test_a_refused_approval_runs_nothing(deps: Deps, llm: ScriptedLLM) -> None:
@@ -199,10 +200,10 @@ def test_non_blocking_disambiguation_answers_now_and_asks_by_the_way(
     [task] = _tasks(deps)  # enqueued now: the fact system holds what it cannot attribute
     assert task.resolved_entities == []
     chat = deps.conversations.get_chat("alice", response.chat_id)
-    assert chat is not None and chat.pending is not None and not chat.pending.blocking
+    assert chat is not None and chat.control.status == "pending" and not chat.control.blocking
     ack = service.run("alice", request("the colleague", cmid="m2", chat_id=response.chat_id))
     assert ack.reply.text == "Thanks, noted: you meant Thomas."
-    assert nodes(deps, "m2") == [*ENTRY[:3], "resolve_disambiguation", "hitl_text"]
+    assert nodes(deps, "m2") == ["await_answer", *ENTRY[:3], "resolve_disambiguation", "hitl_text"]
 
 
 def test_a_new_request_escapes_a_pending_question(deps: Deps, llm: ScriptedLLM) -> None:
@@ -215,7 +216,7 @@ def test_a_new_request_escapes_a_pending_question(deps: Deps, llm: ScriptedLLM) 
     escaped = service.run("alice", new_request)
     assert escaped.reply.text == "It is sunny."
     chat = deps.conversations.get_chat("alice", asked.chat_id)
-    assert chat is not None and chat.pending is None
+    assert chat is not None and chat.control.status == "idle"
     [task] = _tasks(deps)  # the deferred extraction runs, without a guessed person
     assert task.turn_id == asked.turn_id and task.resolved_entities == []
 
@@ -227,7 +228,7 @@ def test_a_greeting_keeps_the_pending_question(deps: Deps, llm: ScriptedLLM) -> 
     asked = service.run("alice", request("What does Thomas like?"))
     service.run("alice", request("thanks", cmid="m2", chat_id=asked.chat_id))
     chat = deps.conversations.get_chat("alice", asked.chat_id)
-    assert chat is not None and chat.pending is not None
+    assert chat is not None and chat.control.status == "pending"
 
 
 def test_a_short_unclear_reply_asks_the_model_whether_it_answers(

@@ -201,5 +201,5 @@ def test_a_question_whose_record_failed_is_asked_again_on_retry(
     asked = TurnService(deps).run("alice", request("Book the gym", cmid="q1"))
     assert asked.interrupt is not None and asked.interrupt.kind == "approval"
     chat = healthy.get_chat("alice", asked.chat_id)
-    assert chat is not None and chat.pending is not None
-    assert chat.pending.interrupt.id == asked.interrupt.id
+    assert chat is not None and chat.control.status == "pending"
+    assert chat.control.interrupt.id == asked.interrupt.id

@@ -80,9 +80,10 @@ def classify(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     return {"intent": intent, "conversation": Conversation(language=language)}
 
 
-def build() -> Any:
+def build(checkpointer: bool | None = False) -> Any:
+    """``checkpointer=False``: the turn's thread is checkpointed by the parent graph only."""
     graph = StateGraph(TurnState, context_schema=TurnContext)
     graph.add_node("classify", classify)
     graph.add_edge(START, "classify")
     graph.add_edge("classify", "__end__")
-    return graph.compile(name="classification")
+    return graph.compile(name="classification", checkpointer=checkpointer)

@@ -66,7 +66,8 @@ def disambiguation_simple(state: TurnState, runtime: Runtime[TurnContext]) -> di
     }
 
 
-def build() -> Any:
+def build(checkpointer: bool | None = False) -> Any:
+    """``checkpointer=False``: the turn's thread is checkpointed by the parent graph only."""
     graph = StateGraph(TurnState, context_schema=TurnContext)
     graph.add_node("disambiguation_blocking", disambiguation_blocking)
     graph.add_node("disambiguation_simple", disambiguation_simple)
@@ -75,4 +76,4 @@ def build() -> Any:
     )
     graph.add_edge("disambiguation_blocking", "__end__")
     graph.add_edge("disambiguation_simple", "__end__")
-    return graph.compile(name="disambiguation")
+    return graph.compile(name="disambiguation", checkpointer=checkpointer)

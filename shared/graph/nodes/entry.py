@@ -128,7 +128,8 @@ def _cache_read(ports: TurnPorts, user_id: str) -> tuple[int | None, bytes | Non
         return None, None
 
 
-def build() -> Any:
+def build(checkpointer: bool | None = False) -> Any:
+    """``checkpointer=False``: the turn's thread is checkpointed by the parent graph only."""
     graph = StateGraph(TurnState, context_schema=TurnContext)
     graph.add_node("session_init", session_init)
     graph.add_node("summarize", summarize)
@@ -138,4 +139,4 @@ def build() -> Any:
         "session_init", after_session_init, ["summarize", "context_loader", "__end__"]
     )
     graph.add_edge("summarize", "context_loader")
-    return graph.compile(name="entry")
+    return graph.compile(name="entry", checkpointer=checkpointer)

@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from shared.errors import PendingNotOpen
-from shared.graph.answers import SOMEONE_ELSE, may_be_answer, rule_answer
+from shared.graph.answers import EDIT, SOMEONE_ELSE, may_be_answer, rule_answer
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.nodes.greetings import is_plain_greeting
@@ -75,7 +75,7 @@ def _ask_model(context: TurnContext, interrupt: Interrupt, message: str) -> str 
         temperature=0.0,
     )
     match, _ = structured_with_retry(context.llm, request, AnswerMatch)
-    known = {o.id for o in interrupt.options}
+    known = {o.id for o in interrupt.options} - {EDIT}
     return match.option_id if match.answers_question and match.option_id in known else None
 
 
@@ -152,7 +152,8 @@ def _as_entity(resolved: Resolved) -> ResolvedEntity:
     )
 
 
-def build() -> Any:
+def build(checkpointer: bool | None = False) -> Any:
+    """``checkpointer=False``: the turn's thread is checkpointed by the parent graph only."""
     graph = StateGraph(TurnState, context_schema=TurnContext)
     graph.add_node("hitl_handler", hitl_handler)
     graph.add_node("resolve_disambiguation", resolve_disambiguation)
@@ -161,4 +162,4 @@ def build() -> Any:
         "hitl_handler", after_hitl_handler, ["resolve_disambiguation", "__end__"]
     )
     graph.add_edge("resolve_disambiguation", "__end__")
-    return graph.compile(name="hitl")
+    return graph.compile(name="hitl", checkpointer=checkpointer)

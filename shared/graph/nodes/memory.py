@@ -188,7 +188,8 @@ def fact_extraction(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
     return {"memory": MemoryState(extraction=task, extraction_deferred=deferred)}
 
 
-def build() -> Any:
+def build(checkpointer: bool | None = False) -> Any:
+    """``checkpointer=False``: the turn's thread is checkpointed by the parent graph only."""
     graph = StateGraph(TurnState, context_schema=TurnContext)
     for name, fn in (
         ("entity_resolution", entity_resolution),
@@ -208,4 +209,4 @@ def build() -> Any:
     graph.add_edge("temporal_retrieval", "memory_assembly")
     graph.add_edge("memory_assembly", "fact_extraction")
     graph.add_edge("fact_extraction", "__end__")
-    return graph.compile(name="memory")
+    return graph.compile(name="memory", checkpointer=checkpointer)

@@ -17,7 +17,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from shared.agents.registry import AGENTS, catalogue
-from shared.graph.answers import APPROVE, REJECT
+from shared.graph.answers import APPROVE, EDIT, REJECT
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.phrases import phrase
@@ -33,8 +33,10 @@ from shared.graph.state import (
     TurnState,
     merge,
 )
+from shared.models.trust import ActionContext
 from shared.models.wire import Interrupt, InterruptOption
 from shared.ports import ChatTurn, LLMRequest
+from shared.services.hitl import escalation_for
 from shared.services.structured import structured_with_retry
 
 RESPONSE_RESERVE = 3000  # tokens kept for the reply: beyond it, inline work is published
@@ -109,7 +111,7 @@ def _execute_next(
     if unmet & set(step.depends_on):  # what it needs will not come
         result = StepResult(step_id=step.id, status="skipped")
         return {"planning": planning.model_copy(update={"results": [*planning.results, result]})}
-    if spec.needs_approval and step.id not in planning.approved:
+    if step.id not in planning.approved and _needs_approval(runtime.context, step):
         return {"planning": planning, "hitl": _ask_approval(state, runtime.context, planning, step)}
     if spec.inline and runtime.context.meter.remaining > RESPONSE_RESERVE:
         output = _run_inline(planning, runtime, step)
@@ -117,6 +119,19 @@ def _execute_next(
     else:
         result = StepResult(step_id=step.id, status="published")
     return {"planning": planning.model_copy(update={"results": [*planning.results, result]})}
+
+
+def _needs_approval(context: TurnContext, step: PlanStep) -> bool:
+    """Steps of agents that act for the user (a sensitive tool) go through the user's HITL
+    policy (``shared.services.hitl``), which has a sensitive action approved first in every
+    mode. Agents that only read and write text run unasked; their own sensitive tool calls
+    are escalated again, one by one, by the job runner."""
+    if not AGENTS[step.agent].needs_approval:
+        return False
+    action = ActionContext(agent=step.agent, tool="plan_step", sensitive=True, confidence=1.0)
+    ports = context.ports
+    decision = escalation_for(ports.trust, ports.settings, context.user_id, action)
+    return decision is not None and decision.escalation == "approve"
 
 
 def _ready(planning: Planning) -> list[str]:
@@ -134,7 +149,11 @@ def _after_approval(state: TurnState) -> dict[str, Any] | None:
         for r in point.results
     ]  # published by the asking turn: never twice
     planning = Planning(steps=point.steps, results=earlier)
-    if state.hitl.option_id == APPROVE and point.step_id:
+    if state.hitl.option_id == EDIT and point.step_id:  # approved, as the user rewrote it
+        goal = state.conversation.user_message
+        steps = [_with_goal(s, goal) if s.id == point.step_id else s for s in point.steps]
+        planning = Planning(steps=steps, results=earlier, approved=[point.step_id])
+    elif state.hitl.option_id == APPROVE and point.step_id:
         planning = planning.model_copy(update={"approved": [point.step_id]})
     else:
         refused = StepResult(step_id=point.step_id or "", status="refused")
@@ -145,6 +164,10 @@ def _after_approval(state: TurnState) -> dict[str, Any] | None:
         focus_turn_id=point.focus_turn_id,
     )
     return {"planning": planning, "intent": point.intent, "conversation": focus}
+
+
+def _with_goal(step: PlanStep, goal: str) -> PlanStep:
+    return step.model_copy(update={"inputs": {**step.inputs, "goal": goal}})
 
 
 def _ask_approval(
@@ -158,6 +181,7 @@ def _ask_approval(
         options=[
             InterruptOption(id=APPROVE, label=phrase("yes", language)),
             InterruptOption(id=REJECT, label=phrase("no", language)),
+            InterruptOption(id=EDIT, label=phrase("edit", language)),
         ],
     )
     return ask(
@@ -177,11 +201,12 @@ def _run_inline(planning: Planning, runtime: Runtime[TurnContext], step: PlanSte
     return runtime.context.llm.generate(request).text.strip()
 
 
-def build() -> Any:
+def build(checkpointer: bool | None = False) -> Any:
+    """``checkpointer=False``: the turn's thread is checkpointed by the parent graph only."""
     graph = StateGraph(TurnState, context_schema=TurnContext)
     graph.add_node("global_planner", global_planner)
     graph.add_node("agent_execution", agent_execution)
     graph.add_conditional_edges(START, planning_entry, ["global_planner", "agent_execution"])
     graph.add_edge("global_planner", "agent_execution")
     graph.add_conditional_edges("agent_execution", more_steps, ["agent_execution", "__end__"])
-    return graph.compile(name="planning")
+    return graph.compile(name="planning", checkpointer=checkpointer)

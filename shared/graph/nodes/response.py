@@ -111,7 +111,8 @@ def complex_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
     refused = [steps[r.step_id].agent for r in planning.results if r.status == "refused"]
     notes = []
     if refused:
-        notes.append(phrase("refused", language, agents=", ".join(refused)))
+        key = "timed_out" if state.hitl.timed_out else "refused"
+        notes.append(phrase(key, language, agents=", ".join(refused)))
     if started:
         notes.append(phrase("started", language, agents=", ".join(started)))
     text = ""
@@ -133,7 +134,8 @@ def message_persist(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
     return {}
 
 
-def build() -> Any:
+def build(checkpointer: bool | None = False) -> Any:
+    """``checkpointer=False``: the turn's thread is checkpointed by the parent graph only."""
     graph = StateGraph(TurnState, context_schema=TurnContext)
     writers = {
         "greeting_text": greeting_text,
@@ -147,4 +149,4 @@ def build() -> Any:
     graph.add_node("message_persist", message_persist)
     graph.add_conditional_edges(START, ui_route, list(writers))
     graph.add_edge("message_persist", "__end__")
-    return graph.compile(name="response")
+    return graph.compile(name="response", checkpointer=checkpointer)

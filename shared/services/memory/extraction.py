@@ -20,6 +20,7 @@ from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem
 from shared.services.context_cache import invalidate_context
 from shared.services.ids import extraction_task_name
 from shared.services.memory.attribution import attribute
+from shared.services.memory.conflict_questions import ask_about_conflict
 from shared.services.memory.conflicts import NEIGHBOURS, Plan, Proposal, plan_changes
 from shared.services.memory.drafts import Drafter, Held, derived_id, hold_conflict, hold_mention
 from shared.services.memory.learning import learned_persons
@@ -131,6 +132,8 @@ class ExtractionService:
         applied = deps.facts.apply_extraction(key, user, changes, now, task.enqueued_at)
         if applied and changes != ExtractionChanges():
             invalidate_context(deps.cache, user)
+        if applied and plan.conflicts:
+            ask_about_conflict(deps, task, plan.conflicts)
         outcome = _outcome(key, applied, changes, held.skipped)
         log.info("extraction done", extra={"task": key, **outcome.as_body()})
         return outcome

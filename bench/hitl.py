@@ -1,0 +1,193 @@
+"""Human in the loop: Firestore calls and bytes per turn and per resume, checkpoint size,
+resume latency, against the Firestore emulator.
+
+Firestore is the stack's (the conversation store, the control record and the checkpoints);
+the other stores are in-memory fakes and the model is scripted at 0 ms, so every figure is
+the HITL machinery's own. Each sample is a new chat of one user:
+
+- **plain turn**: a simple question (no interrupt): what checkpointing costs every turn;
+- **asking turn**: a request the planner gives to the acting productivity agent, so the
+  turn asks for approval and the thread pauses;
+- **resume**: the approval through ``ResumeService`` (claim, checkpoint, the step, reply).
+
+Then one chat of 20 messages (10 turns) ends with an approval question: the size of the
+checkpoint it leaves. Calls are counted at the Firestore client (``bench/turn_probes.py``):
+reads, commits and transaction RPCs; bytes are the serialized Commit requests.
+
+    .venv/bin/python -m bench.hitl [--samples 100]
+
+Needs ``scripts/stack up --profile test``; the user's documents and threads are deleted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import time
+import uuid
+from typing import Any
+
+from pydantic import BaseModel
+
+from bench.turn import stack_settings
+from bench.turn_probes import Probe, count_firestore
+from shared.adapters.clock import SystemClock
+from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
+from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
+from shared.adapters.memory_keyring import MemoryKeyRing
+from shared.adapters.memory_profiles import MemoryProfileStore
+from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
+from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.deps import Deps
+from shared.graph.nodes.classification import Classification
+from shared.models.wire import ResumeRequest, TurnRequest, TurnResponse
+from shared.ports import LLMRequest
+from shared.services.resume import ResumeService
+from shared.services.turn import TurnService
+
+SIMPLE = {
+    "route": "simple", "entities": [], "temporal_references": [], "language": "en",
+    "has_extractable_facts": False, "has_preferences": False,
+    "needs_semantic_retrieval": False, "needs_temporal_retrieval": False,
+}  # fmt: skip
+ACT = "Book me the gym on Friday at 3pm"
+
+
+def model(request: LLMRequest, schema: type[BaseModel] | None) -> Any:
+    if schema is Classification:
+        acting = request.messages[-1].text == ACT
+        return {**SIMPLE, "route": "complex"} if acting else SIMPLE
+    if schema is None:
+        return "Done."
+    return {"steps": [{"id": "s1", "agent": "productivity", "goal": ACT}]}  # the planner
+
+
+def bench_deps(probe: Probe) -> Deps:
+    settings = stack_settings()
+    clock = SystemClock()
+    contacts = MemoryContactStore(clock)
+    deps = Deps(
+        settings,
+        llm=ScriptedLLM(handler=model),
+        embedder=HashEmbedder(dimension=64),
+        profiles=MemoryProfileStore(),
+        keyring=MemoryKeyRing(),
+        idempotency=MemoryIdempotencyStore(),
+        cache=MemoryCache(clock),
+        facts=MemoryFactStore(contacts, clock),
+        contacts=contacts,
+        pending=MemoryPendingStore(contacts),
+        tasks=MemoryTaskQueue(),
+        publisher=MemoryPublisher(),
+    )
+    count_firestore(deps._firestore, probe)
+    _count_bytes(deps._firestore, probe)
+    return deps
+
+
+def _count_bytes(client: Any, probe: Probe) -> None:
+    api = client._firestore_api
+    commit = api.commit
+
+    @functools.wraps(commit)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        request = kwargs.get("request") or (args[0] if args else {})
+        writes = request.get("writes") if isinstance(request, dict) else request.writes
+        for write in writes or ():
+            size = _size(write)
+            probe.add("fs.bytes", size)
+            if "/checkpoint" in write.update.name:  # checkpoints and their chunks
+                probe.add("cp.bytes", size)
+        return commit(*args, **kwargs)
+
+    api.commit = counted
+
+
+def _size(message: Any) -> int:
+    """A write's serialized size (a raw protobuf, or a proto-plus wrapper of one)."""
+    if hasattr(message, "ByteSize"):
+        return int(message.ByteSize())
+    return int(type(message).pb(message).ByteSize())
+
+
+class Sample:
+    def __init__(self, probe: Probe, run: Any) -> None:
+        mark, started = probe.snapshot(), time.perf_counter()
+        self.result = run()
+        self.ms = (time.perf_counter() - started) * 1000
+        self.counts, _ = probe.since(mark)
+
+
+def turn(deps: Deps, user: str, text: str, chat_id: str | None = None) -> TurnResponse:
+    request = TurnRequest(chat_id=chat_id, message=text, client_message_id=uuid.uuid4().hex)
+    return TurnService(deps).run(user, request)
+
+
+def resume(deps: Deps, user: str, asked: TurnResponse) -> TurnResponse:
+    assert asked.interrupt is not None, "the acting request must ask for approval"
+    request = ResumeRequest(
+        chat_id=asked.chat_id, interrupt_id=asked.interrupt.id, answer="approve"
+    )
+    service = ResumeService(deps)
+    return service.turns.run_prepared(service.prepare(user, request))
+
+
+def checkpoint_of_a_long_chat(deps: Deps, probe: Probe, user: str) -> int:
+    chat = turn(deps, user, "What is a good name for a cat?").chat_id
+    for _ in range(9):  # 20 messages in all
+        turn(deps, user, "And one for a dog?", chat)
+    return Sample(probe, lambda: turn(deps, user, ACT, chat)).counts["cp.bytes"]
+
+
+def row(label: str, samples: list[Sample]) -> str:
+    def mean(key: str) -> float:
+        return statistics.fmean(s.counts[key] for s in samples)
+
+    times = sorted(s.ms for s in samples)
+    p50, p95 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))]
+    calls = mean("fs.reads") + mean("fs.commits") + mean("fs.tx")
+    return (
+        f"{label:<13} {calls:5.1f} {mean('fs.reads'):5.1f} {mean('fs.commits'):7.1f} "
+        f"{mean('fs.tx'):3.1f} {mean('fs.bytes'):8.0f} {mean('cp.bytes'):8.0f} "
+        f"{p50:7.1f} {p95:7.1f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--samples", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=5)
+    args = parser.parse_args()
+    probe = Probe()
+    deps = bench_deps(probe)
+    user = f"bench-hitl-{uuid.uuid4().hex[:8]}"
+    plain, asking, resumed = [], [], []
+    try:
+        for index in range(args.warmup + args.samples):
+            simple = Sample(probe, lambda: turn(deps, user, "What is a good name for a cat?"))
+            asked = Sample(probe, lambda: turn(deps, user, ACT))
+            answer = Sample(probe, functools.partial(resume, deps, user, asked.result))
+            if index >= args.warmup:
+                plain.append(simple)
+                asking.append(asked)
+                resumed.append(answer)
+        long_chat = checkpoint_of_a_long_chat(deps, probe, user)
+    finally:
+        deps.account_conversations.delete_user(user)
+    print(f"bench.hitl: {args.samples} samples each, Firestore emulator, model at 0 ms")
+    print("path          calls reads commits tx    bytes  cp.bytes  p50 ms  p95 ms")
+    print(row("plain turn", plain))
+    print(row("asking turn", asking))
+    print(row("resume", resumed))
+    print(f"checkpoint of a question after 20 messages: {long_chat} bytes")
+    calls = statistics.fmean(
+        s.counts["fs.reads"] + s.counts["fs.commits"] + s.counts["fs.tx"] for s in resumed
+    )
+    print(f"target: at most 4 Firestore calls per resume; measured {calls:.1f} RPCs")
+
+
+if __name__ == "__main__":
+    main()

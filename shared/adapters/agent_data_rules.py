@@ -1,0 +1,50 @@
+"""Rules the in-memory fake and the Firestore adapter of the agents' data share.
+
+Pure functions: the bounds of a page, how a note search matches, where a record lives.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+from shared.models.agent_data import MAX_PAGE, Note
+
+NOTE_SCAN = 500  # notes a search reads (newest first): Firestore has no full-text index
+
+# Collections under users/{uid}: account erasure and export walk them with the rest.
+REMINDERS, EVENTS, NOTES = "reminders", "events", "notes"
+BUDGETS, EXPENSES, FEEDBACK = "budgets", "expenses", "feedback"
+OUTBOX = "outbox"
+
+
+def check_limit(limit: int) -> int:
+    if not 1 <= limit <= MAX_PAGE:
+        raise ValueError(f"limit must be 1..{MAX_PAGE}, not {limit}")
+    return limit
+
+
+def check_window(start: datetime, end: datetime) -> None:
+    if start.tzinfo is None or end.tzinfo is None:
+        raise ValueError("start and end must be timezone-aware")
+    if end <= start:
+        raise ValueError("end must be after start")
+
+
+def query_words(query: str) -> list[str]:
+    words = query.casefold().split()
+    if not words or len(query) > 200:
+        raise ValueError("a note search needs 1..200 characters of words")
+    return words
+
+
+def note_matches(note: Note, words: list[str]) -> bool:
+    haystack = f"{note.title}\n{note.text}".casefold()
+    return all(word in haystack for word in words)
+
+
+def outbox_doc_id(idempotency_key: str) -> str:
+    """Any key text as a valid, fixed-length document id."""
+    if not idempotency_key or len(idempotency_key) > 1500:
+        raise ValueError("an idempotency key has 1..1500 characters")
+    return hashlib.sha256(idempotency_key.encode()).hexdigest()

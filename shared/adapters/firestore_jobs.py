@@ -1,0 +1,81 @@
+"""``JobStore`` on Firestore (the sync client, injected).
+
+Layout: ``users/{uid}/jobs/{job_id}`` holds ``state`` (the ``JobState`` as JSON-typed
+values), ``status`` and ``updated_at`` for queries by hand, and ``expire_at`` for a TTL
+policy (finished jobs are kept ``ttl`` after their last write). Everything under the user, so
+erasing the account (``users/{uid}`` recursively) erases its jobs.
+
+RPCs: ``get`` reads one document; ``update`` is one transaction (BeginTransaction, one read,
+Commit), retried by the client on contention.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any, TypeVar
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+from google.cloud.firestore_v1.document import DocumentReference
+
+from shared.adapters.doc_ids import doc_id
+from shared.adapters.gcp_errors import transient_as_unavailable
+from shared.errors import DependencyUnavailable
+from shared.models.jobs import JobState
+
+R = TypeVar("R")
+DEFAULT_JOB_TTL = timedelta(days=30)
+
+
+class FirestoreJobStore:
+    def __init__(self, client: firestore.Client, ttl: timedelta = DEFAULT_JOB_TTL) -> None:
+        self._client = client
+        self._ttl = ttl
+
+    def _ref(self, user_id: str, job_id: str) -> DocumentReference:
+        user = self._client.collection("users").document(doc_id(user_id))
+        ref: DocumentReference = user.collection("jobs").document(doc_id(job_id))
+        return ref
+
+    def get(self, user_id: str, job_id: str) -> JobState | None:
+        with transient_as_unavailable("firestore"):
+            snap = self._ref(user_id, job_id).get()
+        return _state_from(snap.to_dict()) if snap.exists else None
+
+    def update(
+        self,
+        user_id: str,
+        job_id: str,
+        change: Callable[[JobState | None], tuple[R, JobState | None]],
+    ) -> R:
+        ref = self._ref(user_id, job_id)
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> R:
+            snap = ref.get(transaction=transaction)
+            result, new = change(_state_from(snap.to_dict()) if snap.exists else None)
+            if new is not None:
+                transaction.set(ref, self._data(new))
+            return result
+
+        try:
+            with transient_as_unavailable("firestore"):
+                outcome: R = run(self._client.transaction())
+        except ValueError as exc:  # transactional() wraps its last Aborted in a ValueError
+            if isinstance(exc.__cause__, gexc.Aborted):
+                raise DependencyUnavailable("firestore transaction kept aborting") from exc
+            raise
+        return outcome
+
+    def _data(self, state: JobState) -> dict[str, Any]:
+        return {
+            "state": state.model_dump(mode="json"),
+            "status": state.status,
+            "updated_at": state.updated_at,
+            "expire_at": state.updated_at + self._ttl,
+        }
+
+
+def _state_from(data: dict[str, Any] | None) -> JobState:
+    return JobState.model_validate((data or {})["state"])

@@ -1,0 +1,72 @@
+"""``Outbox`` on Firestore: the record of every message sent on the user's behalf.
+
+Layout, under the user (erased and exported with the rest of the user's tree)::
+
+    users/{uid}/outbox/{sha256(idempotency_key)}    idempotency_key, message (map),
+                                                    sent_at, provider
+
+Exactly once per key: the record is written with ``create()``, which fails if the document
+exists; the loser of a race (or a retry after a lost reply) reads and returns the winner's
+record and sends nothing. Provider ``firestore`` (the only one built in, and the local one)
+delivers by recording: the record is the sent message. A provider that delivers for real
+(SMTP, an email API) would create the record first and deliver once, from the creator only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.api_core import exceptions as gexc
+from google.cloud import firestore
+from google.cloud.firestore_v1.document import DocumentReference
+
+from shared.adapters.agent_data_rules import OUTBOX, outbox_doc_id
+from shared.adapters.doc_ids import doc_id
+from shared.adapters.gcp_errors import transient_as_unavailable
+from shared.errors import DependencyUnavailable
+from shared.models.agent_data import OutboundEmail, SentMessage
+from shared.ports import Clock
+
+PROVIDER = "firestore"
+
+
+def _decode(ref: DocumentReference, data: dict[str, Any]) -> SentMessage:
+    return SentMessage.model_validate({**data, "id": ref.id})
+
+
+class FirestoreOutbox:
+    def __init__(self, client: firestore.Client, clock: Clock) -> None:
+        self._client = client
+        self._clock = clock
+
+    def _ref(self, user_id: str, idempotency_key: str) -> DocumentReference:
+        user = self._client.collection("users").document(doc_id(user_id))
+        ref: DocumentReference = user.collection(OUTBOX).document(outbox_doc_id(idempotency_key))
+        return ref
+
+    def send(self, user_id: str, message: OutboundEmail, idempotency_key: str) -> SentMessage:
+        ref = self._ref(user_id, idempotency_key)
+        record = SentMessage(
+            id=ref.id,
+            idempotency_key=idempotency_key,
+            message=message,
+            sent_at=self._clock.now(),
+            provider=PROVIDER,
+        )
+        with transient_as_unavailable("firestore"):
+            try:
+                ref.create(record.model_dump(exclude={"id"}))
+            except gexc.AlreadyExists:
+                earlier = self.get_sent(user_id, idempotency_key)
+                if earlier is None:  # created, then erased with the account meanwhile
+                    raise DependencyUnavailable(
+                        "firestore: outbox record vanished; retry"
+                    ) from None
+                return earlier
+        return record
+
+    def get_sent(self, user_id: str, idempotency_key: str) -> SentMessage | None:
+        ref = self._ref(user_id, idempotency_key)
+        with transient_as_unavailable("firestore"):
+            snap = ref.get()
+        return _decode(ref, snap.to_dict() or {}) if snap.exists else None

@@ -1,0 +1,1 @@
+"""The agents' tools, one module per domain; ``shared.agents.registry`` lists them by name."""

@@ -1,0 +1,98 @@
+"""What a job tells the chat: progress as subtasks finish, then one final message.
+
+Message ids derive from the job (``{job}-{subtask}`` for progress, ``{job}-result`` for the
+end, ``{job}-stalled`` for an outage notice) and ``append_message`` is idempotent on the id,
+so a redelivered or resumed job never posts anything twice. A chat deleted meanwhile gets
+nothing (logged).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from shared.deps import Deps
+from shared.errors import NotFound
+from shared.models.domain import Message
+from shared.models.jobs import JobState, SubtaskState
+from shared.services.agent_jobs import jobstate
+
+log = logging.getLogger("agents")
+PROGRESS_CHARS = 600
+
+_REASONS = {
+    "abort": "too many parts failed",
+    "budget": "it used up its budget",
+    "required": "an action it needs was not approved",
+}
+
+
+def progress(deps: Deps, state: JobState, subtask_id: str, result: str) -> None:
+    done = sum(1 for s in state.subtasks if s.status == "done") + 1
+    goal = state.subtask(subtask_id).subtask.goal
+    text = f"Progress ({done}/{len(state.subtasks)}): {goal}\n{_short(result)}"
+    _post(deps, state, f"{state.job.job_id}-{subtask_id}", text)
+
+
+def final(deps: Deps, state: JobState) -> None:
+    _post(deps, state, f"{state.job.job_id}-result", final_text(state))
+
+
+def stalled(deps: Deps, state: JobState) -> None:
+    text = (
+        f"I could not finish “{_goal(state)}”: a service I need stayed unavailable. "
+        "An operator has been told; what was done so far is kept."
+    )
+    _post(deps, state, f"{state.job.job_id}-stalled", text)
+
+
+def final_text(state: JobState) -> str:
+    finished = jobstate.final_results(state)
+    failed = jobstate.failed(state)
+    if state.status == "done":
+        if len(finished) == 1:  # one subtask, or one that sums the others up
+            body = finished[0].result
+        else:
+            body = "\n\n".join(_section(s) for s in finished) or "Nothing came of it."
+        return body + _failures(failed, len(state.subtasks))
+    if state.status == "cancelled":
+        head = f"Stopped working on “{_goal(state)}”, as you asked."
+    else:
+        reason = _REASONS.get(state.outcome, state.outcome or "it could not go on")
+        head = f"I stopped working on “{_goal(state)}”: {reason}."
+    done = [s for s in state.subtasks if s.status == "done"]
+    kept = "".join(f"\n\n{_section(s)}" for s in done)
+    return head + kept + _failures(failed, len(state.subtasks))
+
+
+def _section(subtask: SubtaskState) -> str:
+    return f"{subtask.subtask.goal}:\n{subtask.result}"
+
+
+def _failures(failed: list[SubtaskState], total: int) -> str:
+    if not failed:
+        return ""
+    lines = "\n".join(f"- {s.subtask.goal} ({s.error.split(':', 1)[0]})" for s in failed)
+    return f"\n\n{len(failed)} of {total} parts failed:\n{lines}"
+
+
+def _goal(state: JobState) -> str:
+    return state.job.goal or state.subtasks[0].subtask.goal
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= PROGRESS_CHARS else text[: PROGRESS_CHARS - 1] + "…"
+
+
+def _post(deps: Deps, state: JobState, message_id: str, text: str) -> None:
+    job = state.job
+    message = Message(
+        id=message_id,
+        role="assistant",
+        text=text,
+        created_at=deps.clock.now(),
+        turn_id=job.turn_id,
+    )
+    try:
+        deps.conversations.append_message(job.user_id, job.chat_id, message)
+    except NotFound:
+        log.warning("job's chat is gone", extra={"job_id": job.job_id})

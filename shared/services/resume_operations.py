@@ -1,0 +1,44 @@
+"""The resume function's JSON operations besides answering: a chat's poll, and the user's
+requests about a running agent job.
+
+``/messages``: what arrived in a chat after a time, and the question it waits on.
+
+``pause``/``resume``/``cancel`` answer the job's status (and the request a running job sees
+before its next step); ``takeover`` cancels it and answers its context: every subtask with
+its result or where it stopped, and the team's messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from shared.deps import Deps
+from shared.errors import NotFound
+from shared.models.jobs import JobState
+from shared.models.wire import ChatMessagesRequest, JobRequest, JobStatusResponse
+from shared.services.agent_jobs import control
+from shared.services.chat_view import chat_messages
+from shared.web import parse_json
+
+
+def _status(state: JobState) -> JobStatusResponse:
+    return JobStatusResponse(job_id=state.job.job_id, status=state.status, control=state.control)
+
+
+JOB_OPERATIONS: dict[str, Callable[[Deps, str, JobRequest], BaseModel]] = {
+    "/jobs/pause": lambda d, u, r: _status(control.pause(d, u, r.job_id)),
+    "/jobs/resume": lambda d, u, r: _status(control.resume(d, u, r.job_id)),
+    "/jobs/cancel": lambda d, u, r: _status(control.cancel(d, u, r.job_id)),
+    "/jobs/takeover": lambda d, u, r: control.takeover(d, u, r.job_id),
+}
+
+
+def json_operation(deps: Deps, user_id: str, path: str, body: bytes) -> BaseModel:
+    if path == "/messages":
+        return chat_messages(deps, user_id, parse_json(body, ChatMessagesRequest))
+    operation = JOB_OPERATIONS.get(path)
+    if operation is None:
+        raise NotFound(f"no operation at {path!r}; see docs/openapi.yaml")
+    return operation(deps, user_id, parse_json(body, JobRequest))

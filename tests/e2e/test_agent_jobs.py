@@ -1,0 +1,110 @@
+"""Agent jobs through the real Pub/Sub emulator, pushed (via the relay) to the served agents
+function: a job of three subtasks with dependencies, a redelivery that changes nothing, and
+a poison message that reaches the dead-letter topic after 5 deliveries."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from typing import Any
+
+import httpx
+import pytest
+from google.cloud import firestore, pubsub_v1
+
+from scripts.stacklib.profile import DEAD_LETTER_SUBSCRIPTION, PROJECT
+from shared.adapters.pubsub import PubSubPublisher
+from shared.config import Settings
+from tests.e2e.conftest import Served, wait_for
+from tests.e2e.test_background_work import internal_headers, new_turn
+
+pytestmark = [pytest.mark.e2e, pytest.mark.stack]
+
+
+def job_document(db: firestore.Client, user: str, job_id: str) -> dict[str, Any]:
+    data = db.document(f"users/{user}/jobs/{job_id}").get().to_dict() or {}
+    return dict(data.get("state", {}))
+
+
+def chat_messages(db: firestore.Client, user: str, chat_id: str) -> dict[str, str]:
+    messages = db.collection(f"users/{user}/chats/{chat_id}/messages").stream()
+    return {m.id: (m.to_dict() or {}).get("text", "") for m in messages}
+
+
+def test_a_team_job_runs_its_subtasks_in_dependency_order(
+    served: Served, db: firestore.Client
+) -> None:
+    user, reply = new_turn(served, "[team] Rome in May")
+    assert reply["reply"]["kind"] == "progress", reply
+    job_id = f"{reply['turn_id']}-job0"
+    result = wait_for(lambda: chat_messages(db, user, reply["chat_id"]).get(f"{job_id}-result"))
+    assert result == "Result for: compare Rome in May (using s1, s2)"  # got both results
+    messages = chat_messages(db, user, reply["chat_id"])
+    assert {f"{job_id}-s1", f"{job_id}-s2", f"{job_id}-s3"} <= set(messages)  # progress
+    state = job_document(db, user, job_id)
+    assert state["status"] == "done" and state["job"]["job_type"] == "research"
+    assert [(s["subtask"]["id"], s["status"]) for s in state["subtasks"]] == [
+        ("s1", "done"), ("s2", "done"), ("s3", "done"),
+    ]  # fmt: skip
+    assert state["subtasks"][2]["subtask"]["depends_on"] == ["s1", "s2"]
+
+    # Pub/Sub delivers the same job again (a new message id): claimed already, nothing runs.
+    published = dict(state["job"])
+    settings = Settings()
+    push = {
+        "message": {
+            "data": base64.b64encode(json.dumps(published).encode()).decode(),
+            "messageId": f"redelivered-{uuid.uuid4().hex[:6]}",
+            "attributes": {"job_id": job_id},
+        },
+        "subscription": f"projects/{PROJECT}/subscriptions/agent-jobs-push",
+    }
+    url = served.agents_url + f"projects/{PROJECT}/topics/agent-jobs"
+    headers = internal_headers(settings.agents_url, settings.agents_invoker_email)
+    for _ in range(2):
+        assert httpx.post(url, json=push, headers=headers, timeout=30).status_code == 200
+    assert chat_messages(db, user, reply["chat_id"]) == messages
+    assert job_document(db, user, job_id) == state
+
+
+def test_a_poison_job_goes_to_the_dead_letter_topic_after_five_deliveries(
+    served: Served, db: firestore.Client
+) -> None:
+    settings = Settings()
+    user, job_id = f"u{uuid.uuid4().hex[:12]}", f"poison-{uuid.uuid4().hex[:8]}"
+    job = {
+        "job_id": job_id,
+        "user_id": user,
+        "chat_id": "c-none",
+        "turn_id": "t-none",
+        "agent": "research",
+        "goal": "[poison] never answered",
+        "created_at": "2099-01-01T00:00:00Z",  # never too old
+    }
+    publisher = PubSubPublisher(pubsub_v1.PublisherClient(), settings.gcp_project)
+    publisher.publish(settings.agents_topic, json.dumps(job).encode(), {"job_id": job_id})
+
+    subscriber = pubsub_v1.SubscriberClient()
+    dead_letters = subscriber.subscription_path(PROJECT, DEAD_LETTER_SUBSCRIPTION)
+
+    def dead_lettered() -> bool:
+        response = subscriber.pull(
+            request={"subscription": dead_letters, "max_messages": 50}, timeout=10
+        )
+        ours = [m for m in response.received_messages
+                if m.message.attributes.get("job_id") == job_id]  # fmt: skip
+        if ours:
+            subscriber.acknowledge(
+                request={"subscription": dead_letters, "ack_ids": [m.ack_id for m in ours]}
+            )
+        return bool(ours)
+
+    try:
+        assert wait_for(dead_lettered, seconds=150)
+    finally:
+        subscriber.close()
+    state = job_document(db, user, job_id)
+    assert state["status"] == "stalled"  # kept, resumable if an operator republishes it
+    assert state["deliveries"] == 5
+    assert state["subtasks"][0]["status"] == "pending"

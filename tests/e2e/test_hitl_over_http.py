@@ -1,0 +1,184 @@
+"""Human in the loop over HTTP against the emulators: checkpoints in Firestore, exactly one
+resume per interrupt, approval timeouts through the Cloud Tasks emulator, escapes."""
+
+from __future__ import annotations
+
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+from google.cloud import firestore
+
+from tests.e2e.conftest import Served, wait_for
+from tests.e2e.test_turn_graph_over_http import facts_by_subject, seed_namesakes
+
+pytestmark = [pytest.mark.e2e, pytest.mark.stack]
+
+
+def _user() -> str:
+    return f"u{uuid.uuid4().hex[:12]}"
+
+
+def _turn(served: Served, user: str, message: str, chat_id: str | None = None) -> dict[str, Any]:
+    body = {"message": message, "client_message_id": uuid.uuid4().hex, "chat_id": chat_id}
+    response = served.post(served.turn_url, user, body)
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+def _resume(served: Served, user: str, asked: dict[str, Any], answer: str) -> httpx.Response:
+    body = {
+        "chat_id": asked["chat_id"],
+        "interrupt_id": asked["interrupt"]["id"],
+        "answer": answer,
+    }
+    return served.post(served.resume_url, user, body)
+
+
+def _chat(db: firestore.Client, user: str, chat_id: str) -> dict[str, Any]:
+    ref = db.collection("users").document(user).collection("chats").document(chat_id)
+    return ref.get().to_dict() or {}
+
+
+def _texts(db: firestore.Client, user: str, chat_id: str) -> list[str]:
+    ref = db.collection("users").document(user).collection("chats").document(chat_id)
+    messages = ref.collection("messages").order_by("created_at").stream()
+    return [str((m.to_dict() or {})["text"]) for m in messages]
+
+
+def _ask_which_thomas(served: Served, user: str) -> tuple[dict[str, Any], dict[str, str]]:
+    ids = seed_namesakes(user)
+    asked = _turn(served, user, "[facts] [ask] @Thomas moved to Bern; what does he like?")
+    assert asked["interrupt"]["kind"] == "disambiguation"
+    return asked, ids
+
+
+def test_a_fresh_process_resumes_what_another_interrupted(
+    served: Served, db: firestore.Client
+) -> None:
+    user = _user()
+    asked, ids = _ask_which_thomas(served, user)
+    control = _chat(db, user, asked["chat_id"])["control"]
+    assert (control["status"], control["thread_id"]) == ("pending", asked["turn_id"])
+    assert control["checkpoint_id"]  # the checkpoint the answer resumes from
+    served.restart()  # process A is gone; B knows only what Firestore holds
+    answered = _resume(served, user, asked, ids["sibling"])
+    assert answered.status_code == 200, answered.text
+    assert answered.json()["reply"]["text"].startswith("You said: [facts] [ask] @Thomas")
+    stored = wait_for(lambda: facts_by_subject(user))
+    assert [(text, subject) for text, subject, _ in stored] == [
+        ("Thomas moved to Bern; what does he like?", ids["sibling"])
+    ]
+    assert _chat(db, user, asked["chat_id"])["control"]["status"] == "idle"
+
+
+def test_concurrent_answers_resume_once(served: Served, db: firestore.Client) -> None:
+    user = _user()
+    asked, ids = _ask_which_thomas(served, user)
+    answers = [ids["sibling"], ids["colleague"], "1", "2", ids["sibling"], "someone else"]
+    with ThreadPoolExecutor(max_workers=len(answers)) as pool:
+        responses = list(pool.map(lambda a: _resume(served, user, asked, a), answers))
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses == [200, *[409] * (len(answers) - 1)], [r.text for r in responses]
+    assert {r.json()["error"]["code"] for r in responses if r.status_code == 409} == {
+        "interrupt_not_pending"
+    }
+    replies = [t for t in _texts(db, user, asked["chat_id"]) if t.startswith("You said:")]
+    assert len(replies) == 1  # the one answer ran; no second run of the resumed thread
+    stored = wait_for(lambda: facts_by_subject(user))
+    assert len(stored) == 1  # the deferred extraction ran once
+    late = _resume(served, user, asked, ids["sibling"])
+    assert (late.status_code, late.json()["error"]["code"]) == (409, "interrupt_not_pending")
+
+
+def test_an_unanswered_approval_is_rejected_by_its_timeout_once(
+    served: Served, db: firestore.Client
+) -> None:
+    user = _user()
+    asked = _turn(served, user, "[act] Book the gym for Friday 3pm")
+    assert asked["interrupt"]["kind"] == "approval"
+    told = wait_for(
+        lambda: [t for t in _texts(db, user, asked["chat_id"]) if "did not hear back" in t],
+        seconds=60,
+    )
+    assert len(told) == 1
+    late = _resume(served, user, asked, "approve")
+    assert (late.status_code, late.json()["error"]["code"]) == (409, "interrupt_not_pending")
+    assert _chat(db, user, asked["chat_id"])["control"]["status"] == "idle"
+    texts = _texts(db, user, asked["chat_id"])
+    assert not any(t.startswith("Result for") for t in texts)  # no agent ran
+
+
+def test_a_new_request_escapes_the_question(served: Served, db: firestore.Client) -> None:
+    user = _user()
+    asked, _ = _ask_which_thomas(served, user)
+    escaped = _turn(served, user, "What's the weather like today?", chat_id=asked["chat_id"])
+    assert escaped["interrupt"] is None
+    assert escaped["reply"]["text"].startswith("You said: What's the weather")
+    assert _chat(db, user, asked["chat_id"])["control"]["status"] == "idle"
+    late = _resume(served, user, asked, "1")
+    assert (late.status_code, late.json()["error"]["code"]) == (409, "interrupt_not_pending")
+
+    # The deferred extraction ran without a guessed person: the fact system holds it.
+    def held() -> list[dict[str, Any]]:
+        listed = served.post(served.memory_url + "pending/list", user, {})
+        return list(listed.json()["items"])
+
+    [item] = wait_for(held)
+    assert item["kind"] == "disambiguation" and item["mention"] == "Thomas"
+
+
+def test_erasing_the_account_deletes_its_checkpoint_threads(
+    served: Served, db: firestore.Client
+) -> None:
+    user, neighbour = _user(), _user()
+    asked, ids = _ask_which_thomas(served, user)
+    assert _resume(served, user, asked, ids["sibling"]).status_code == 200
+    kept, _ = _ask_which_thomas(served, neighbour)
+
+    def checkpoints(thread_id: str) -> int:
+        thread = db.collection("checkpoint_threads").document(thread_id)
+        return sum(len(list(c.stream())) for c in thread.collections())
+
+    assert checkpoints(asked["turn_id"]) == 2  # the question's turn and the answer's
+    erased = served.post(served.memory_url + "account/delete", user, {"confirm": True})
+    assert erased.status_code == 200, erased.text
+    assert checkpoints(asked["turn_id"]) == 0
+    assert checkpoints(kept["turn_id"]) == 1  # another user's thread is untouched
+
+
+def test_a_poll_shows_a_question_background_work_opened_and_resume_answers_it(
+    served: Served, db: firestore.Client
+) -> None:
+    user = _user()
+    first = _turn(served, user, "[facts] My phone number is 555 0101")
+    chat_id = first["chat_id"]
+    wait_for(lambda: facts_by_subject(user))
+    polled = served.post(served.resume_url + "messages", user, {"chat_id": chat_id})
+    assert polled.status_code == 200, polled.text
+    assert polled.json()["interrupt"] is None
+    newest = polled.json()["messages"][-1]["created_at"]
+    # a changed number, stated unsurely: the fact system holds it and asks in the chat
+    changed = "[facts] [unsure] These days my phone number is 777 9999"
+    _turn(served, user, changed, chat_id=chat_id)
+
+    def asked() -> dict[str, Any] | None:
+        body = {"chat_id": chat_id, "after": newest}
+        view = served.post(served.resume_url + "messages", user, body).json()
+        return view if view["interrupt"] else None
+
+    view = wait_for(asked)
+    interrupt = view["interrupt"]
+    assert interrupt["kind"] == "fact_conflict"
+    assert interrupt["question"] in [m["text"] for m in view["messages"]]
+    answered = _resume(served, user, {"chat_id": chat_id, "interrupt": interrupt}, "take_new")
+    assert answered.status_code == 200, answered.text
+    texts = [text for text, _, _ in facts_by_subject(user)]
+    assert "My phone number is 555 0101" not in texts  # superseded (kept in its history)
+    assert "These days my phone number is 777 9999" in texts
+    again = served.post(served.resume_url + "messages", user, {"chat_id": chat_id})
+    assert again.json()["interrupt"] is None
+    foreign = served.post(served.resume_url + "messages", _user(), {"chat_id": chat_id})
+    assert (foreign.status_code, foreign.json()["error"]["code"]) == (404, "not_found")
