@@ -23,7 +23,8 @@ from shared.errors import InterruptNotPending, MessageTooLong, TurnInProgress
 from shared.graph.answers import ANSWER, EDIT, REJECT, WORDS, rule_answer
 from shared.models.wire import Interrupt, ResumeRequest, TurnRequest
 from shared.ports import ResumeClaim
-from shared.services.turn import PreparedTurn, TurnService
+from shared.services.turn import TurnService
+from shared.services.turn_input import PreparedTurn
 
 
 def resume_message_id(interrupt_id: str) -> str:

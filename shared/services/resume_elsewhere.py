@@ -22,7 +22,7 @@ from shared.models.wire import Reply, TurnResponse
 from shared.services.memory_admin_pending import PendingAdmin
 
 if TYPE_CHECKING:
-    from shared.services.turn import PreparedTurn
+    from shared.services.turn_input import PreparedTurn
 
 
 def answer_elsewhere(deps: Deps, turn: PreparedTurn) -> TurnResponse:

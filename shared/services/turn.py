@@ -18,8 +18,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from langchain_core.runnables import RunnableConfig
-from langgraph.types import Command
+from langgraph.types import Durability
 
 from shared.deps import Deps
 from shared.errors import (
@@ -36,11 +35,18 @@ from shared.graph.builder import build_turn_graph, checkpointed
 from shared.graph.context import TurnContext
 from shared.graph.metering import Meter, MeteredLLM
 from shared.graph.phrases import phrase
-from shared.graph.state import Conversation, ResponseState, TurnInput, TurnState
-from shared.models.domain import Chat, HitlControl, TurnClaim
+from shared.graph.state import ResponseState, TurnState
+from shared.models.domain import TurnClaim
 from shared.models.wire import TurnRequest, TurnResponse
 from shared.ports import ResumeClaim
 from shared.services.ids import new_chat_id_for, turn_id_for
+from shared.services.turn_input import (
+    PreparedTurn,
+    graph_config,
+    graph_input,
+    initial_state,
+    may_ask,
+)
 from shared.services.turn_record import next_control, record_turn, wire_response
 
 log = logging.getLogger("turn")
@@ -57,28 +63,6 @@ class Done:
 
 
 TurnEvent = Chunk | Done
-
-
-@dataclass(frozen=True)
-class PreparedTurn:
-    user_id: str
-    chat_id: str
-    turn_id: str
-    request: TurnRequest
-    chat_is_new: bool
-    chat: Chat | None = None
-    replay: TurnResponse | None = None
-    trace: str | None = None
-    resumed: HitlControl | None = None  # the waiting interrupt this turn claimed
-    answer: str | None = None  # the option chosen via resume (None: the message decides)
-    timed_out: bool = False  # the approval timeout answers, not the user
-
-    @property
-    def thread_id(self) -> str:
-        """A turn that answers continues the asking thread; any other starts its own."""
-        if self.resumed is not None and self.resumed.thread_id:
-            return self.resumed.thread_id
-        return self.turn_id
 
 
 class TurnService:
@@ -199,7 +183,10 @@ class TurnService:
     def _run_graph(
         self, turn: PreparedTurn, context: TurnContext
     ) -> Generator[TurnEvent, None, TurnResponse]:
-        graph = checkpointed(build_turn_graph(), self._deps.checkpointer)
+        graph = build_turn_graph()
+        durability: Durability | None = None
+        if may_ask(turn):  # one checkpoint per turn, written when the run ends
+            graph, durability = checkpointed(graph, self._deps.checkpointer), "exit"
         last: dict[str, Any] = initial_state(turn).model_dump()
         first_chunk: float | None = None
         checkpoint_id, interrupted = None, False
@@ -210,7 +197,7 @@ class TurnService:
                 context=context,
                 stream_mode=["custom", "values", "checkpoints"],
                 subgraphs=True,
-                durability="exit",  # one checkpoint per turn, written when the run ends
+                durability=durability,
             ):
                 if mode == "custom" and isinstance(payload, dict) and "chunk" in payload:
                     first_chunk = first_chunk or time.perf_counter()
@@ -295,35 +282,3 @@ def _refuse(claim: TurnClaim) -> None:
         raise InterruptNotPending("no pending interrupt with this id")
     if claim.status == "bad_answer":
         raise BadRequest("the answer picks none of the interrupt's options")
-
-
-def graph_input(turn: PreparedTurn) -> TurnState | Command[Any]:
-    state = initial_state(turn)
-    if turn.resumed is None:
-        return state
-    answer = TurnInput(
-        conversation=state.conversation, option_id=turn.answer, timed_out=turn.timed_out
-    )
-    return Command(resume=answer.model_dump(mode="json"))
-
-
-def graph_config(turn: PreparedTurn) -> RunnableConfig:
-    """The thread's latest checkpoint: the one its question was saved in (the control
-    record names it; a run that failed after it dropped the question). Addressing it by id
-    would cost LangGraph's extra query for whether it was superseded."""
-    return RunnableConfig(configurable={"thread_id": turn.thread_id}, recursion_limit=60)
-
-
-def initial_state(turn: PreparedTurn) -> TurnState:
-    chat, message_id = turn.chat, f"{turn.turn_id}-u"
-    return TurnState(
-        conversation=Conversation(
-            user_message=turn.request.message,
-            message_id=message_id,
-            focus=turn.request.message,
-            focus_message_id=message_id,
-            focus_turn_id=turn.turn_id,
-            summary=chat.summary if chat else "",
-            summarized_until=chat.summarized_until if chat else None,
-        ),
-    )

@@ -52,7 +52,7 @@ def served(stack_env_session: None) -> Iterator[Served]:
         "VERTEX_BASE_URL": model.base_url,
         "VERTEX_ACCESS_TOKEN": model.token,
         "RATE_LIMIT_PER_MINUTE": "20",
-        "APPROVAL_TIMEOUT_SECONDS": "4",  # so a test sees an unanswered approval expire
+        "APPROVAL_TIMEOUT_SECONDS": "8",  # so a test sees an unanswered approval expire
         "AGENT_RETRY_BASE_SECONDS": "0.05",  # a failing agent job fails fast
         "LOG_LEVEL": "WARNING",
     }

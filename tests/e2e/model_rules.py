@@ -10,11 +10,13 @@ needs the user's approval), ``[facts]`` -> extractable facts (about the first
 ``[ask]`` -> semantic retrieval, ``@Name`` -> a person mentioned.
 ``[team]`` -> three research steps, the third needing the other two (one job of three
 subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that always
-fails). A job's agent finishes at its first step with "Result for: <its goal>".
+fails). A job's agent finishes at its first step with "Result for: <its goal>", unless its
+goal mentions an email: then it calls ``email_send`` first (the job asks for approval).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -102,8 +104,14 @@ _EARLIER = re.compile(r"^Result of (\S+):", re.MULTILINE)
 
 
 def _agent_step(text: str) -> dict[str, Any]:
-    """A job's agent finishes at once: the result for its goal, naming what it was given."""
+    """A job's agent finishes at once: the result for its goal, naming what it was given.
+    A goal that mentions an email sends one first (a sensitive tool: the job asks)."""
+    if text.startswith("Result: "):  # the tool answered: done
+        return {"action": "finish", "text": f"Done. {text[:300]}"}
     goal = text.split("\n", 1)[0].removeprefix("Goal: ")
+    if "email" in goal.lower():
+        email = {"to": ["bea@example.com"], "subject": "Itinerary", "body": goal}
+        return {"action": "tool", "tool": "email_send", "tool_args": json.dumps(email)}
     used = _EARLIER.findall(text)
     suffix = f" (using {', '.join(used)})" if used else ""
     return {"action": "finish", "text": f"Result for: {goal}{suffix}"}

@@ -182,3 +182,66 @@ def test_a_poll_shows_a_question_background_work_opened_and_resume_answers_it(
     assert again.json()["interrupt"] is None
     foreign = served.post(served.resume_url + "messages", _user(), {"chat_id": chat_id})
     assert (foreign.status_code, foreign.json()["error"]["code"]) == (404, "not_found")
+
+
+def test_an_email_is_sent_once_after_the_plan_and_the_send_are_approved(
+    served: Served, db: firestore.Client
+) -> None:
+    user = _user()
+    asked = _turn(served, user, "[act] Email Bea the itinerary for Rome")
+    assert asked["interrupt"]["kind"] == "approval"  # the plan's acting step first
+    approved = _resume(served, user, asked, "approve")
+    assert approved.status_code == 200, approved.text
+    [job_id] = approved.json()["jobs"]
+    chat_id = asked["chat_id"]
+
+    def send_question() -> dict[str, Any] | None:
+        view = served.post(served.resume_url + "messages", user, {"chat_id": chat_id}).json()
+        interrupt = view["interrupt"]
+        return interrupt if interrupt and interrupt["id"].startswith(job_id) else None
+
+    question = wait_for(send_question)  # the job asks before the one sensitive call
+    assert question["kind"] == "approval" and "email_send" in question["question"]
+    answers = [{"chat_id": chat_id, "interrupt": question}] * 2  # a double tap
+    statuses = sorted(_resume(served, user, a, "yes").status_code for a in answers)
+    assert statuses == [200, 409]
+    result = wait_for(lambda: dict(_texts_by_id(db, user, chat_id)).get(f"{job_id}-result"))
+    assert result.startswith("Done.")
+    outbox = list(db.collection(f"users/{user}/outbox").stream())
+    assert len(outbox) == 1  # sent once, with the approval's key
+    again = served.post(served.resume_url + "jobs/cancel", user, {"job_id": job_id})
+    assert (again.status_code, again.json()["error"]["code"]) == (409, "job_not_active")
+
+
+def _texts_by_id(db: firestore.Client, user: str, chat_id: str) -> list[tuple[str, str]]:
+    ref = db.collection("users").document(user).collection("chats").document(chat_id)
+    return [(m.id, str((m.to_dict() or {})["text"])) for m in ref.collection("messages").stream()]
+
+
+def test_the_user_cancels_a_job_that_waits_and_takes_over_its_context(
+    served: Served, db: firestore.Client
+) -> None:
+    user = _user()
+    asked = _turn(served, user, "[act] Email Bea the itinerary for Florence")
+    [job_id] = _resume(served, user, asked, "approve").json()["jobs"]
+    chat_id = asked["chat_id"]
+
+    def waiting() -> dict[str, Any] | None:
+        view = served.post(served.resume_url + "messages", user, {"chat_id": chat_id}).json()
+        return view["interrupt"]
+
+    question = wait_for(waiting)
+    paused = served.post(served.resume_url + "jobs/pause", user, {"job_id": job_id})
+    assert (paused.status_code, paused.json()["status"]) == (200, "paused")
+    cancelled = served.post(served.resume_url + "jobs/cancel", user, {"job_id": job_id})
+    assert (cancelled.status_code, cancelled.json()["status"]) == (200, "cancelled")
+    assert waiting() is None  # its question left the chat
+    late = _resume(served, user, {"chat_id": chat_id, "interrupt": question}, "yes")
+    assert (late.status_code, late.json()["error"]["code"]) == (409, "interrupt_not_pending")
+    context = served.post(served.resume_url + "jobs/takeover", user, {"job_id": job_id})
+    assert context.status_code == 200, context.text
+    [subtask] = context.json()["subtasks"]
+    assert subtask["agent"] == "productivity" and subtask["pending"].startswith("email_send")
+    assert list(db.collection(f"users/{user}/outbox").stream()) == []  # nothing was sent
+    foreign = served.post(served.resume_url + "jobs/cancel", _user(), {"job_id": job_id})
+    assert (foreign.status_code, foreign.json()["error"]["code"]) == (404, "not_found")

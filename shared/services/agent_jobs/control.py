@@ -19,7 +19,7 @@ from shared.deps import Deps
 from shared.errors import JobNotActive, NotFound
 from shared.models.base import Strict
 from shared.models.domain import HitlControl
-from shared.models.jobs import FINISHED, JobState, SubtaskStatus
+from shared.models.jobs import FINISHED, JobState, PendingAction, SubtaskStatus
 from shared.services import handoff
 from shared.services.agent_jobs import reports
 
@@ -34,6 +34,7 @@ class SubtaskContext(Strict):
     result: str = ""
     error: str = ""
     last_steps: list[str] = Field(default_factory=list)
+    pending: str = ""  # the call or question that waited for the user when it stopped
 
 
 class JobContext(Strict):
@@ -92,11 +93,18 @@ def takeover(deps: Deps, user_id: str, job_id: str) -> JobContext:
                 last_steps=[
                     f"{r.action} {r.tool} {r.text}: {r.result}"[:500] for r in s.steps[-5:]
                 ],
+                pending=_pending(s.pending),
             )
             for s in state.subtasks
         ],
         mailbox=[f"{m.sender} -> {m.to}: {m.text}" for m in state.mailbox],
     )
+
+
+def _pending(action: PendingAction | None) -> str:
+    if action is None:
+        return ""
+    return (action.question or f"{action.tool} {action.args}")[:500]
 
 
 def _apply(deps: Deps, user_id: str, job_id: str, command: Command) -> JobState:
