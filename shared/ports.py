@@ -136,7 +136,8 @@ class ResumeClaim:
     """Take the chat's waiting interrupt together with the turn's claim.
 
     ``interrupt_id``: exactly this interrupt (``functions/resume``), else ``not_pending``;
-    None: whatever turn question waits (a message that may answer it; none is no error).
+    None: whatever question waits (a message that may answer it; none is no error): a
+    question of the turn graph always, one of background work if ``choose`` picks an option.
     ``choose`` picks the answer's option from the interrupt, inside the transaction; None
     from it means the answer picks nothing (``bad_answer``, nothing written)."""
 

@@ -89,14 +89,23 @@ def _take_interrupt(
 def _take_for_message(
     control: HitlControl, request: ClaimRequest
 ) -> TurnClaim | tuple[bool, str | None, HitlControl | None]:
-    """A message may answer a question of the turn graph; another answer running: wait."""
-    if control.target != "turn" or control.interrupt is None:
+    """A message may answer the chat's question: one of the turn graph (its HITL handler
+    decides how), or one background work asked if the message clearly picks an option
+    (``choose``); anything else runs as a new turn. Another answer running: wait."""
+    interrupt, now = control.interrupt, request.now
+    if interrupt is None:
         return False, None, None
-    if control.waiting(request.now):
+    if not control.waiting(now):
+        if control.status == "resuming" and control.target == "turn":
+            return _claim("running", control.owner or request.turn_id, request.chat_id)
+        return False, None, None
+    if control.target == "turn":
         return True, None, _claimed(control, request)
-    if control.status == "resuming":
-        return _claim("running", control.owner or request.turn_id, request.chat_id)
-    return False, None, None
+    choose = request.resume.choose if request.resume is not None else None
+    option_id = choose(interrupt) if choose is not None else None
+    if option_id is None:
+        return False, None, None
+    return True, option_id, _claimed(control, request)
 
 
 def _claimed(control: HitlControl, request: ClaimRequest) -> HitlControl:

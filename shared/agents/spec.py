@@ -89,6 +89,12 @@ class Tool(Protocol):
     @property
     def sensitive(self) -> bool: ...
 
+    @property
+    def acts(self) -> bool:
+        """Changes the user's data or the world (what human-in-command approves first);
+        every sensitive tool acts, tools that only read do not."""
+        ...
+
     def available(self, ports: AgentPorts) -> bool:
         """False when what the tool needs is not configured: the runner does not offer it."""
         ...

@@ -9,8 +9,9 @@ not itself a question; a longer message or a question is a new request (an escap
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from shared.models.wire import InterruptOption
+from shared.models.wire import Interrupt, InterruptOption
 from shared.services.memory.names import fold
 
 SOMEONE_ELSE = "someone_else"
@@ -88,3 +89,18 @@ def _by_words(message: str, options: list[InterruptOption]) -> str | None:
 
 def _label_words(label: str) -> set[str]:
     return set(fold(label).replace("(", " ").replace(")", " ").split()) - _STOP_WORDS
+
+
+@dataclass(frozen=True)
+class MessagePicker:
+    """Whether a typed message answers a question background work asked (a job's approval
+    or clarification, a fact conflict): yes/no, a number, an option's words; for a
+    clarification, any short reply that is not itself a question."""
+
+    message: str
+
+    def __call__(self, interrupt: Interrupt) -> str | None:
+        ids = {option.id for option in interrupt.options}
+        if ANSWER in ids and may_be_answer(self.message):
+            return ANSWER
+        return rule_answer(self.message, interrupt.options)

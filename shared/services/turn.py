@@ -30,7 +30,7 @@ from shared.errors import (
     RateLimited,
     TurnInProgress,
 )
-from shared.graph.answers import WORDS
+from shared.graph.answers import WORDS, MessagePicker
 from shared.graph.builder import build_turn_graph, checkpointed
 from shared.graph.context import TurnContext
 from shared.graph.metering import Meter, MeteredLLM
@@ -97,7 +97,7 @@ class TurnService:
             self._deps.clock.now(),
             settings.turn_lease_seconds,
             new_chat=chat_is_new,
-            resume=resume or ResumeClaim(),
+            resume=resume or ResumeClaim(choose=MessagePicker(request.message)),
         )
         if claim.status == "done":
             return PreparedTurn(
@@ -105,7 +105,8 @@ class TurnService:
             )
         _refuse(claim)
         control = claim.chat.control if claim.chat is not None and claim.resumed else None
-        if control is not None and claim.option_id not in (None, *WORDS) and control.interrupt:
+        chosen = resume is not None and claim.option_id not in (None, *WORDS)
+        if control is not None and chosen and control.interrupt:  # via resume: the label
             label = next(o.label for o in control.interrupt.options if o.id == claim.option_id)
             request = request.model_copy(update={"message": label})  # else: the user's words
         return PreparedTurn(

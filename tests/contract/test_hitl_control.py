@@ -137,3 +137,22 @@ def test_a_turn_leaves_its_question_pending_with_one_write(
     assert chat is not None and chat.control == question
     assert not conversations.put_control(user_id, "gone", question)
     assert conversations.get_chat(user_id, "gone") is None
+
+
+def test_a_message_takes_a_background_question_only_when_it_picks_an_option(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    conversations.create_chat(user_id, "c1", at(0))
+    control, question = _job_question("job-1-send")
+    conversations.open_interrupt(user_id, "c1", control, question, at(3))
+    picks_nothing = ResumeClaim(choose=lambda _: None)
+    assert _resume(conversations, user_id, "m1", 5, picks_nothing) == "new"  # a new turn
+    chat = conversations.get_chat(user_id, "c1")
+    assert chat is not None and chat.control == control  # still waiting
+    picks_first = ResumeClaim(choose=_first_option)
+    assert _resume(conversations, user_id, "m2", 6, picks_first) == "new+resumed"
+    chat = conversations.get_chat(user_id, "c1")
+    assert chat is not None and (chat.control.status, chat.control.owner) == (
+        "resuming",
+        "turn-m2",
+    )

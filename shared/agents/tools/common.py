@@ -17,12 +17,14 @@ MONTH_PATTERN = r"^\d{4}-(0[1-9]|1[0-2])$"
 
 class ToolBase(Generic[A]):
     """A tool: ``name``, ``description`` (what the model reads), ``args_schema`` (a strict
-    pydantic model), ``sensitive``; subclasses implement ``call`` with their own args."""
+    pydantic model), ``sensitive``, ``acts``; subclasses implement ``call`` with their own
+    args."""
 
     name: str
     description: str
     args_schema: type[A]
     sensitive: bool = False
+    acts: bool = False  # changes the user's data or the world
 
     def available(self, ports: AgentPorts) -> bool:
         return True

@@ -29,6 +29,7 @@ class RecordFeedback(ToolBase[RecordFeedbackArgs]):
     name = "feedback_record"
     description = "Record the user's feedback about the assistant (text, optional 1-5 rating)."
     args_schema = RecordFeedbackArgs
+    acts = True
 
     def call(self, context: ToolContext, args: RecordFeedbackArgs) -> str:
         return result(feedback_id=self.record(context, args).id)

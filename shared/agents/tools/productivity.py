@@ -50,6 +50,7 @@ class AddReminder(ToolBase[AddReminderArgs]):
     name = "reminders_add"
     description = "Add a reminder for the user at a time (ISO 8601 with offset)."
     args_schema = AddReminderArgs
+    acts = True
 
     def call(self, context: ToolContext, args: AddReminderArgs) -> str:
         now = context.ports.clock.now()
@@ -80,6 +81,7 @@ class CompleteReminder(ToolBase[CompleteReminderArgs]):
     name = "reminders_complete"
     description = "Mark one of the user's reminders done, by its id."
     args_schema = CompleteReminderArgs
+    acts = True
 
     def call(self, context: ToolContext, args: CompleteReminderArgs) -> str:
         now = context.ports.clock.now()
@@ -121,6 +123,7 @@ class AddEvent(ToolBase[AddEventArgs]):
     name = "calendar_add"
     description = "Put an event in the user's calendar (start and end in ISO 8601 with offset)."
     args_schema = AddEventArgs
+    acts = True
 
     def call(self, context: ToolContext, args: AddEventArgs) -> str:
         now = context.ports.clock.now()
@@ -158,6 +161,7 @@ class AddNote(ToolBase[AddNoteArgs]):
     name = "notes_add"
     description = "Save a note (title and text) for the user."
     args_schema = AddNoteArgs
+    acts = True
 
     def call(self, context: ToolContext, args: AddNoteArgs) -> str:
         note = Note(
@@ -210,6 +214,7 @@ class SendEmail(ToolBase[EmailArgs]):
     name = "email_send"
     description = "Send an email on the user's behalf (asks the user first)."
     args_schema = EmailArgs
+    acts = True
     sensitive = True
 
     def call(self, context: ToolContext, args: EmailArgs) -> str:

@@ -89,6 +89,7 @@ class SetBudget(ToolBase[SetBudgetArgs]):
     name = "budget_set"
     description = "Set the monthly budget of a spending category (replaces the earlier one)."
     args_schema = SetBudgetArgs
+    acts = True
 
     def call(self, context: ToolContext, args: SetBudgetArgs) -> str:
         budget = Budget(
@@ -120,6 +121,7 @@ class RecordExpense(ToolBase[RecordExpenseArgs]):
     name = "expense_record"
     description = "Record an expense: amount (decimal text), ISO currency, category, when."
     args_schema = RecordExpenseArgs
+    acts = True
 
     def call(self, context: ToolContext, args: RecordExpenseArgs) -> str:
         now = context.ports.clock.now()

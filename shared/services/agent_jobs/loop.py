@@ -59,6 +59,10 @@ class Team(Protocol):
         """Run the watchdog when due; True when it escalates (the subtask must pause)."""
         ...
 
+    def needs_approval(self, agent: str, tool: Tool) -> bool:
+        """Whether the user's HITL policy has this call approved first."""
+        ...
+
 
 class Suspend(Exception):
     """Not an error: the subtask stops here and keeps its transcript."""
@@ -205,7 +209,7 @@ class AgentLoop:
             return record.model_copy(update={"result": f"refused: {refused}"})
         canonical = args.model_dump_json()
         record = record.model_copy(update={"args": canonical})
-        if tool.sensitive:
+        if self._team.needs_approval(task.subtask.agent, tool):
             raise Suspend("approval", steps, PendingAction(tool=tool.name, args=canonical))
         return record.model_copy(update={"result": self._call(task, tool, canonical, len(steps))})
 

@@ -109,6 +109,7 @@ class EchoTool:
     name: str = "lookup"
     description: str = "Look something up."
     sensitive: bool = False
+    acts: bool = False
     answer: str = "nothing new"
     outages: int = 0
     calls: list[tuple[str, str | None]] = field(default_factory=list)  # (args, key)

@@ -16,6 +16,7 @@ from shared.services.agent_jobs import control
 from shared.services.agent_jobs.continuation import continue_job
 from shared.services.agent_jobs.loop import DECLINED
 from shared.services.resume import ResumeService
+from shared.services.turn import TurnService
 from tests.unit.agents.agent_kit import (
     EchoTool,
     Runner,
@@ -29,6 +30,7 @@ from tests.unit.agents.agent_kit import (
     noting,
     sub,
 )
+from tests.unit.turn_kit import classification, request
 
 
 @pytest.fixture
@@ -199,3 +201,49 @@ def test_a_finished_job_counts_for_the_users_trust(
     assert (record.tasks_completed, record.tasks_failed) == (2, 0)
     runner.run(make_job(clock.now(), sub("a")), "m-3")  # a redelivery counts nothing
     assert deps.trust.get("alice").tasks_completed == 2
+
+
+def test_a_typed_yes_answers_the_jobs_approval(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps, send: EchoTool
+) -> None:
+    team.on("goal a", call("send", query="to Bea"), finish("Sent it."))
+    runner.run(make_job(clock.now(), sub("a")))
+    asked = _question(deps)
+    typed = TurnService(deps).run("alice", request("yes please", cmid="m9", chat_id="c1"))
+    assert typed.reply.text == "Thanks, I'll carry on with that."
+    assert runner.run(runner.published()[-1], "m-2").status == "done"
+    assert send.calls == [('{"query":"to Bea"}', f"t1-job0:{asked.id}")]
+    texts = [m.text for m in deps.conversations.recent_messages("alice", "c1", 10)]
+    assert "yes please" in texts  # what the user typed, not the option's label
+
+
+def test_a_typed_reply_answers_a_clarification_and_a_new_request_does_not(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
+    seen: list[str] = []
+    team.on("goal a", ask("For how many people?"), noting(seen, finish("booked for 4")))
+    runner.run(make_job(clock.now(), sub("a")))
+    question = _question(deps)
+    team.others(classification(), "Sunny.")
+    TurnService(deps).run(  # a question of the user's own: not an answer
+        "alice", request("What's the weather like tomorrow in Bern?", cmid="m8", chat_id="c1")
+    )
+    assert _question(deps) == question
+    TurnService(deps).run("alice", request("four of us", cmid="m9", chat_id="c1"))
+    runner.run(runner.published()[-1], "m-2")
+    assert seen == ["Result: The user answered: four of us"]
+
+
+def test_acting_calls_wait_for_approval_only_while_the_user_is_in_command(
+    deps: Deps, team: TeamModel, clock: FixedClock
+) -> None:
+    booker = EchoTool(name="calendar_add", description="Book.", acts=True, answer="booked")
+    runner = Runner(deps, ScriptedCatalog([agent("worker", ["calendar_add"])], [booker]))
+    team.on("goal a", call("calendar_add", query="Friday"), finish("Booked."))
+    assert runner.run(make_job(clock.now(), sub("a"))).status == "waiting"  # a novice
+    assert booker.calls == []
+    deps.trust.put_settings("alice", "human_in_the_loop", clock.now())
+    team.on("goal b", call("calendar_add", query="Friday"), finish("Booked."))
+    job = make_job(clock.now(), sub("b"), job_id="t2-job0")
+    assert runner.run(job, "m-2").status == "done"  # not sensitive: runs unasked
+    assert booker.calls == [('{"query":"Friday"}', None)]
