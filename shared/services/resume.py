@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shared.deps import Deps
-from shared.errors import InterruptNotPending, MessageTooLong, TurnInProgress
+from shared.errors import InterruptNotPending, MessageTooLong, NotFound, TurnInProgress
 from shared.graph.answers import ANSWER, EDIT, REJECT, WORDS, rule_answer
 from shared.models.wire import Interrupt, ResumeRequest, TurnRequest
 from shared.ports import ResumeClaim
@@ -85,7 +85,7 @@ class ResumeService:
         request = ResumeRequest(chat_id=chat_id, interrupt_id=interrupt_id, answer=REJECT)
         try:
             return self._claim(user_id, request, trace, TimeoutPicker())
-        except InterruptNotPending:
+        except (InterruptNotPending, NotFound):  # answered, or the chat (account) is gone
             return None
 
     def _claim(

@@ -87,6 +87,9 @@ class AgentJobService:
         if age > self._deps.settings.max_event_age_seconds:
             log.warning("dropping expired job", extra=ids)
             return JobOutcome(job.job_id, "expired")
+        if self._erased_before(job):  # nothing may write the account again
+            log.info("dropping a job of an erased account", extra=ids)
+            return JobOutcome(job.job_id, "erased")
         owner = uuid.uuid4().hex
         claim = claims.claim(self._deps, job, owner)
         if claim.outcome == "busy":
@@ -103,6 +106,10 @@ class AgentJobService:
             raise
         log.info("agent job ran", extra={**ids, "status": status})
         return JobOutcome(job.job_id, status)
+
+    def _erased_before(self, job: AgentJob) -> bool:
+        status = self._deps.facts.task_status(job.user_id, f"agent-job:{job.job_id}")
+        return status.erased_at is not None and job.created_at <= status.erased_at
 
     def _run_claimed(self, state: JobState, owner: str) -> str:
         for _ in range(2):  # a second pass after a question the chat could never show

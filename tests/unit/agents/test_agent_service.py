@@ -17,6 +17,7 @@ from shared.errors import DependencyUnavailable, InvalidEvent, JobInProgress, Mo
 from shared.models.domain import AgentJob
 from shared.services.agent_jobs import claims
 from shared.services.agent_jobs.delivery import job_from_push
+from shared.services.resume import ResumeService
 from shared.services.turn import TurnService
 from tests.unit.agents.agent_kit import (
     EchoTool,
@@ -188,3 +189,20 @@ def test_a_later_delivery_after_the_end_changes_nothing(
     clock.advance(timedelta(minutes=5).total_seconds())
     assert runner.run(make_job(clock.now(), sub("a"), sub("b")), "m-9").status == "duplicate"
     assert (runner.state(), runner.chat(), team.steps) == before
+
+
+def test_a_job_issued_before_the_account_was_erased_writes_nothing(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
+    team.on("goal a", finish("done a"))
+    job = make_job(clock.now(), sub("a"))
+    clock.advance(1)
+    deps.facts.delete_user("alice", clock.now())
+    assert runner.run(job).status == "erased"
+    assert deps.jobs.get("alice", job.job_id) is None
+    assert deps.conversations.recent_messages("alice", "c1", 10) == []
+    assert deps.trust.get("alice").tasks_completed == 0
+
+
+def test_an_approval_timeout_for_an_erased_account_does_nothing(deps: Deps) -> None:
+    assert ResumeService(deps).time_out("alice", "gone-chat", "some-interrupt") is None
