@@ -11,8 +11,9 @@ the HITL machinery's own. Each sample is a new chat of one user:
 - **resume**: the approval through ``ResumeService`` (claim, checkpoint, the step, reply).
 
 Then one chat of 20 messages (10 turns) ends with an approval question: the size of the
-checkpoint it leaves. Calls are counted at the Firestore client (``bench/turn_probes.py``):
-reads, commits and transaction RPCs; bytes are the serialized Commit requests.
+checkpoint it leaves. RPCs are counted at the Firestore client (``bench/turn_probes.py``):
+reads, commits and transaction RPCs (a transaction is one call of three RPCs: begin, its
+read, commit); bytes are the serialized writes of the commits.
 
     .venv/bin/python -m bench.hitl [--samples 100]
 
@@ -183,10 +184,14 @@ def main() -> None:
     print(row("asking turn", asking))
     print(row("resume", resumed))
     print(f"checkpoint of a question after 20 messages: {long_chat} bytes")
-    calls = statistics.fmean(
+    rpcs = statistics.fmean(
         s.counts["fs.reads"] + s.counts["fs.commits"] + s.counts["fs.tx"] for s in resumed
     )
-    print(f"target: at most 4 Firestore calls per resume; measured {calls:.1f} RPCs")
+    # A transaction is one call of three RPCs (BeginTransaction, its read, Commit).
+    calls = rpcs - 2 * statistics.fmean(s.counts["fs.tx"] for s in resumed)
+    verdict = "met" if calls <= 4 else "not met"
+    measured = f"{calls:.1f} calls ({rpcs:.1f} RPCs)"
+    print(f"target: at most 4 Firestore calls per resume: {measured}, {verdict}")
 
 
 if __name__ == "__main__":

@@ -71,6 +71,7 @@ def chat_from(user_id: str, snap: Snapshot) -> Chat:
         summary=data.get("summary", ""),
         summarized_until=plain(data.get("summarized_until")),
         control=control_from(data.get("control")),
+        message_count=int(data.get("message_count", 0)),
     )
 
 

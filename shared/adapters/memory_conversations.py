@@ -201,7 +201,9 @@ class MemoryConversationStore:
         for message in messages:
             record.messages[message.id] = message
         record.message_count += len(messages)
-        record.chat = record.chat.model_copy(update={"updated_at": now})
+        record.chat = record.chat.model_copy(
+            update={"updated_at": now, "message_count": record.message_count}
+        )
 
 
 def _chat_changes(update: ChatUpdate | None) -> dict[str, Any]:

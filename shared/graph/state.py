@@ -60,6 +60,7 @@ class Conversation(_State):
     focus_message_id: str = ""
     focus_turn_id: str = ""
     history: list[Message] = Field(default_factory=list)
+    history_loaded: bool = False  # carried over by a resumed thread: no need to read it
     summary: str = ""
     summarized_until: datetime | None = None  # history starts after this
     needs_summary: bool = False  # history over the thresholds (set by session_init)
@@ -185,6 +186,7 @@ class TurnInput(_State):
     conversation: Conversation
     option_id: str | None = None
     timed_out: bool = False
+    chat_unchanged: bool = False  # nothing was added to the chat since the question
 
 
 class ResumePoint(_State):

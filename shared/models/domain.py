@@ -50,6 +50,7 @@ class HitlControl(Strict):
     checkpoint_id: str | None = None
     asked_at: datetime | None = None
     timeout_at: datetime | None = None  # approvals: auto-rejected then
+    message_count: int | None = None  # the chat's messages once the question was stored
     owner: str | None = None  # the turn id that claimed it
     lease_until: datetime | None = None
 
@@ -70,6 +71,7 @@ class Chat(Strict):
     summary: str = ""  # running summary of the messages up to ``summarized_until``
     summarized_until: datetime | None = None
     control: HitlControl = Field(default_factory=HitlControl)
+    message_count: int = 0
 
 
 class ChatUpdate(Strict):

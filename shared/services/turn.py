@@ -219,17 +219,22 @@ class TurnService:
             return response
         final = TurnState.model_validate(last)
         if interrupted and checkpoint_id is not None:
-            self._leave_pending(context, final, checkpoint_id)
+            self._leave_pending(turn, context, final, checkpoint_id)
         response = wire_response(context, final)
         _log_turn(context, final, response, first_chunk)
         return response
 
-    def _leave_pending(self, context: TurnContext, state: TurnState, checkpoint_id: str) -> None:
+    def _leave_pending(
+        self, turn: PreparedTurn, context: TurnContext, state: TurnState, checkpoint_id: str
+    ) -> None:
         """The question waits from now on: its checkpoint is saved (written only after it,
         a control record never names a checkpoint that does not exist)."""
         control = next_control(context, state)
         if control is not None:
-            control = control.model_copy(update={"checkpoint_id": checkpoint_id})
+            before = turn.chat.message_count if turn.chat is not None else 0
+            written = 1 if state.hitl.timed_out else 2  # see turn_record: the turn's messages
+            update = {"checkpoint_id": checkpoint_id, "message_count": before + written}
+            control = control.model_copy(update=update)
             self._deps.conversations.put_control(context.user_id, context.chat_id, control)
 
     def _fail(

@@ -49,8 +49,12 @@ def graph_input(turn: PreparedTurn) -> TurnState | Command[Any]:
     state = initial_state(turn)
     if turn.resumed is None:
         return state
+    asked = turn.resumed.message_count
     answer = TurnInput(
-        conversation=state.conversation, option_id=turn.answer, timed_out=turn.timed_out
+        conversation=state.conversation,
+        option_id=turn.answer,
+        timed_out=turn.timed_out,
+        chat_unchanged=turn.chat is not None and asked == turn.chat.message_count,
     )
     return Command(resume=answer.model_dump(mode="json"))
 

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
 from shared.adapters.clock import FixedClock
+from shared.adapters.memory_conversations import MemoryConversationStore
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.deps import Deps
 from shared.errors import BadRequest, InterruptNotPending, NotFound, TurnInProgress
-from shared.models.domain import AgentJob, ExtractionTask
+from shared.models.domain import AgentJob, ExtractionTask, Message
 from shared.models.wire import ResumeRequest, TurnResponse
 from shared.services.resume import ResumeService
 from shared.services.turn import Chunk, Done, TurnService
@@ -198,3 +199,49 @@ def test_edit_is_chosen_by_words_only(deps: Deps, llm: ScriptedLLM) -> None:
         ResumeService(deps).prepare("alice", _answer(asked, "edit"))
     with pytest.raises(BadRequest):  # the third option by number: no words either
         ResumeService(deps).prepare("alice", _answer(asked, "3"))
+
+
+class CountingConversations(MemoryConversationStore):
+    """The fake store, counting history reads."""
+
+    history_reads = 0
+
+    def recent_messages(
+        self, user_id: str, chat_id: str, limit: int, after: datetime | None = None
+    ) -> list[Message]:
+        self.history_reads += 1
+        return super().recent_messages(user_id, chat_id, limit, after)
+
+
+def test_an_answer_takes_the_history_from_the_checkpoint_while_the_chat_is_unchanged(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    store = CountingConversations()
+    deps.__dict__["conversations"] = store  # a counting fake in place of the plain one
+    asked, brother = _ask_which_thomas(deps, llm)
+    reads = store.history_reads
+    llm.add("Your brother likes jazz.")
+    service = ResumeService(deps)
+    service.turns.run_prepared(service.prepare("alice", _answer(asked, brother)))
+    assert store.history_reads == reads  # no read: the checkpoint holds it
+    texts = " ".join(turn.text for turn in llm.calls[-1].request.messages)
+    assert "Which Thomas" in texts  # the question, from the checkpoint's history
+
+
+def test_an_answer_reads_the_history_when_the_chat_changed_since_the_question(
+    deps: Deps, llm: ScriptedLLM, clock: FixedClock
+) -> None:
+    store = CountingConversations()
+    deps.__dict__["conversations"] = store
+    asked, brother = _ask_which_thomas(deps, llm)
+    result = Message(
+        id="job-result", role="assistant", text="Your report is ready.", created_at=clock.now()
+    )
+    store.append_message("alice", asked.chat_id, result)  # an agent posted meanwhile
+    reads = store.history_reads
+    llm.add("Your brother likes jazz.")
+    service = ResumeService(deps)
+    service.turns.run_prepared(service.prepare("alice", _answer(asked, brother)))
+    assert store.history_reads == reads + 1
+    texts = " ".join(turn.text for turn in llm.calls[-1].request.messages)
+    assert "Your report is ready." in texts

@@ -1,11 +1,12 @@
 """Stage 1, entry and session: history, summarization, the user's context.
 
 ``session_init`` loads the messages since the running summary (a plain greeting loads
-nothing: its reply waits only for the chat); over the thresholds, ``summarize`` folds the
-older ones into the summary (the raw messages stay in Firestore; the new summary is written
-with the turn); ``context_loader`` brings persona, presentation rules and the user's own
-facts, from Redis when cached (encrypted with the user's data key), else from Firestore and
-PostgreSQL in parallel.
+nothing: its reply waits only for the chat; an answer takes them from the asking turn's
+checkpoint when the chat has not changed since the question); over the thresholds,
+``summarize`` folds the older ones into the summary (the raw messages stay in Firestore; the
+new summary is written with the turn); ``context_loader`` brings persona, presentation rules
+and the user's own facts, from Redis when cached (encrypted with the user's data key), else
+from Firestore and PostgreSQL in parallel.
 """
 
 from __future__ import annotations
@@ -55,9 +56,11 @@ def session_init(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
     context, conversation = runtime.context, state.conversation
     if context.chat_is_new or is_plain_greeting(conversation.user_message):
         return {}
-    history = context.ports.conversations.recent_messages(
-        context.user_id, context.chat_id, HISTORY_WINDOW, after=conversation.summarized_until
-    )
+    history = conversation.history[-HISTORY_WINDOW:]
+    if not conversation.history_loaded:
+        history = context.ports.conversations.recent_messages(
+            context.user_id, context.chat_id, HISTORY_WINDOW, after=conversation.summarized_until
+        )
     settings = context.ports.settings
     tokens = sum(approx_tokens(m.text) for m in history) + approx_tokens(conversation.summary)
     needs = (

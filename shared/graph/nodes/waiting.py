@@ -13,6 +13,7 @@ does: an answer continues where the question was asked, anything else escapes it
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from langgraph.runtime import Runtime
@@ -32,7 +33,7 @@ from shared.graph.state import (
     TurnInput,
     TurnState,
 )
-from shared.models.domain import NodeRun
+from shared.models.domain import Message, NodeRun
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -48,8 +49,13 @@ def await_answer(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
         option_id=answer.option_id,
         timed_out=answer.timed_out,
     )
+    conversation = answer.conversation
+    if answer.chat_unchanged:
+        conversation = conversation.model_copy(
+            update={"history": _history_after(state, question.asked_at), "history_loaded": True}
+        )
     return {
-        "conversation": explicit(answer.conversation),
+        "conversation": explicit(conversation),
         "intent": explicit(Intent()),
         "memory": explicit(MemoryState()),
         "disambiguation": explicit(Disambiguation()),
@@ -58,6 +64,30 @@ def await_answer(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
         "response": explicit(ResponseState()),
         "trace": [NodeRun(node=TRACE_RESET, ms=0.0)],
     }
+
+
+def _history_after(state: TurnState, asked_at: datetime) -> list[Message]:
+    """The asking turn's history and its two messages: the chat as it stands, when nothing
+    was added since (the claim compared the chat's message count)."""
+    asked = state.conversation
+    turn_id = asked.message_id.removesuffix("-u")
+    return [
+        *asked.history,
+        Message(
+            id=asked.message_id,
+            role="user",
+            text=asked.user_message,
+            created_at=asked_at,
+            turn_id=turn_id,
+        ),
+        Message(
+            id=f"{turn_id}-a",
+            role="assistant",
+            text=state.response.text,
+            created_at=asked_at + timedelta(microseconds=1),
+            turn_id=turn_id,
+        ),
+    ]
 
 
 def explicit(model: M) -> M:
