@@ -8,14 +8,16 @@ the HITL machinery's own. Each sample is a new chat of one user:
 - **plain turn**: a simple question (no interrupt): what checkpointing costs every turn;
 - **asking turn**: a request the planner gives to the acting productivity agent, so the
   turn asks for approval and the thread pauses;
-- **resume**: the approval through ``ResumeService`` (claim, checkpoint, the step, reply).
+- **resume**: the approval through ``ResumeService`` (claim, checkpoint, the step, reply);
+- **racing answers**: several answers to one approval at once (a double tap, two devices):
+  how long until all are settled, and that exactly one claimed it.
 
 Then one chat of 20 messages (10 turns) ends with an approval question: the size of the
 checkpoint it leaves. RPCs are counted at the Firestore client (``bench/turn_probes.py``):
 reads, commits and transaction RPCs (a transaction is one call of three RPCs: begin, its
 read, commit); bytes are the serialized writes of the commits.
 
-    .venv/bin/python -m bench.hitl [--samples 100]
+    .venv/bin/python -m bench.hitl [--samples 100] [--races 5] [--racers 6]
 
 Needs ``scripts/stack up --profile test``; the user's documents and threads are deleted.
 """
@@ -27,6 +29,8 @@ import functools
 import statistics
 import time
 import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel
@@ -41,6 +45,7 @@ from shared.adapters.memory_profiles import MemoryProfileStore
 from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.deps import Deps
+from shared.errors import AppError
 from shared.graph.nodes.classification import Classification
 from shared.models.wire import ResumeRequest, TurnRequest, TurnResponse
 from shared.ports import LLMRequest
@@ -141,6 +146,25 @@ def checkpoint_of_a_long_chat(deps: Deps, probe: Probe, user: str) -> int:
     return Sample(probe, lambda: turn(deps, user, ACT, chat)).counts["cp.bytes"]
 
 
+def race(deps: Deps, user: str, racers: int) -> tuple[float, Counter[str]]:
+    """``racers`` answers to one approval at once: seconds until all are settled, outcomes."""
+    asked = turn(deps, user, ACT)
+    assert asked.interrupt is not None
+    request = ResumeRequest(chat_id=asked.chat_id, interrupt_id=asked.interrupt.id, answer="1")
+
+    def answer(_: int) -> str:
+        try:
+            ResumeService(deps).prepare(user, request)
+        except AppError as error:
+            return error.code
+        return "claimed"
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=racers) as pool:
+        outcomes = Counter(pool.map(answer, range(racers)))
+    return time.perf_counter() - started, outcomes
+
+
 def row(label: str, samples: list[Sample]) -> str:
     def mean(key: str) -> float:
         return statistics.fmean(s.counts[key] for s in samples)
@@ -161,6 +185,8 @@ def main() -> None:
     )
     parser.add_argument("--samples", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--races", type=int, default=5)
+    parser.add_argument("--racers", type=int, default=6)
     args = parser.parse_args()
     probe = Probe()
     deps = bench_deps(probe)
@@ -176,14 +202,22 @@ def main() -> None:
                 asking.append(asked)
                 resumed.append(answer)
         long_chat = checkpoint_of_a_long_chat(deps, probe, user)
+        races = [race(deps, user, args.racers) for _ in range(args.races)]
     finally:
         deps.account_conversations.delete_user(user)
     print(f"bench.hitl: {args.samples} samples each, Firestore emulator, model at 0 ms")
-    print("path          calls reads commits tx    bytes  cp.bytes  p50 ms  p95 ms")
+    print("path           RPCs reads commits tx    bytes  cp.bytes  p50 ms  p95 ms")
     print(row("plain turn", plain))
     print(row("asking turn", asking))
     print(row("resume", resumed))
     print(f"checkpoint of a question after 20 messages: {long_chat} bytes")
+    outcomes = sum((o for _, o in races), Counter[str]())
+    seconds = sorted(t for t, _ in races)
+    print(
+        f"{args.racers} racing answers to one question, {args.races} times: "
+        f"settled in {seconds[len(seconds) // 2]:.2f} s (median), max {seconds[-1]:.2f} s; "
+        f"outcomes {dict(outcomes)}"
+    )
     rpcs = statistics.fmean(
         s.counts["fs.reads"] + s.counts["fs.commits"] + s.counts["fs.tx"] for s in resumed
     )

@@ -16,6 +16,7 @@ import functions_framework
 
 from shared.auth import InternalCaller
 from shared.deps import Deps, get_deps
+from shared.errors import BadRequest, InvalidEvent, PayloadTooLarge
 from shared.logs import set_trace
 from shared.models.wire import ResumeRequest
 from shared.services.hitl_timeouts import TimeoutTask, timeout_url
@@ -52,7 +53,11 @@ def resume(request: flask.Request) -> flask.Response:
 def _time_out(deps: Deps, request: flask.Request, trace: str | None) -> flask.Response:
     caller = InternalCaller(timeout_url(deps.settings), deps.settings.tasks_invoker_email)
     deps.internal_tokens.verify(request.headers.get("Authorization"), caller)
-    task = parse_json(read_body(request, deps.settings.max_body_bytes), TimeoutTask)
+    try:
+        task = parse_json(read_body(request, deps.settings.max_body_bytes), TimeoutTask)
+    except (BadRequest, PayloadTooLarge) as error:  # permanent: record it, stop the retries
+        log.error("rejected timeout task", extra={"error": error.message})
+        return json_response(InvalidEvent(error.message).to_body())
     service = ResumeService(deps)
     prepared = service.time_out(task.user_id, task.chat_id, task.interrupt_id, trace)
     if prepared is None:

@@ -52,7 +52,7 @@ from shared.adapters.firestore_chat_codec import (
 )
 from shared.adapters.firestore_tx import run_transaction
 from shared.adapters.gcp_errors import firestore_errors
-from shared.adapters.turn_claims import ClaimRequest, SeenTurn, decide
+from shared.adapters.turn_claims import ClaimRequest, Decision, SeenTurn, decide
 from shared.errors import Conflict, NotFound
 from shared.models.domain import (
     Chat,
@@ -158,15 +158,23 @@ class FirestoreConversationStore:
         turn_ref, chat_ref = self._turn(user_id, client_message_id), self._chat(user_id, chat_id)
         request = ClaimRequest(chat_id, turn_id, now, lease_seconds, new_chat, resume)
 
-        @firestore.transactional
-        def claim(transaction: firestore.Transaction) -> TurnClaim:
-            snaps = {
-                snap.reference.path: snap for snap in transaction.get_all([turn_ref, chat_ref])
-            }
+        def read(transaction: firestore.Transaction | None) -> tuple[Any, Decision]:
+            found = self._client.get_all([turn_ref, chat_ref], transaction=transaction)
+            snaps = {snap.reference.path: snap for snap in found}
             turn_snap, chat_snap = snaps[turn_ref.path], snaps[chat_ref.path]
             turn = turn_snap.to_dict() if turn_snap.exists else None
             chat = chat_from(user_id, chat_snap) if chat_snap.exists else None
-            decision = decide(_seen(turn), chat, request)
+            return turn, decide(_seen(turn), chat, request)
+
+        def settled() -> TurnClaim | None:
+            """A claim that writes nothing (done, running, not pending...) needs no lock."""
+            _, decision = read(None)
+            quiet = not decision.write_turn and decision.control is None
+            return decision.claim if quiet else None
+
+        @firestore.transactional
+        def claim(transaction: firestore.Transaction) -> TurnClaim:
+            turn, decision = read(transaction)
             if decision.write_turn:
                 lease_until = now + timedelta(seconds=lease_seconds)
                 transaction.set(
@@ -177,7 +185,7 @@ class FirestoreConversationStore:
             return decision.claim
 
         with firestore_errors():
-            result: TurnClaim = run_transaction(self._client, claim)
+            result: TurnClaim = run_transaction(self._client, claim, settled=settled)
         return result
 
     def _running(

@@ -6,7 +6,7 @@ policy (finished jobs are kept ``ttl`` after their last write). Everything under
 erasing the account (``users/{uid}`` recursively) erases its jobs.
 
 RPCs: ``get`` reads one document; ``update`` is one transaction (BeginTransaction, one read,
-Commit), retried by the client on contention.
+Commit), retried with jittered backoff on contention (parallel subtasks save the same job).
 """
 
 from __future__ import annotations
@@ -15,13 +15,12 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.document import DocumentReference
 
 from shared.adapters.doc_ids import doc_id
-from shared.adapters.gcp_errors import transient_as_unavailable
-from shared.errors import DependencyUnavailable
+from shared.adapters.firestore_tx import run_transaction
+from shared.adapters.gcp_errors import firestore_errors, transient_as_unavailable
 from shared.models.jobs import JobState
 
 R = TypeVar("R")
@@ -59,13 +58,8 @@ class FirestoreJobStore:
                 transaction.set(ref, self._data(new))
             return result
 
-        try:
-            with transient_as_unavailable("firestore"):
-                outcome: R = run(self._client.transaction())
-        except ValueError as exc:  # transactional() wraps its last Aborted in a ValueError
-            if isinstance(exc.__cause__, gexc.Aborted):
-                raise DependencyUnavailable("firestore transaction kept aborting") from exc
-            raise
+        with firestore_errors():
+            outcome: R = run_transaction(self._client, run)
         return outcome
 
     def _data(self, state: JobState) -> dict[str, Any]:

@@ -1,9 +1,11 @@
 """Firestore transactions under contention: retried with jittered backoff.
 
 The client's ``@transactional`` retries an aborted transaction at once; answers racing for
-one interrupt (a double tap, two devices) then keep aborting each other. Here every attempt
-is a transaction of one try, and the next waits a random, growing pause, so the racers
-fall out of step: the first commits and the others re-read and see its claim.
+one interrupt (a double tap, two devices, a message and a resume) then keep aborting each
+other (on the emulator each round also waits out a lock of about 2 s). Here every attempt
+is a transaction of one try, the next after a random, growing pause, so the racers fall out
+of step: the first commits and the others re-read and see its claim. A loser may
+also learn that it lost from a plain read, without taking locks again (``settled``).
 """
 
 from __future__ import annotations
@@ -21,19 +23,28 @@ from shared.errors import DependencyUnavailable
 T = TypeVar("T")
 ATTEMPTS = 12
 FIRST_PAUSE_SECONDS = 0.01
-LONGEST_PAUSE_SECONDS = 0.5
+LONGEST_PAUSE_SECONDS = 1.0
 
 
 def run_transaction(
-    client: firestore.Client, work: Callable[[firestore.Transaction], T], attempts: int = ATTEMPTS
+    client: firestore.Client,
+    work: Callable[[firestore.Transaction], T],
+    attempts: int = ATTEMPTS,
+    settled: Callable[[], T | None] | None = None,
 ) -> T:
-    """``work`` is a ``@firestore.transactional`` function; it may run several times."""
+    """``work`` is a ``@firestore.transactional`` function; it may run several times.
+
+    ``settled``: after an abort, a plain read that may already tell the outcome without
+    writing anything (a racer that lost needs no lock to learn it lost); None: try again."""
     for attempt in range(attempts):
         try:
             return work(client.transaction(max_attempts=1))
         except (gexc.Aborted, ValueError) as exc:
             if not _aborted(exc):
                 raise
+        outcome = settled() if settled is not None else None
+        if outcome is not None:
+            return outcome
         pause = min(LONGEST_PAUSE_SECONDS, FIRST_PAUSE_SECONDS * 2**attempt)
         time.sleep(random.uniform(0, pause))
     raise DependencyUnavailable(f"firestore transaction aborted {attempts} times")

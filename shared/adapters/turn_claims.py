@@ -77,7 +77,7 @@ def _take_interrupt(
     if (
         interrupt is None
         or interrupt.id != request.resume.interrupt_id
-        or not control.waiting(request.now)
+        or not _answerable(control, request)
     ):
         return _claim("not_pending", request.turn_id, request.chat_id)
     option_id = choose(interrupt) if choose is not None else None
@@ -92,10 +92,10 @@ def _take_for_message(
     """A message may answer the chat's question: one of the turn graph (its HITL handler
     decides how), or one background work asked if the message clearly picks an option
     (``choose``); anything else runs as a new turn. Another answer running: wait."""
-    interrupt, now = control.interrupt, request.now
+    interrupt = control.interrupt
     if interrupt is None:
         return False, None, None
-    if not control.waiting(now):
+    if not _answerable(control, request):
         if control.status == "resuming" and control.target == "turn":
             return _claim("running", control.owner or request.turn_id, request.chat_id)
         return False, None, None
@@ -106,6 +106,12 @@ def _take_for_message(
     if option_id is None:
         return False, None, None
     return True, option_id, _claimed(control, request)
+
+
+def _answerable(control: HitlControl, request: ClaimRequest) -> bool:
+    """Waiting, or claimed by this very turn in an attempt that failed (its retry)."""
+    mine = control.status == "resuming" and control.owner == request.turn_id
+    return control.waiting(request.now) or (mine and control.interrupt is not None)
 
 
 def _claimed(control: HitlControl, request: ClaimRequest) -> HitlControl:

@@ -156,3 +156,15 @@ def test_a_message_takes_a_background_question_only_when_it_picks_an_option(
         "resuming",
         "turn-m2",
     )
+
+
+def test_a_failed_answer_may_be_retried_at_once_by_the_same_request(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    question = _waiting(conversations, user_id)
+    assert question.interrupt is not None
+    claim = ResumeClaim(question.interrupt.id, _first_option)
+    assert _resume(conversations, user_id, "r1", 5, claim) == "new+resumed"
+    conversations.release_turn(user_id, "r1")  # the attempt failed before it was recorded
+    assert _resume(conversations, user_id, "r1", 6, claim) == "new+resumed"  # its retry
+    assert _resume(conversations, user_id, "r2", 7, claim) == "not_pending"  # anyone else

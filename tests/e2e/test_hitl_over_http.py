@@ -11,7 +11,10 @@ import httpx
 import pytest
 from google.cloud import firestore
 
+from shared.config import Settings
+from shared.services.hitl_timeouts import timeout_url
 from tests.e2e.conftest import Served, wait_for
+from tests.e2e.test_background_work import internal_headers
 from tests.e2e.test_turn_graph_over_http import facts_by_subject, seed_namesakes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
@@ -245,3 +248,17 @@ def test_the_user_cancels_a_job_that_waits_and_takes_over_its_context(
     assert list(db.collection(f"users/{user}/outbox").stream()) == []  # nothing was sent
     foreign = served.post(served.resume_url + "jobs/cancel", _user(), {"job_id": job_id})
     assert (foreign.status_code, foreign.json()["error"]["code"]) == (404, "not_found")
+
+
+def test_only_the_tasks_queue_may_deliver_a_timeout(served: Served) -> None:
+    settings = Settings()
+    url = served.resume_url + "timeout"
+    body = {"user_id": "someone", "chat_id": "c1", "interrupt_id": "i1"}
+    anonymous = httpx.post(url, json=body, timeout=30)
+    as_user = served.post(url, _user(), body)
+    assert [anonymous.status_code, as_user.status_code] == [401, 401]
+    headers = internal_headers(timeout_url(settings), settings.tasks_invoker_email)
+    broken = httpx.post(url, content=b"{not json", headers=headers, timeout=30)
+    assert (broken.status_code, broken.json()["error"]["code"]) == (200, "invalid_event")
+    nothing = httpx.post(url, json=body, headers=headers, timeout=30)  # no such chat
+    assert (nothing.status_code, nothing.json()) == (200, {"status": "answered_before"})
