@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from google.cloud import firestore
 from scripts import serve
 from scripts.stacklib.tokens import mint_user_token
 from tests.e2e.model_rules import reply_for
+from tests.e2e.snapshots import firestore_paths, postgres_counts
 from tests.fakes.vertex_server import FakeVertexServer
 
 PROFILE = "test"
@@ -85,6 +87,18 @@ def stack_env_session() -> None:
 @pytest.fixture(scope="session")
 def db() -> firestore.Client:
     return firestore.Client(project=os.environ["GCP_PROJECT"])
+
+
+@pytest.fixture
+def victim(served: Served, db: firestore.Client) -> Iterator[tuple[str, str]]:
+    """A user with one chat; after the test, their stored data must be exactly as before."""
+    user = f"u{uuid.uuid4().hex[:12]}"
+    chat = served.post(
+        served.turn_url, user, {"message": "Hello", "client_message_id": "setup"}
+    ).json()["chat_id"]
+    before = (firestore_paths(db, user), postgres_counts())
+    yield user, chat
+    assert (firestore_paths(db, user), postgres_counts()) == before
 
 
 def free_port() -> int:

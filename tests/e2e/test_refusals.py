@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
 
 import httpx
 import jwt
@@ -15,7 +14,6 @@ from google.cloud import firestore
 
 from scripts.stacklib.tokens import mint_user_token
 from tests.e2e.conftest import STATE, Served
-from tests.e2e.snapshots import firestore_paths, postgres_counts
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -40,18 +38,6 @@ def forged_token(user: str) -> str:
         "exp": now + 600,
     }
     return jwt.encode(claims, key, algorithm="RS256", headers={"kid": "forged"})
-
-
-@pytest.fixture
-def victim(served: Served, db: firestore.Client) -> Iterator[tuple[str, str]]:
-    """A user with one chat; after the test, their stored data must be exactly as before."""
-    user = f"u{uuid.uuid4().hex[:12]}"
-    chat = served.post(
-        served.turn_url, user, {"message": "Hello", "client_message_id": "setup"}
-    ).json()["chat_id"]
-    before = (firestore_paths(db, user), postgres_counts())
-    yield user, chat
-    assert (firestore_paths(db, user), postgres_counts()) == before
 
 
 def raw(served: Served, user: str | None, content: bytes, **headers: str) -> httpx.Response:
