@@ -9,17 +9,17 @@ the control record is released in the same commit.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import TYPE_CHECKING, Literal
 from uuid import UUID
 
 from shared.deps import Deps
 from shared.errors import PendingNotOpen
 from shared.graph.phrases import phrase
-from shared.models.domain import ChatUpdate, HitlControl, Message, TurnMetadata
+from shared.models.domain import ChatUpdate, HitlControl, TurnMetadata
 from shared.models.memory_api import ResolvePendingRequest
 from shared.models.wire import Reply, TurnResponse
 from shared.services.memory_admin_pending import PendingAdmin
+from shared.services.turn_record import turn_messages
 
 if TYPE_CHECKING:
     from shared.services.turn_input import PreparedTurn
@@ -49,26 +49,8 @@ def answer_elsewhere(deps: Deps, turn: PreparedTurn) -> TurnResponse:
         text = phrase("job_continues", language)
     response = TurnResponse(chat_id=turn.chat_id, turn_id=turn.turn_id, reply=Reply(text=text))
     now = deps.clock.now()
-    messages = [
-        Message(
-            id=f"{turn.turn_id}-a",
-            role="assistant",
-            text=text,
-            created_at=now + timedelta(microseconds=1),
-            turn_id=turn.turn_id,
-        )
-    ]
-    if not turn.timed_out:
-        messages.insert(
-            0,
-            Message(
-                id=f"{turn.turn_id}-u",
-                role="user",
-                text=turn.request.message,
-                created_at=now,
-                turn_id=turn.turn_id,
-            ),
-        )
+    message_id, asked = f"{turn.turn_id}-u", turn.request.message
+    messages = turn_messages(turn.turn_id, message_id, asked, text, now, turn.timed_out)
     deps.conversations.complete_turn(
         turn.user_id,
         turn.request.client_message_id,

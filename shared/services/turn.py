@@ -232,7 +232,7 @@ class TurnService:
         control = next_control(context, state)
         if control is not None:
             before = turn.chat.message_count if turn.chat is not None else 0
-            written = 1 if state.hitl.timed_out else 2  # see turn_record: the turn's messages
+            written = 1 if state.hitl.timed_out else 2  # turn_messages: no user message then
             update = {"checkpoint_id": checkpoint_id, "message_count": before + written}
             control = control.model_copy(update=update)
             self._deps.conversations.put_control(context.user_id, context.chat_id, control)

@@ -207,20 +207,29 @@ _FLAGS = {
 
 
 def _messages(context: TurnContext, state: TurnState, now: datetime) -> list[Message]:
-    reply = Message(
-        id=f"{context.turn_id}-a",
+    conversation = state.conversation
+    return turn_messages(
+        context.turn_id,
+        conversation.message_id,
+        conversation.user_message,
+        state.response.text,
+        now,
+        timed_out=state.hitl.timed_out,
+    )
+
+
+def turn_messages(
+    turn_id: str, message_id: str, asked: str, reply: str, now: datetime, timed_out: bool
+) -> list[Message]:
+    """A turn's two messages (its reply only, when the approval timeout answered)."""
+    answer = Message(
+        id=f"{turn_id}-a",
         role="assistant",
-        text=state.response.text,
+        text=reply,
         created_at=now + timedelta(microseconds=1),
-        turn_id=context.turn_id,
+        turn_id=turn_id,
     )
-    if state.hitl.timed_out:  # nobody typed: the timeout answered
-        return [reply]
-    asked = Message(
-        id=state.conversation.message_id,
-        role="user",
-        text=state.conversation.user_message,
-        created_at=now,
-        turn_id=context.turn_id,
-    )
-    return [asked, reply]
+    if timed_out:  # nobody typed: the timeout answered
+        return [answer]
+    said = Message(id=message_id, role="user", text=asked, created_at=now, turn_id=turn_id)
+    return [said, answer]

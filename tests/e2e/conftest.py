@@ -40,6 +40,10 @@ class Served:
     def token(self, user: str) -> str:
         return mint_user_token(STATE, user, ttl=600)
 
+    def memory(self, user: str | None, path: str, body: Any = None) -> httpx.Response:
+        """A POST to one of the memory function's operations (``/facts/list``...)."""
+        return self.post(self.memory_url.rstrip("/") + path, user, {} if body is None else body)
+
     def post(self, url: str, user: str | None, body: Any, **kwargs: Any) -> httpx.Response:
         headers = {"Authorization": f"Bearer {self.token(user)}"} if user else {}
         headers.update(kwargs.pop("headers", {}))
@@ -99,6 +103,15 @@ def victim(served: Served, db: firestore.Client) -> Iterator[tuple[str, str]]:
     before = (firestore_paths(db, user), postgres_counts())
     yield user, chat
     assert (firestore_paths(db, user), postgres_counts()) == before
+
+
+def new_user() -> str:
+    return f"u{uuid.uuid4().hex[:12]}"
+
+
+def refused(response: httpx.Response) -> tuple[int, str]:
+    """A refusal's status and machine-readable code."""
+    return response.status_code, response.json()["error"]["code"]
 
 
 def free_port() -> int:

@@ -3,7 +3,6 @@ Firestore holds the profile, Redis the cached turn context an update drops."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +13,7 @@ from google.cloud import firestore
 
 from shared.config import Settings
 from shared.models.domain import AssistantProfile
-from tests.e2e.conftest import Served
+from tests.e2e.conftest import Served, new_user, refused
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -30,12 +29,8 @@ def cache() -> Iterator[redis.Redis]:
     client.close()
 
 
-def new_user() -> str:
-    return f"u{uuid.uuid4().hex[:12]}"
-
-
 def call(served: Served, user: str | None, path: str, body: Any = None) -> httpx.Response:
-    return served.post(served.memory_url.rstrip("/") + path, user, {} if body is None else body)
+    return served.memory(user, path, body)
 
 
 def profile(served: Served, user: str, path: str = GET, body: Any = None) -> dict[str, Any]:
@@ -43,10 +38,6 @@ def profile(served: Served, user: str, path: str = GET, body: Any = None) -> dic
     assert response.status_code == 200, response.text
     result: dict[str, Any] = response.json()["profile"]
     return result
-
-
-def refused(response: httpx.Response) -> tuple[int, str]:
-    return response.status_code, response.json()["error"]["code"]
 
 
 def context_key(user: str) -> str:

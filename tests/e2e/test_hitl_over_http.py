@@ -13,15 +13,11 @@ from google.cloud import firestore
 
 from shared.config import Settings
 from shared.services.hitl_timeouts import timeout_url
-from tests.e2e.conftest import Served, wait_for
+from tests.e2e.conftest import Served, new_user, wait_for
 from tests.e2e.test_background_work import internal_headers
 from tests.e2e.test_turn_graph_over_http import facts_by_subject, seed_namesakes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
-
-
-def _user() -> str:
-    return f"u{uuid.uuid4().hex[:12]}"
 
 
 def _turn(served: Served, user: str, message: str, chat_id: str | None = None) -> dict[str, Any]:
@@ -61,7 +57,7 @@ def _ask_which_thomas(served: Served, user: str) -> tuple[dict[str, Any], dict[s
 def test_a_fresh_process_resumes_what_another_interrupted(
     served: Served, db: firestore.Client
 ) -> None:
-    user = _user()
+    user = new_user()
     asked, ids = _ask_which_thomas(served, user)
     control = _chat(db, user, asked["chat_id"])["control"]
     assert (control["status"], control["thread_id"]) == ("pending", asked["turn_id"])
@@ -78,7 +74,7 @@ def test_a_fresh_process_resumes_what_another_interrupted(
 
 
 def test_concurrent_answers_resume_once(served: Served, db: firestore.Client) -> None:
-    user = _user()
+    user = new_user()
     asked, ids = _ask_which_thomas(served, user)
     answers = [ids["sibling"], ids["colleague"], "1", "2", ids["sibling"], "someone else"]
     with ThreadPoolExecutor(max_workers=len(answers)) as pool:
@@ -99,7 +95,7 @@ def test_concurrent_answers_resume_once(served: Served, db: firestore.Client) ->
 def test_an_unanswered_approval_is_rejected_by_its_timeout_once(
     served: Served, db: firestore.Client
 ) -> None:
-    user = _user()
+    user = new_user()
     asked = _turn(served, user, "[act] Book the gym for Friday 3pm")
     assert asked["interrupt"]["kind"] == "approval"
     told = wait_for(
@@ -115,7 +111,7 @@ def test_an_unanswered_approval_is_rejected_by_its_timeout_once(
 
 
 def test_a_new_request_escapes_the_question(served: Served, db: firestore.Client) -> None:
-    user = _user()
+    user = new_user()
     asked, _ = _ask_which_thomas(served, user)
     escaped = _turn(served, user, "What's the weather like today?", chat_id=asked["chat_id"])
     assert escaped["interrupt"] is None
@@ -136,7 +132,7 @@ def test_a_new_request_escapes_the_question(served: Served, db: firestore.Client
 def test_erasing_the_account_deletes_its_checkpoint_threads(
     served: Served, db: firestore.Client
 ) -> None:
-    user, neighbour = _user(), _user()
+    user, neighbour = new_user(), new_user()
     asked, ids = _ask_which_thomas(served, user)
     assert _resume(served, user, asked, ids["sibling"]).status_code == 200
     kept, _ = _ask_which_thomas(served, neighbour)
@@ -155,7 +151,7 @@ def test_erasing_the_account_deletes_its_checkpoint_threads(
 def test_a_poll_shows_a_question_background_work_opened_and_resume_answers_it(
     served: Served, db: firestore.Client
 ) -> None:
-    user = _user()
+    user = new_user()
     first = _turn(served, user, "[facts] My phone number is 555 0101")
     chat_id = first["chat_id"]
     wait_for(lambda: facts_by_subject(user))
@@ -183,14 +179,14 @@ def test_a_poll_shows_a_question_background_work_opened_and_resume_answers_it(
     assert "These days my phone number is 777 9999" in texts
     again = served.post(served.resume_url + "messages", user, {"chat_id": chat_id})
     assert again.json()["interrupt"] is None
-    foreign = served.post(served.resume_url + "messages", _user(), {"chat_id": chat_id})
+    foreign = served.post(served.resume_url + "messages", new_user(), {"chat_id": chat_id})
     assert (foreign.status_code, foreign.json()["error"]["code"]) == (404, "not_found")
 
 
 def test_an_email_is_sent_once_after_the_plan_and_the_send_are_approved(
     served: Served, db: firestore.Client
 ) -> None:
-    user = _user()
+    user = new_user()
     asked = _turn(served, user, "[act] Email Bea the itinerary for Rome")
     assert asked["interrupt"]["kind"] == "approval"  # the plan's acting step first
     approved = _resume(served, user, asked, "approve")
@@ -224,7 +220,7 @@ def _texts_by_id(db: firestore.Client, user: str, chat_id: str) -> list[tuple[st
 def test_the_user_cancels_a_job_that_waits_and_takes_over_its_context(
     served: Served, db: firestore.Client
 ) -> None:
-    user = _user()
+    user = new_user()
     asked = _turn(served, user, "[act] Email Bea the itinerary for Florence")
     [job_id] = _resume(served, user, asked, "approve").json()["jobs"]
     chat_id = asked["chat_id"]
@@ -246,7 +242,7 @@ def test_the_user_cancels_a_job_that_waits_and_takes_over_its_context(
     [subtask] = context.json()["subtasks"]
     assert subtask["agent"] == "productivity" and subtask["pending"].startswith("email_send")
     assert list(db.collection(f"users/{user}/outbox").stream()) == []  # nothing was sent
-    foreign = served.post(served.resume_url + "jobs/cancel", _user(), {"job_id": job_id})
+    foreign = served.post(served.resume_url + "jobs/cancel", new_user(), {"job_id": job_id})
     assert (foreign.status_code, foreign.json()["error"]["code"]) == (404, "not_found")
 
 
@@ -255,7 +251,7 @@ def test_only_the_tasks_queue_may_deliver_a_timeout(served: Served) -> None:
     url = served.resume_url + "timeout"
     body = {"user_id": "someone", "chat_id": "c1", "interrupt_id": "i1"}
     anonymous = httpx.post(url, json=body, timeout=30)
-    as_user = served.post(url, _user(), body)
+    as_user = served.post(url, new_user(), body)
     assert [anonymous.status_code, as_user.status_code] == [401, 401]
     headers = internal_headers(timeout_url(settings), settings.tasks_invoker_email)
     broken = httpx.post(url, content=b"{not json", headers=headers, timeout=30)

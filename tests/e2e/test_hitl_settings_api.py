@@ -3,7 +3,6 @@ Firestore holds the trust record at ``users/{uid}/settings/trust``."""
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -13,19 +12,15 @@ from google.cloud import firestore
 
 from shared.adapters.firestore_trust import FirestoreTrustStore
 from shared.services.hitl import record_task_outcome
-from tests.e2e.conftest import Served
+from tests.e2e.conftest import Served, new_user, refused
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
 GET, UPDATE = "/settings/hitl/get", "/settings/hitl/update"
 
 
-def new_user() -> str:
-    return f"u{uuid.uuid4().hex[:12]}"
-
-
 def call(served: Served, user: str | None, path: str, body: Any = None) -> httpx.Response:
-    return served.post(served.memory_url.rstrip("/") + path, user, {} if body is None else body)
+    return served.memory(user, path, body)
 
 
 def hitl(served: Served, user: str, path: str = GET, body: Any = None) -> dict[str, Any]:
@@ -33,10 +28,6 @@ def hitl(served: Served, user: str, path: str = GET, body: Any = None) -> dict[s
     assert response.status_code == 200, response.text
     result: dict[str, Any] = response.json()["hitl"]
     return result
-
-
-def refused(response: httpx.Response) -> tuple[int, str]:
-    return response.status_code, response.json()["error"]["code"]
 
 
 def test_pin_get_and_unpin(served: Served, db: firestore.Client) -> None:
