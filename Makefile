@@ -20,9 +20,10 @@ down:  ## stop the functions and the stack of PROFILE (dev by default)
 	@$(PY) scripts/serve.py down --profile $(PROFILE)
 	@scripts/stack down --profile $(PROFILE)
 
-lint: install  ## ruff, mypy --strict, terraform fmt and the checkov scan of terraform/
+lint: install  ## ruff, mypy --strict, the import layers, terraform fmt and the checkov scan
 	@.venv/bin/ruff check .
 	@.venv/bin/ruff format --check .
+	@.venv/bin/lint-imports --no-cache --no-logo >/dev/null || .venv/bin/lint-imports --no-cache --no-logo
 	@.venv/bin/mypy
 	@for fn in functions/*/main.py; do .venv/bin/mypy --strict "$$fn" || exit 1; done
 	@command -v terraform >/dev/null || { echo "lint: terraform is not on PATH;" \

@@ -42,11 +42,11 @@ from shared.adapters.memory_jobs import MemoryJobStore, MemoryOperatorAlerts
 from shared.adapters.pubsub import PubSubPublisher
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.agents.spec import AgentPorts, AgentSpec, Tool
+from shared.app.agent_delivery import AgentJobService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.models.domain import AgentJob, Subtask
 from shared.ports import LLMRequest
-from shared.services.agent_jobs.delivery import AgentJobService
 from shared.services.agent_jobs.prompts import AgentStep
 from tests.fakes.vertex_server import FakeReply, FakeVertexServer, RecordedRequest, json_reply
 

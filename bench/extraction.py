@@ -27,12 +27,12 @@ from pydantic import BaseModel
 
 from shared.adapters.clock import SystemClock
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.app.extraction import ExtractionService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.memory import Person
 from shared.ports import LLMRequest
-from shared.services.memory.extraction import ExtractionService
 from shared.services.memory.schema import Extraction
 
 ROOT = Path(__file__).resolve().parent.parent

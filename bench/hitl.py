@@ -44,13 +44,13 @@ from shared.adapters.memory_keyring import MemoryKeyRing
 from shared.adapters.memory_profiles import MemoryProfileStore
 from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.app.resume import ResumeService
+from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import AppError
 from shared.graph.nodes.classification import Classification
 from shared.models.wire import ResumeRequest, TurnRequest, TurnResponse
 from shared.ports import LLMRequest
-from shared.services.resume import ResumeService
-from shared.services.turn import TurnService
 
 SIMPLE = {
     "route": "simple", "entities": [], "temporal_references": [], "language": "en",

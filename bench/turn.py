@@ -44,6 +44,7 @@ from scripts.serve import read_env
 from shared.adapters.cloud_tasks import build_tasks_client
 from shared.adapters.postgres import Database, connect, run_outside_transaction
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.app.turn import Chunk, TurnService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.graph.nodes.classification import Classification
@@ -52,7 +53,6 @@ from shared.models.memory import SELF, ExtractionChanges, FactDraft, Person
 from shared.models.wire import TurnRequest
 from shared.ports import LLMRequest
 from shared.services.memory.windows import window_for
-from shared.services.turn import Chunk, TurnService
 
 MESSAGES = {
     "greeting": "Hi!",

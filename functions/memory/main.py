@@ -5,9 +5,9 @@ from __future__ import annotations
 import flask
 import functions_framework
 
+from shared.app.settings.api import MemoryAdmin, operation_for
 from shared.deps import get_deps
 from shared.logs import set_trace
-from shared.services.memory_admin import MemoryAdmin, operation_for
 from shared.web import guarded, json_response, parse_json, read_body, require_post
 
 

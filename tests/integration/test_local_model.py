@@ -176,10 +176,10 @@ def test_the_turn_graph_runs_on_the_offline_model(llm: LocalLLM, embedder: Local
     from shared.adapters.memory_keyring import MemoryKeyRing
     from shared.adapters.memory_profiles import MemoryProfileStore
     from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
+    from shared.app.turn import TurnService
     from shared.config import Settings
     from shared.deps import Deps
     from shared.models.wire import TurnRequest
-    from shared.services.turn import TurnService
 
     clock = FixedClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
     contacts = MemoryContactStore(clock)

@@ -9,11 +9,11 @@ import pytest
 from shared.adapters.clock import FixedClock
 from shared.adapters.memory_facts import MemoryFactStore
 from shared.adapters.scripted_llm import ScriptedLLM
+from shared.app.extraction import ExtractionService
 from shared.deps import Deps
 from shared.errors import DataRejected, ModelOutputInvalid
 from shared.models.memory import ExtractionChanges, FactFilter
 from shared.services.context_cache import context_key
-from shared.services.memory.extraction import ExtractionService
 from shared.services.memory.prompt import MAX_PROMPT_FACTS
 from shared.services.memory.schema import Extraction
 from tests.unit.extraction_kit import (

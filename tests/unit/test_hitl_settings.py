@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from shared.adapters.clock import FixedClock
+from shared.app.settings.api import MemoryAdmin, operation_for
 from shared.deps import Deps
 from shared.errors import BadRequest
 from shared.models.memory_api import Empty
 from shared.models.trust import ActionContext, Trigger, TrustRecord, UpdateHitlRequest
 from shared.services.hitl import escalation_for, record_task_outcome
-from shared.services.memory_admin import MemoryAdmin, operation_for
 from shared.web import parse_json
 
 ALICE, BOB = "alice", "bob"

@@ -16,6 +16,7 @@ from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, Me
 from shared.adapters.memory_profiles import MemoryProfileStore
 from shared.adapters.redis_account import owns
 from shared.adapters.scripted_llm import HashEmbedder
+from shared.app.settings.api import OPERATIONS, MemoryAdmin, operation_for
 from shared.errors import (
     AppError,
     BadRequest,
@@ -50,8 +51,7 @@ from shared.models.memory_api import (
 )
 from shared.ports import ConversationArchive, PendingStore, UserKeyspace
 from shared.services.context_cache import context_key
-from shared.services.memory_admin import OPERATIONS, MemoryAdmin, operation_for
-from shared.services.memory_admin_pending import pending_task_key
+from shared.services.memory.pending import pending_task_key
 
 ALICE, BOB = "alice", "bob"
 EMBEDDER = HashEmbedder(dimension=64)

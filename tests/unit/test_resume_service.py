@@ -9,12 +9,12 @@ import pytest
 from shared.adapters.clock import FixedClock
 from shared.adapters.memory_conversations import MemoryConversationStore
 from shared.adapters.scripted_llm import ScriptedLLM
+from shared.app.resume import ResumeService
+from shared.app.turn import Chunk, Done, TurnService
 from shared.deps import Deps
 from shared.errors import BadRequest, InterruptNotPending, NotFound, TurnInProgress
 from shared.models.domain import AgentJob, ExtractionTask, Message
 from shared.models.wire import ResumeRequest, TurnResponse
-from shared.services.resume import ResumeService
-from shared.services.turn import Chunk, Done, TurnService
 from tests.unit.turn_kit import add_person, classification, nodes, request
 
 

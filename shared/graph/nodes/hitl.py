@@ -19,11 +19,12 @@ from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from shared.conversation.answers import EDIT, SOMEONE_ELSE, may_be_answer, rule_answer
+from shared.conversation.greetings import is_plain_greeting
+from shared.conversation.text import fold
 from shared.errors import PendingNotOpen
-from shared.graph.answers import EDIT, SOMEONE_ELSE, may_be_answer, rule_answer
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
-from shared.graph.nodes.greetings import is_plain_greeting
 from shared.graph.routing import after_hitl_handler
 from shared.graph.state import (
     Conversation,
@@ -37,8 +38,7 @@ from shared.models.domain import ResolvedEntity
 from shared.models.memory_api import ResolvePendingRequest
 from shared.models.wire import Interrupt
 from shared.ports import ChatTurn, LLMRequest
-from shared.services.memory.names import fold
-from shared.services.memory_admin_pending import PendingAdmin
+from shared.services.memory.pending import PendingAdmin
 from shared.services.structured import structured_with_retry
 
 

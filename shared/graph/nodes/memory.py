@@ -15,6 +15,7 @@ from typing import Any
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 
+from shared.conversation.text import fold
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.routing import ambiguity_blocks, route_retrieval
@@ -28,7 +29,6 @@ from shared.graph.state import (
 )
 from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.memory import Fact, Person, SemanticQuery, TemporalQuery
-from shared.services.memory.names import fold
 from shared.services.memory.profiles import Mention
 from shared.services.memory.resolution import RESOLVED, Resolution, Resolver
 from shared.services.memory.windows import window_for

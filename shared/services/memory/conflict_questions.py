@@ -8,16 +8,31 @@ nothing else: one question at a time; the others stay answerable in the memory s
 
 from __future__ import annotations
 
-from shared.deps import Deps
+from typing import Protocol
+
+from shared.conversation.phrases import phrase
 from shared.errors import NotFound
-from shared.graph.phrases import phrase
 from shared.models.domain import ExtractionTask, HitlControl, Message
 from shared.models.memory import PendingItem
 from shared.models.memory_api import CONFLICT_CHOICES
 from shared.models.wire import Interrupt, InterruptOption
+from shared.ports import Clock, ConversationStore, FactStore, ProfileStore
 
 
-def ask_about_conflict(deps: Deps, task: ExtractionTask, items: list[PendingItem]) -> bool:
+class ConflictPorts(Protocol):
+    """What asking about a conflict reads (the facts, the user's language) and writes."""
+
+    @property
+    def facts(self) -> FactStore: ...
+    @property
+    def profiles(self) -> ProfileStore: ...
+    @property
+    def conversations(self) -> ConversationStore: ...
+    @property
+    def clock(self) -> Clock: ...
+
+
+def ask_about_conflict(deps: ConflictPorts, task: ExtractionTask, items: list[PendingItem]) -> bool:
     """Ask about the first conflict; False if none, or if the chat waits on another question."""
     conflict = next((i for i in items if i.kind == "fact_conflict" and i.facts), None)
     if conflict is None or conflict.conflicting_fact_id is None:

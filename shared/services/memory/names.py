@@ -6,9 +6,9 @@ Pure functions over small tables; entity resolution builds on them.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
+from shared.conversation.text import fold
 from shared.models.memory import PersonRole
 
 SELF_WORDS = frozenset({"user", "the user", "me", "i", "myself", "self", "ich", "mich", "mir"})
@@ -147,13 +147,6 @@ for _index, _group in enumerate(_NICKNAME_GROUPS):
 
 _SPACES = re.compile(r"\s+")
 _EDGES = re.compile(r"^[\W_]+|[\W_]+$")
-
-
-def fold(text: str) -> str:
-    """Case, accents, spacing and edge punctuation folded: "  Élise! " -> "elise"."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return _EDGES.sub("", _SPACES.sub(" ", plain).strip())
 
 
 def _key(text: str) -> str:

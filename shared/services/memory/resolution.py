@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from shared.conversation.text import fold
 from shared.errors import ModelOutputInvalid
 from shared.models.domain import ResolvedEntity
 from shared.models.memory import Person
@@ -93,13 +94,13 @@ class Resolver:
         self._embedder = embedder
         self._llm = llm
         self._facts_of = facts_of
-        self._turn = {names.fold(e.mention): e for e in turn_entities}
+        self._turn = {fold(e.mention): e for e in turn_entities}
         self._message = message
         self._new_id = new_id
         self._persons: list[Person] | None = None
 
     def resolve(self, mention: Mention) -> Resolution:
-        turn = self._turn.get(names.fold(mention.name))
+        turn = self._turn.get(fold(mention.name))
         if decided := self._decided(mention, turn):
             return decided
         candidates = self._turn_step(turn)
@@ -263,7 +264,7 @@ def _word(person: Person) -> str | None:
 
 def name_likeness(written: str, known: str) -> float:
     """How likely a written name means a known one, from spelling alone."""
-    a, b = names.fold(written), names.fold(known)
+    a, b = fold(written), fold(known)
     if not a or not b:
         return 0.0
     if a == b or names.nickname_match(a, b):

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from shared.models.memory import SELF, Fact, FactFilter
 from shared.models.memory_api import DeletedResponse, ExportResponse, FactView, PersonView
-from shared.services.memory_admin_pending import PendingAdmin
-from shared.services.memory_admin_ports import MemoryAdminDeps
+from shared.services.memory.pending import PendingAdmin
+from shared.services.memory.ports import MemoryPorts
 
 EXPORT_FACTS_PER_SUBJECT = 1000  # FactFilter's largest page
 
 
 class AccountAdmin:
-    def __init__(self, deps: MemoryAdminDeps) -> None:
+    def __init__(self, deps: MemoryPorts) -> None:
         self._deps = deps
 
     def export(self, user_id: str) -> ExportResponse:

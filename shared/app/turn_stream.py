@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import flask
 
+from shared.app.turn import Chunk, TurnService
+from shared.app.turn_input import PreparedTurn
 from shared.errors import AppError
-from shared.services.turn import Chunk, TurnService
-from shared.services.turn_input import PreparedTurn
 from shared.web import json_response, sse, sse_response, wants_stream
 
 

@@ -23,7 +23,7 @@ from shared.models.memory_api import (
     UpdatePersonRequest,
 )
 from shared.services.context_cache import invalidate_context
-from shared.services.memory_admin_ports import MemoryAdminDeps
+from shared.services.memory.ports import MemoryPorts
 
 _SPLIT_NAMESPACE = uuid.UUID("5b0c7c9e-2f1e-4a57-9a51-6f1d3c0e8a42")
 
@@ -34,7 +34,7 @@ def split_person_id(user_id: str, person_id: str, fact_ids: list[str]) -> str:
 
 
 class PersonAdmin:
-    def __init__(self, deps: MemoryAdminDeps) -> None:
+    def __init__(self, deps: MemoryPorts) -> None:
         self._deps = deps
 
     def list_persons(self, user_id: str) -> PersonsResponse:

@@ -20,6 +20,15 @@ from typing import Any
 
 from langgraph.types import Durability
 
+from shared.app.turn_input import (
+    PreparedTurn,
+    graph_config,
+    graph_input,
+    initial_state,
+    may_ask,
+)
+from shared.conversation.answers import WORDS, MessagePicker
+from shared.conversation.phrases import phrase
 from shared.deps import Deps
 from shared.errors import (
     BadRequest,
@@ -30,24 +39,15 @@ from shared.errors import (
     RateLimited,
     TurnInProgress,
 )
-from shared.graph.answers import WORDS, MessagePicker
 from shared.graph.builder import build_turn_graph, checkpointed
 from shared.graph.context import TurnContext
 from shared.graph.metering import Meter, MeteredLLM
-from shared.graph.phrases import phrase
+from shared.graph.persist import next_control, record_turn, wire_response
 from shared.graph.state import ResponseState, TurnState
 from shared.models.domain import TurnClaim
 from shared.models.wire import TurnRequest, TurnResponse
 from shared.ports import ResumeClaim
 from shared.services.ids import new_chat_id_for, turn_id_for
-from shared.services.turn_input import (
-    PreparedTurn,
-    graph_config,
-    graph_input,
-    initial_state,
-    may_ask,
-)
-from shared.services.turn_record import next_control, record_turn, wire_response
 
 log = logging.getLogger("turn")
 
@@ -139,7 +139,7 @@ class TurnService:
         yield Done(response)
 
     def _answer_elsewhere(self, turn: PreparedTurn) -> Iterator[TurnEvent]:
-        from shared.services.resume_elsewhere import answer_elsewhere
+        from shared.app.resume_elsewhere import answer_elsewhere
 
         try:
             response = answer_elsewhere(self._deps, turn)

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from shared.app.turn import TurnService
+from shared.app.turn_input import PreparedTurn
+from shared.conversation.answers import ANSWER, EDIT, REJECT, WORDS, rule_answer
 from shared.deps import Deps
 from shared.errors import InterruptNotPending, MessageTooLong, NotFound, TurnInProgress
-from shared.graph.answers import ANSWER, EDIT, REJECT, WORDS, rule_answer
 from shared.models.wire import Interrupt, ResumeRequest, TurnRequest
 from shared.ports import ResumeClaim
-from shared.services.turn import TurnService
-from shared.services.turn_input import PreparedTurn
 
 
 def resume_message_id(interrupt_id: str) -> str:

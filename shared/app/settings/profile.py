@@ -14,7 +14,7 @@ from shared.errors import DataRejected
 from shared.models.domain import AssistantProfile
 from shared.models.memory_api import AssistantProfileResponse, UpdateAssistantRequest
 from shared.services.context_cache import invalidate_context
-from shared.services.memory_admin_ports import MemoryAdminDeps
+from shared.services.memory.ports import MemoryPorts
 
 NOT_ZONES = frozenset({"localtime"})  # the host's zone, a file on the time zone path
 
@@ -31,7 +31,7 @@ def is_time_zone(name: str) -> bool:
 
 
 class ProfileAdmin:
-    def __init__(self, deps: MemoryAdminDeps) -> None:
+    def __init__(self, deps: MemoryPorts) -> None:
         self._deps = deps
 
     def get(self, user_id: str) -> AssistantProfileResponse:

@@ -25,7 +25,7 @@ from shared.models.memory_api import (
     ResolveResponse,
 )
 from shared.services.context_cache import invalidate_context
-from shared.services.memory_admin_ports import MemoryAdminDeps, PendingNotOpen
+from shared.services.memory.ports import MemoryPorts, PendingNotOpen
 
 _PROPOSED_NAMESPACE = uuid.UUID("0f6f7a3c-8d0e-4c1b-b0a4-2c9d5e7f1a63")
 
@@ -35,7 +35,7 @@ def pending_task_key(item_id: str) -> str:
 
 
 class PendingAdmin:
-    def __init__(self, deps: MemoryAdminDeps) -> None:
+    def __init__(self, deps: MemoryPorts) -> None:
         self._deps = deps
 
     def list_items(self, user_id: str, request: ListPendingRequest) -> PendingListResponse:

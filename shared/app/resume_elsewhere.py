@@ -12,17 +12,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 from uuid import UUID
 
+from shared.conversation.phrases import phrase
 from shared.deps import Deps
 from shared.errors import PendingNotOpen
-from shared.graph.phrases import phrase
+from shared.graph.persist import turn_messages
 from shared.models.domain import ChatUpdate, HitlControl, TurnMetadata
 from shared.models.memory_api import ResolvePendingRequest
 from shared.models.wire import Reply, TurnResponse
-from shared.services.memory_admin_pending import PendingAdmin
-from shared.services.turn_record import turn_messages
+from shared.services.memory.pending import PendingAdmin
 
 if TYPE_CHECKING:
-    from shared.services.turn_input import PreparedTurn
+    from shared.app.turn_input import PreparedTurn
 
 
 def answer_elsewhere(deps: Deps, turn: PreparedTurn) -> TurnResponse:
@@ -33,7 +33,7 @@ def answer_elsewhere(deps: Deps, turn: PreparedTurn) -> TurnResponse:
     if control.target == "pending_item":
         text = _settle_item(deps, turn.user_id, control.thread_id, option, language)
     else:
-        from shared.services.agent_jobs.continuation import continue_job
+        from shared.app.agent_continuation import continue_job
 
         source: Literal["user", "timeout"] = "timeout" if turn.timed_out else "user"
         continue_job(

@@ -14,12 +14,12 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
+from shared.app import agent_control
+from shared.app.chat_view import chat_messages
 from shared.deps import Deps
 from shared.errors import NotFound
 from shared.models.jobs import JobState
 from shared.models.wire import ChatMessagesRequest, JobRequest, JobStatusResponse
-from shared.services.agent_jobs import control
-from shared.services.chat_view import chat_messages
 from shared.web import parse_json
 
 
@@ -28,10 +28,10 @@ def _status(state: JobState) -> JobStatusResponse:
 
 
 JOB_OPERATIONS: dict[str, Callable[[Deps, str, JobRequest], BaseModel]] = {
-    "/jobs/pause": lambda d, u, r: _status(control.pause(d, u, r.job_id)),
-    "/jobs/resume": lambda d, u, r: _status(control.resume(d, u, r.job_id)),
-    "/jobs/cancel": lambda d, u, r: _status(control.cancel(d, u, r.job_id)),
-    "/jobs/takeover": lambda d, u, r: control.takeover(d, u, r.job_id),
+    "/jobs/pause": lambda d, u, r: _status(agent_control.pause(d, u, r.job_id)),
+    "/jobs/resume": lambda d, u, r: _status(agent_control.resume(d, u, r.job_id)),
+    "/jobs/cancel": lambda d, u, r: _status(agent_control.cancel(d, u, r.job_id)),
+    "/jobs/takeover": lambda d, u, r: agent_control.takeover(d, u, r.job_id),
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
-from shared.graph.nodes.greetings import is_plain_greeting
+from shared.conversation.greetings import is_plain_greeting
 from shared.graph.state import Conversation, TurnInput, TurnState
 from shared.models.domain import Chat, HitlControl
 from shared.models.wire import TurnRequest, TurnResponse

@@ -1,5 +1,6 @@
-"""``MemoryAdminDeps``: the slice of the composition root the service reads, so that
-``shared.deps.Deps`` satisfies it structurally and unit tests can hand in plain fakes.
+"""``MemoryPorts``: the stores of the fact system that the settings API and the turn graph
+read (held facts, persons, profile, trust). ``shared.deps.Deps`` satisfies it structurally,
+so nothing here imports the composition root, and unit tests can hand in plain fakes.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from shared.ports import (
     UserKeyspace,
 )
 
-__all__ = ["FactNotCurrent", "MemoryAdminDeps", "PendingNotOpen"]
+__all__ = ["FactNotCurrent", "MemoryPorts", "PendingNotOpen"]
 
 
-class MemoryAdminDeps(Protocol):
+class MemoryPorts(Protocol):
     @property
     def facts(self) -> FactStore: ...
 

@@ -13,11 +13,11 @@ from datetime import datetime
 
 from shared.models.trust import HitlSettingsResponse, HitlView, TrustRecord, UpdateHitlRequest
 from shared.services.hitl_trust import MODE_OF_LEVEL, effective_mode, next_level, success_rate
-from shared.services.memory_admin_ports import MemoryAdminDeps
+from shared.services.memory.ports import MemoryPorts
 
 
 class HitlAdmin:
-    def __init__(self, deps: MemoryAdminDeps) -> None:
+    def __init__(self, deps: MemoryPorts) -> None:
         self._deps = deps
 
     def get(self, user_id: str) -> HitlSettingsResponse:

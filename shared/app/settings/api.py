@@ -24,6 +24,10 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
+from shared.app.settings.account import AccountAdmin
+from shared.app.settings.hitl import HitlAdmin
+from shared.app.settings.persons import PersonAdmin
+from shared.app.settings.profile import ProfileAdmin
 from shared.errors import NotFound
 from shared.models.memory import SELF, Fact, FactDraft, FactFilter, SemanticQuery, Source
 from shared.models.memory_api import (
@@ -50,19 +54,15 @@ from shared.models.memory_api import (
 )
 from shared.models.trust import UpdateHitlRequest
 from shared.services.context_cache import invalidate_context
-from shared.services.memory_admin_account import AccountAdmin
-from shared.services.memory_admin_hitl import HitlAdmin
-from shared.services.memory_admin_pending import PendingAdmin
-from shared.services.memory_admin_persons import PersonAdmin
-from shared.services.memory_admin_ports import FactNotCurrent, MemoryAdminDeps
-from shared.services.memory_admin_profile import ProfileAdmin
+from shared.services.memory.pending import PendingAdmin
+from shared.services.memory.ports import FactNotCurrent, MemoryPorts
 
 USER_CORRECTION_CONFIDENCE = 1.0  # the user said so
 SEARCH_POOL = 100  # semantic matches fetched when results are filtered by subject or type
 
 
 class MemoryAdmin:
-    def __init__(self, deps: MemoryAdminDeps) -> None:
+    def __init__(self, deps: MemoryPorts) -> None:
         self._deps = deps
         self.persons = PersonAdmin(deps)
         self.pending = PendingAdmin(deps)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from shared.conversation.text import fold
 from shared.models.wire import Interrupt, InterruptOption
-from shared.services.memory.names import fold
 
 SOMEONE_ELSE = "someone_else"
 APPROVE, REJECT, EDIT = "approve", "reject", "edit"  # edit: the answer's words replace the goal
