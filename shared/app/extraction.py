@@ -25,12 +25,11 @@ from shared.services.memory.conflicts import NEIGHBOURS, Plan, Proposal, plan_ch
 from shared.services.memory.drafts import Drafter, Held, derived_id, hold_conflict, hold_mention
 from shared.services.memory.learning import learned_persons
 from shared.services.memory.prompt import ExtractionPrompt, extraction_prompt, known_facts
-from shared.services.memory.resolution import RESOLVED, Resolver
+from shared.services.memory.resolution import RESOLVED, Resolver, red_flag_facts
 from shared.services.memory.schema import Extraction
 from shared.services.structured import structured_with_retry
 
 log = logging.getLogger("extraction")
-RED_FLAG_FACTS = 5
 
 Status = Literal["stored", "duplicate", "erased"]
 
@@ -100,15 +99,11 @@ class ExtractionService:
     def _resolver(self, task: ExtractionTask, key: str) -> Resolver:
         deps, user = self._deps, task.user_id
 
-        def facts_of(person_id: str) -> list[str]:
-            facts = deps.facts.current_facts(user, [person_id])
-            return [fact.text for fact in known_facts(facts, RED_FLAG_FACTS)]
-
         def new_id(profile: str) -> str:
             return derived_id(user, key, "person", profile)
 
         return Resolver(
-            user, deps.contacts, deps.embedder, deps.llm, facts_of,
+            user, deps.contacts, deps.embedder, deps.llm, red_flag_facts(deps.facts, user),
             task.resolved_entities, task.text, new_id,
         )  # fmt: skip
 
