@@ -20,7 +20,7 @@ from shared.adapters.clock import SystemClock
 from shared.adapters.fact_rules import is_uuid, merged_person, sort_persons, uuids
 from shared.adapters.memory_fact_search import in_window, nearest, search
 from shared.adapters.memory_fact_state import MemoryFactData, canonical, check_role
-from shared.crypto import normalise_name
+from shared.conversation.text import fold
 from shared.errors import DataRejected
 from shared.models.memory import (
     SELF,
@@ -50,11 +50,11 @@ class MemoryContactStore:
         return self.data.person_of(user_id, person_id)
 
     def find_by_name(self, user_id: str, name: str) -> list[Person]:
-        wanted = normalise_name(name)
+        wanted = fold(name)
         return [
             p
             for p in self.list_persons(user_id)
-            if wanted in {normalise_name(n) for n in [p.display_name, *p.aliases]}
+            if wanted in {fold(n) for n in [p.display_name, *p.aliases]}
         ]
 
     def add_person(self, person: Person) -> None:

@@ -14,5 +14,10 @@ _EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 def fold(text: str) -> str:
     """Case, accents, spacing and edge punctuation folded: "  Élise! " -> "elise"."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return _EDGES.sub("", _SPACES.sub(" ", plain).strip())
+    return fold_keeping_accents("".join(ch for ch in decomposed if not unicodedata.combining(ch)))
+
+
+def fold_keeping_accents(text: str) -> str:
+    """Like ``fold`` but keeping umlauts and accents, for word tables that spell them
+    ("mutter", "ärztin"): "  Ärztin! " -> "ärztin"."""
+    return _EDGES.sub("", _SPACES.sub(" ", text.casefold()).strip())
