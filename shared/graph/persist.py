@@ -29,6 +29,7 @@ from shared.services import handoff, hitl_timeouts
 from shared.services.agent_jobs.policy import job_type_for
 from shared.services.hitl_timeouts import TimeoutTask
 from shared.services.ids import job_id_for
+from shared.services.questions import waiting_on
 
 
 def record_turn(
@@ -146,14 +147,8 @@ def next_control(context: TurnContext, state: TurnState) -> HitlControl | None:
     if question.interrupt.kind == "approval":
         seconds = context.ports.settings.approval_timeout_seconds
         timeout = question.asked_at + timedelta(seconds=seconds)
-    return HitlControl(
-        status="pending",
-        interrupt=question.interrupt,
-        blocking=question.blocking,
-        target="turn",
-        thread_id=context.thread_id,
-        asked_at=question.asked_at,
-        timeout_at=timeout,
+    return waiting_on(
+        question.interrupt, "turn", context.thread_id, question.asked_at, timeout, question.blocking
     )
 
 
