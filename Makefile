@@ -11,7 +11,7 @@ help:  ## list the targets
 install:  ## install everything into the repo (.venv, .tools), idempotent
 	@scripts/bootstrap.sh
 
-dev: install  ## run the product locally: stack, four functions, terminal chat
+dev: install  ## run the product locally: stack, the functions, terminal chat
 	@scripts/stack up --profile dev
 	@$(PY) scripts/serve.py up --profile dev
 	@$(PY) scripts/chat.py --profile dev

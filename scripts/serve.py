@@ -1,4 +1,4 @@
-"""Serve the four functions with functions-framework on the stack's local ports.
+"""Serve every function (one per folder of functions/) on the stack's local ports.
 
     .venv/bin/python scripts/serve.py up|down|status [--profile dev|test]
 

@@ -1,4 +1,4 @@
-"""Serve the four functions against the test stack, with the fake Vertex endpoint as model."""
+"""Serve every function against the test stack, with the fake Vertex endpoint as model."""
 
 from __future__ import annotations
 
