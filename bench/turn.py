@@ -15,7 +15,7 @@ warm-up turns that are not counted:
 Then the same three as the first turn of a new chat. Printed: p50/p95/max of
 prepare + events (``time.perf_counter``), time to the first chunk, round trips per turn per
 store (counted at the client libraries, see ``bench/turn_probes.py``), time spent in each
-store, the nodes' own timings from the turn record, and the issue's targets.
+store, the nodes' own timings from the turn record, and the targets it is held to.
 
     .venv/bin/python -m bench.turn [--turns 200] [--warmup 20] [--new-chat-turns 50]
 

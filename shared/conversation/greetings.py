@@ -1,4 +1,4 @@
-"""The deterministic greeting rule (seed 003's greeting agent): certain, so no model call.
+"""The deterministic greeting rule (the greeting agent's): certain, so no model call.
 
 A message that is only a greeting or thanks skips the model and all memory work, and is
 answered in the language it was written in.

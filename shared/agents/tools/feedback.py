@@ -1,5 +1,5 @@
-"""Seed 003's deterministic front desk: the feedback agent records what the user says about
-the assistant (no model call), and the greeting agent answers with the greeting rule.
+"""The deterministic front desk: the feedback agent records what the user says about the
+assistant (no model call), and the greeting agent answers with the greeting rule.
 """
 
 from __future__ import annotations

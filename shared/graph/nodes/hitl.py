@@ -5,8 +5,8 @@ reply that is not itself a question) or escapes it with a new request. An escape
 the question (a deferred extraction then runs without the answer: the fact system holds
 what it cannot attribute, it never guesses). A plain greeting neither answers nor cancels.
 Answers continue where the question was asked: ``resolve_disambiguation`` here, approvals
-at agent execution. (Resuming through ``functions/resume`` and checkpoints come with the
-HITL issue; both paths share the resume point stored on the chat.)
+at agent execution. An answer sent to ``functions/resume`` instead continues from the
+turn's checkpoint; both paths share the resume point stored on the chat.
 """
 
 from __future__ import annotations
