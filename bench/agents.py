@@ -35,7 +35,7 @@ from typing import Any
 
 from google.cloud import pubsub_v1
 
-from scripts.serve import read_env, spawn, wait_ready
+from scripts.serve import spawn, wait_ready
 from shared.adapters.clock import SystemClock
 from shared.adapters.memory_conversations import MemoryConversationStore
 from shared.adapters.memory_jobs import MemoryJobStore, MemoryOperatorAlerts
@@ -48,7 +48,8 @@ from shared.deps import Deps
 from shared.models.domain import AgentJob, Subtask
 from shared.ports import LLMRequest
 from shared.services.agent_jobs.prompts import AgentStep
-from tests.fakes.vertex_server import FakeReply, FakeVertexServer, RecordedRequest, json_reply
+from testkit.stack_env import require_stack_env
+from testkit.vertex_server import FakeReply, FakeVertexServer, RecordedRequest, json_reply
 
 SEED_SECONDS = {"A": 15, "B": 12, "C": 18, "D": 15, "E": 15, "F": 10, "C-r1": 10}
 WORKER = AgentSpec("worker", "analyst", "does one part", "Do your part.", max_steps=5)
@@ -253,8 +254,7 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=50)
     parser.add_argument("--ms-per-second", type=float, default=20.0)
     args = parser.parse_args()
-    for key, value in read_env("test").items():
-        os.environ.setdefault(key, value)
+    require_stack_env()
     settings = Settings(env="test", model_provider="scripted")
     runner_part(settings, args.jobs)
     pubsub_part(settings, args.jobs, args.burst)

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from shared.adapters.scripted_llm import HashEmbedder
-from tests.fakes.vertex_server import (
+from testkit.vertex_server import (
     FakeReply,
     RecordedRequest,
     embeddings_reply,

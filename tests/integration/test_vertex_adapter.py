@@ -19,7 +19,7 @@ from shared.adapters.vertex_llm import VertexLLM, build_vertex, build_vertex_cli
 from shared.config import Settings
 from shared.errors import ConfigurationError, DependencyUnavailable, ModelOutputInvalid
 from shared.ports import LLM, ChatTurn, Embedder, LLMRequest, Usage
-from tests.fakes.vertex_server import (
+from testkit.vertex_server import (
     FakeReply,
     FakeVertexServer,
     embeddings_reply,
