@@ -21,7 +21,7 @@ from shared.services.context_cache import invalidate_context
 from shared.services.ids import extraction_task_name
 from shared.services.memory.attribution import attribute
 from shared.services.memory.conflict_questions import ask_about_conflict
-from shared.services.memory.conflicts import NEIGHBOURS, Plan, Proposal, plan_changes
+from shared.services.memory.conflicts import NEIGHBOURS, ChangePlan, Proposal, plan_changes
 from shared.services.memory.drafts import Drafter, Held, derived_id, hold_conflict, hold_mention
 from shared.services.memory.learning import learned_persons
 from shared.services.memory.prompt import ExtractionPrompt, extraction_prompt, known_facts
@@ -138,7 +138,7 @@ def _replaced(prompt: ExtractionPrompt, ref: str | None) -> Fact | None:
     return prompt.refs.get(ref.strip().upper()) if ref else None
 
 
-def _changes(plan: Plan, held: Held, pending: list[PendingItem]) -> ExtractionChanges:
+def _changes(plan: ChangePlan, held: Held, pending: list[PendingItem]) -> ExtractionChanges:
     drafts: list[FactDraft] = [*plan.new_facts, *(s.replacement for s in plan.supersessions)]
     subjects = {d.subject_entity_id for d in drafts}
     return ExtractionChanges(

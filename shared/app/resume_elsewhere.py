@@ -1,7 +1,7 @@
 """Answers to interrupts that background work opened: no turn graph waits on them.
 
 ``pending_item``: a fact conflict the extraction asked about; the answer resolves the held
-item (exactly once, ``PendingAdmin``). ``job``: an agent job waits (approval, clarification,
+item (exactly once, ``PendingItems``). ``job``: an agent job waits (approval, clarification,
 a watchdog escalation); the answer is handed to the job as a continuation message. Either
 way the answer is recorded as a turn of the chat (the user's choice and a short reply) and
 the control record is released in the same commit.
@@ -19,7 +19,7 @@ from shared.graph.persist import turn_messages
 from shared.models.domain import ChatUpdate, HitlControl, TurnMetadata
 from shared.models.memory_api import ResolvePendingRequest
 from shared.models.wire import Reply, TurnResponse
-from shared.services.memory.pending import PendingAdmin
+from shared.services.memory.pending import PendingItems
 
 if TYPE_CHECKING:
     from shared.app.turn_input import PreparedTurn
@@ -66,7 +66,7 @@ def answer_elsewhere(deps: Deps, turn: PreparedTurn) -> TurnResponse:
 def _settle_item(deps: Deps, user_id: str, item_id: str, choice: str, language: str) -> str:
     request = ResolvePendingRequest.model_validate({"pending_id": UUID(item_id), "choice": choice})
     try:
-        PendingAdmin(deps).resolve(user_id, request)
+        PendingItems(deps).resolve(user_id, request)
     except PendingNotOpen:  # answered in the memory settings meanwhile
         return phrase("settled_before", language)
     return phrase("settled", language)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from shared.models.memory import SELF, Fact, FactFilter
 from shared.models.memory_api import DeletedResponse, ExportResponse, FactView, PersonView
-from shared.services.memory.pending import PendingAdmin
+from shared.services.memory.pending import PendingItems
 from shared.services.memory.ports import MemoryPorts
 
 EXPORT_FACTS_PER_SUBJECT = 1000  # FactFilter's largest page
@@ -37,7 +37,7 @@ class AccountAdmin:
             persons=[PersonView.of(person) for person in persons],
             facts=[FactView.of(fact) for fact in facts],
             facts_truncated=truncated,
-            pending=PendingAdmin(self._deps).views(user_id, pending),
+            pending=PendingItems(self._deps).views(user_id, pending),
             conversations=self._deps.account_conversations.export_user(user_id),
         )
 

@@ -1,6 +1,6 @@
 """The user's control over their memory: what the ``memory`` function calls.
 
-``MemoryAdmin`` serves the fact operations itself and hands persons, pending items, the
+``SettingsApi`` serves the fact operations itself and hands persons, pending items, the
 account, the assistant profile and the human-in-the-loop settings to its parts;
 ``operation_for(path)`` maps each POST path of the function to its request model and handler
 (the table below is the API; docs/openapi.yaml mirrors it). Whatever changes facts, persons
@@ -54,18 +54,18 @@ from shared.models.memory_api import (
 )
 from shared.models.trust import UpdateHitlRequest
 from shared.services.context_cache import invalidate_context
-from shared.services.memory.pending import PendingAdmin
+from shared.services.memory.pending import PendingItems
 from shared.services.memory.ports import FactNotCurrent, MemoryPorts
 
 USER_CORRECTION_CONFIDENCE = 1.0  # the user said so
 SEARCH_POOL = 100  # semantic matches fetched when results are filtered by subject or type
 
 
-class MemoryAdmin:
+class SettingsApi:
     def __init__(self, deps: MemoryPorts) -> None:
         self._deps = deps
         self.persons = PersonAdmin(deps)
-        self.pending = PendingAdmin(deps)
+        self.pending = PendingItems(deps)
         self.account = AccountAdmin(deps)
         self.profile = ProfileAdmin(deps)
         self.hitl = HitlAdmin(deps)
@@ -193,19 +193,19 @@ R = TypeVar("R", bound=BaseModel)
 @dataclass(frozen=True)
 class Operation(Generic[R]):
     request: type[R]
-    run: Callable[[MemoryAdmin, str, R], BaseModel]
+    run: Callable[[SettingsApi, str, R], BaseModel]
 
 
-def _op(request: type[R], run: Callable[[MemoryAdmin, str, R], BaseModel]) -> Operation[Any]:
+def _op(request: type[R], run: Callable[[SettingsApi, str, R], BaseModel]) -> Operation[Any]:
     return Operation(request, run)
 
 
 OPERATIONS: dict[str, Operation[Any]] = {
-    "/facts/list": _op(ListFactsRequest, MemoryAdmin.list_facts),
-    "/facts/search": _op(SearchFactsRequest, MemoryAdmin.search_facts),
-    "/facts/get": _op(FactRef, MemoryAdmin.get_fact),
-    "/facts/edit": _op(EditFactRequest, MemoryAdmin.edit_fact),
-    "/facts/delete": _op(FactRef, MemoryAdmin.delete_fact),
+    "/facts/list": _op(ListFactsRequest, SettingsApi.list_facts),
+    "/facts/search": _op(SearchFactsRequest, SettingsApi.search_facts),
+    "/facts/get": _op(FactRef, SettingsApi.get_fact),
+    "/facts/edit": _op(EditFactRequest, SettingsApi.edit_fact),
+    "/facts/delete": _op(FactRef, SettingsApi.delete_fact),
     "/persons/list": _op(Empty, lambda admin, user, _: admin.persons.list_persons(user)),
     "/persons/update": _op(UpdatePersonRequest, lambda a, u, r: a.persons.update(u, r)),
     "/persons/merge": _op(MergePersonsRequest, lambda a, u, r: a.persons.merge(u, r)),

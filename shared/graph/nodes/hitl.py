@@ -38,7 +38,7 @@ from shared.models.domain import ResolvedEntity
 from shared.models.memory_api import ResolvePendingRequest
 from shared.models.wire import Interrupt
 from shared.ports import ChatTurn, LLMRequest
-from shared.services.memory.pending import PendingAdmin
+from shared.services.memory.pending import PendingItems
 from shared.services.structured import structured_with_retry
 
 
@@ -117,7 +117,7 @@ def resolve_disambiguation(state: TurnState, runtime: Runtime[TurnContext]) -> d
 def settle_held_facts(context: TurnContext, mention: str, chosen: Resolved) -> int:
     """Answer the fact system's pending items for this name in this chat, as the user did
     here. Extraction may not have run yet; then the items stay for the memory settings."""
-    admin = PendingAdmin(context.ports)
+    admin = PendingItems(context.ports)
     settled = 0
     for item in context.ports.pending.list_pending(context.user_id, context.chat_id):
         if item.kind != "disambiguation" or item.resolved_at is not None:

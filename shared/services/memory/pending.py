@@ -34,7 +34,7 @@ def pending_task_key(item_id: str) -> str:
     return f"pending:{item_id}"
 
 
-class PendingAdmin:
+class PendingItems:
     def __init__(self, deps: MemoryPorts) -> None:
         self._deps = deps
 

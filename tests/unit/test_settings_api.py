@@ -1,4 +1,4 @@
-"""The memory settings service on the in-memory stores: every operation, refusals, retries."""
+"""The settings API on the in-memory stores: every operation, refusals, retries."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, Me
 from shared.adapters.memory_profiles import MemoryProfileStore
 from shared.adapters.redis_account import owns
 from shared.adapters.scripted_llm import HashEmbedder
-from shared.app.settings.api import OPERATIONS, MemoryAdmin, operation_for
+from shared.app.settings.api import OPERATIONS, SettingsApi, operation_for
 from shared.errors import (
     AppError,
     BadRequest,
@@ -108,7 +108,7 @@ class FlakyPending:
 
 
 @dataclass
-class AdminDeps:
+class SettingsDeps:
     clock: FixedClock
     contacts: MemoryContactStore
     facts: MemoryFactStore
@@ -120,24 +120,24 @@ class AdminDeps:
     account_cache: FakeKeyspace = field(default_factory=FakeKeyspace)
 
 
-def _protocols(deps: AdminDeps) -> tuple[ConversationArchive, UserKeyspace]:
+def _protocols(deps: SettingsDeps) -> tuple[ConversationArchive, UserKeyspace]:
     return deps.account_conversations, deps.account_cache  # the fakes satisfy the ports
 
 
 @pytest.fixture
-def deps() -> AdminDeps:
+def deps() -> SettingsDeps:
     clock = FixedClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
     contacts = MemoryContactStore(clock)
     facts = MemoryFactStore(contacts, clock)
     pending = FlakyPending(MemoryPendingStore(facts))
-    return AdminDeps(
+    return SettingsDeps(
         clock=clock, contacts=contacts, facts=facts, pending=pending, cache=MemoryCache(clock)
     )
 
 
 @pytest.fixture
-def admin(deps: AdminDeps) -> MemoryAdmin:
-    return MemoryAdmin(deps)
+def admin(deps: SettingsDeps) -> SettingsApi:
+    return SettingsApi(deps)
 
 
 # -- seeding through the ports -----------------------------------------------------------------
@@ -162,7 +162,7 @@ def draft(text: str, subject: Person | None = None, **extra: object) -> FactDraf
     )
 
 
-def seed(deps: AdminDeps, user: str, changes: ExtractionChanges) -> None:
+def seed(deps: SettingsDeps, user: str, changes: ExtractionChanges) -> None:
     assert deps.facts.apply_extraction(f"task-{uuid.uuid4()}", user, changes, deps.clock.now())
     deps.clock.advance(60)
 
@@ -184,7 +184,7 @@ def pending_item(
 
 
 @pytest.fixture
-def world(deps: AdminDeps) -> dict[str, Person]:
+def world(deps: SettingsDeps) -> dict[str, Person]:
     """Alice: herself, her son Martin, her colleague Martin; Bob: his sister Eva."""
     son, colleague, eva = (
         person(ALICE, "Martin", "child"),
@@ -211,17 +211,17 @@ def world(deps: AdminDeps) -> dict[str, Person]:
     return {"son": son, "colleague": colleague, "eva": eva}
 
 
-def texts(admin: MemoryAdmin, user: str, **where: object) -> list[str]:
+def texts(admin: SettingsApi, user: str, **where: object) -> list[str]:
     request = ListFactsRequest.model_validate(where)
     return sorted(f.text for f in admin.list_facts(user, request).facts)
 
 
-def fact_id(deps: AdminDeps, user: str, text: str) -> uuid.UUID:
+def fact_id(deps: SettingsDeps, user: str, text: str) -> uuid.UUID:
     [fact] = [f for f in deps.facts.list_facts(user, FactFilter()) if f.text == text]
     return uuid.UUID(fact.id)
 
 
-def snapshot(deps: AdminDeps) -> object:
+def snapshot(deps: SettingsDeps) -> object:
     every = FactFilter(include_history=True, limit=1000)
     return [
         (
@@ -234,7 +234,7 @@ def snapshot(deps: AdminDeps) -> object:
 
 
 # -- facts -------------------------------------------------------------------------------------
-def test_list_facts_by_person_self_and_type(admin: MemoryAdmin, world: dict[str, Person]) -> None:
+def test_list_facts_by_person_self_and_type(admin: SettingsApi, world: dict[str, Person]) -> None:
     son = world["son"].id
     assert texts(admin, ALICE, subject_id=son) == [
         "Martin is eight years old",
@@ -251,7 +251,7 @@ def test_list_facts_by_person_self_and_type(admin: MemoryAdmin, world: dict[str,
 
 @pytest.mark.parametrize("who", ["stranger", "bob's person"])
 def test_list_facts_of_someone_elses_person_is_not_found(
-    admin: MemoryAdmin, world: dict[str, Person], who: str
+    admin: SettingsApi, world: dict[str, Person], who: str
 ) -> None:
     subject = world["eva"].id if who == "bob's person" else str(uuid.uuid4())
     with pytest.raises(NotFound):
@@ -259,7 +259,7 @@ def test_list_facts_of_someone_elses_person_is_not_found(
 
 
 def test_search_ranks_the_matching_fact_first_and_filters(
-    admin: MemoryAdmin, world: dict[str, Person]
+    admin: SettingsApi, world: dict[str, Person]
 ) -> None:
     found = admin.search_facts(ALICE, SearchFactsRequest(query="Martin plays football"))
     assert found.results[0].fact.text == "Martin plays football on Saturdays"
@@ -280,7 +280,7 @@ def test_search_ranks_the_matching_fact_first_and_filters(
 
 
 def test_get_fact_only_for_its_owner(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     mine = fact_id(deps, ALICE, "I live in Basel")
     assert admin.get_fact(ALICE, FactRef(fact_id=mine)).fact.text == "I live in Basel"
@@ -291,7 +291,7 @@ def test_get_fact_only_for_its_owner(
 
 
 def test_edit_supersedes_keeps_history_and_reembeds(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     old = fact_id(deps, ALICE, "I live in Basel")
     edited = admin.edit_fact(ALICE, EditFactRequest(fact_id=old, text="I live in Zurich"))
@@ -311,7 +311,7 @@ def test_edit_supersedes_keeps_history_and_reembeds(
 
 
 def test_edit_of_the_person_facts_keeps_the_subject(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     old = fact_id(deps, ALICE, "Martin is eight years old")
     edited = admin.edit_fact(
@@ -321,7 +321,7 @@ def test_edit_of_the_person_facts_keeps_the_subject(
 
 
 def test_edit_without_change_stores_nothing(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     before = snapshot(deps)
     same = fact_id(deps, ALICE, "I live in Basel")
@@ -331,7 +331,7 @@ def test_edit_without_change_stores_nothing(
 
 
 def test_another_users_fact_cannot_be_edited_or_deleted(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     bobs = fact_id(deps, BOB, "Eva lives in Rome")
     before = snapshot(deps)
@@ -343,7 +343,7 @@ def test_another_users_fact_cannot_be_edited_or_deleted(
 
 
 def test_delete_erases_the_fact_once(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     gone = fact_id(deps, ALICE, "I am allergic to peanuts")
     assert admin.delete_fact(ALICE, FactRef(fact_id=gone)).deleted
@@ -353,7 +353,7 @@ def test_delete_erases_the_fact_once(
 
 
 # -- persons -----------------------------------------------------------------------------------
-def test_list_and_update_persons(admin: MemoryAdmin, world: dict[str, Person]) -> None:
+def test_list_and_update_persons(admin: SettingsApi, world: dict[str, Person]) -> None:
     assert sorted(p.display_name for p in admin.persons.list_persons(ALICE).persons) == [
         "Martin",
         "Martin",
@@ -380,7 +380,7 @@ def test_list_and_update_persons(admin: MemoryAdmin, world: dict[str, Person]) -
 
 
 def test_merge_moves_the_facts_and_deletes_the_absorbed(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     son, colleague = world["son"].id, world["colleague"].id
     request = MergePersonsRequest.model_validate({"keep_id": son, "absorb_id": colleague})
@@ -392,7 +392,7 @@ def test_merge_moves_the_facts_and_deletes_the_absorbed(
 
 
 def test_merge_with_another_users_person_changes_nothing(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     before = snapshot(deps)
     with pytest.raises(NotFound):
@@ -406,7 +406,7 @@ def test_merge_with_another_users_person_changes_nothing(
 
 
 def test_split_creates_a_person_and_moves_the_chosen_facts_once(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     son = world["son"].id
     football = fact_id(deps, ALICE, "Martin plays football on Saturdays")
@@ -426,7 +426,7 @@ def test_split_creates_a_person_and_moves_the_chosen_facts_once(
 
 
 def test_split_refuses_facts_of_others(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     before = snapshot(deps)
     for fact, error in [
@@ -446,7 +446,7 @@ def test_split_refuses_facts_of_others(
 
 
 def test_delete_person_deletes_their_facts(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     ref = PersonRef(person_id=uuid.UUID(world["son"].id))
     assert admin.persons.delete(ALICE, ref).deleted
@@ -458,7 +458,7 @@ def test_delete_person_deletes_their_facts(
 
 
 # -- pending items -----------------------------------------------------------------------------
-def conflict(deps: AdminDeps, user: str = ALICE) -> PendingItem:
+def conflict(deps: SettingsDeps, user: str = ALICE) -> PendingItem:
     old = fact_id(deps, user, "I live in Basel")
     item = pending_item(
         user, "fact_conflict", [draft("I live in Zurich")], conflicting_fact_id=str(old)
@@ -467,7 +467,7 @@ def conflict(deps: AdminDeps, user: str = ALICE) -> PendingItem:
     return item
 
 
-def ambiguity(deps: AdminDeps, world: dict[str, Person]) -> PendingItem:
+def ambiguity(deps: SettingsDeps, world: dict[str, Person]) -> PendingItem:
     held = draft("Martin got a new bike").model_copy(update={"relation_to_user": "other"})
     item = pending_item(
         ALICE,
@@ -488,7 +488,7 @@ def answer(item: PendingItem, choice: str, person_id: str | None = None) -> Reso
 
 
 def test_list_pending_shows_open_items_with_their_context(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     conflict_item, ambiguous = conflict(deps), ambiguity(deps, world)
     items = {i.id: i for i in admin.pending.list_items(ALICE, ListPendingRequest()).items}
@@ -513,8 +513,8 @@ def test_list_pending_shows_open_items_with_their_context(
     ],
 )
 def test_resolving_a_conflict(
-    admin: MemoryAdmin,
-    deps: AdminDeps,
+    admin: SettingsApi,
+    deps: SettingsDeps,
     world: dict[str, Person],
     choice: str,
     current: list[str],
@@ -534,7 +534,7 @@ def test_resolving_a_conflict(
 
 
 def test_choosing_a_candidate_stores_the_held_facts_about_them(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     son = world["son"]
     item = ambiguity(deps, world)
@@ -546,7 +546,7 @@ def test_choosing_a_candidate_stores_the_held_facts_about_them(
 
 
 def test_someone_else_creates_the_proposed_person(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     item = ambiguity(deps, world)
     admin.pending.resolve(ALICE, answer(item, "someone_else"))
@@ -557,7 +557,7 @@ def test_someone_else_creates_the_proposed_person(
 
 
 def test_an_answer_retried_after_a_failure_stores_the_facts_once(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     item = ambiguity(deps, world)
     deps.pending.fail_resolves = 1
@@ -574,7 +574,7 @@ def test_an_answer_retried_after_a_failure_stores_the_facts_once(
 
 
 def test_refused_answers_change_nothing(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     conflict_item, ambiguous = conflict(deps), ambiguity(deps, world)
     before = snapshot(deps)
@@ -593,7 +593,7 @@ def test_refused_answers_change_nothing(
 
 # -- export and account deletion ---------------------------------------------------------------
 def test_export_holds_everything(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     deps.account_conversations.trees[ALICE] = ConversationExport(
         settings={"timezone": "Europe/Zurich"},
@@ -623,14 +623,14 @@ def test_export_holds_everything(
 
 
 def test_export_includes_pending_items(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     item = ambiguity(deps, world)
     assert [p.id for p in admin.account.export(ALICE).pending] == [item.id]
 
 
 def test_delete_account_erases_everything_of_the_user_only(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     conflict(deps)
     deps.account_conversations.trees[ALICE] = ConversationExport(settings={"a": 1})
@@ -654,7 +654,7 @@ def test_delete_account_erases_everything_of_the_user_only(
 
 
 # -- the cached turn context -------------------------------------------------------------------
-Body = Callable[[AdminDeps, dict[str, Person]], dict[str, object]]
+Body = Callable[[SettingsDeps, dict[str, Person]], dict[str, object]]
 CHANGES: dict[str, Body] = {
     "/facts/edit": lambda deps, _: {
         "fact_id": str(fact_id(deps, ALICE, "I live in Basel")),
@@ -678,14 +678,14 @@ CHANGES: dict[str, Body] = {
 }
 
 
-def run_path(admin: MemoryAdmin, path: str, body: dict[str, object]) -> None:
+def run_path(admin: SettingsApi, path: str, body: dict[str, object]) -> None:
     operation = operation_for(path)
     operation.run(admin, ALICE, operation.request.model_validate(body))
 
 
 @pytest.mark.parametrize("path", sorted(CHANGES))
 def test_a_change_drops_the_cached_turn_context_of_its_user(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person], path: str
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person], path: str
 ) -> None:
     body = CHANGES[path](deps, world)
     deps.cache.set(context_key(ALICE), b"context", 3600)
@@ -696,7 +696,7 @@ def test_a_change_drops_the_cached_turn_context_of_its_user(
 
 
 def test_reads_and_refusals_keep_the_cached_turn_context(
-    admin: MemoryAdmin, deps: AdminDeps, world: dict[str, Person]
+    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     deps.cache.set(context_key(ALICE), b"context", 3600)
     for path, body in [
@@ -750,7 +750,7 @@ def test_every_path_has_an_operation() -> None:
             operation_for(path)
 
 
-def test_operations_run_through_the_table(admin: MemoryAdmin, world: dict[str, Person]) -> None:
+def test_operations_run_through_the_table(admin: SettingsApi, world: dict[str, Person]) -> None:
     listing = operation_for("/persons/list")
     result = listing.run(admin, ALICE, listing.request.model_validate({}))
     assert len(result.model_dump()["persons"]) == 2
@@ -785,6 +785,6 @@ def test_firestore_values_become_json() -> None:
     }
 
 
-def test_the_fakes_satisfy_the_ports(deps: AdminDeps) -> None:
+def test_the_fakes_satisfy_the_ports(deps: SettingsDeps) -> None:
     archive, keyspace = _protocols(deps)
     assert archive.delete_user("nobody") == 0 and keyspace.delete_user("nobody") == 0
