@@ -37,8 +37,8 @@ from google.cloud import pubsub_v1
 
 from scripts.serve import spawn, wait_ready
 from shared.adapters.clock import SystemClock
-from shared.adapters.memory_conversations import MemoryConversationStore
-from shared.adapters.memory_jobs import MemoryJobStore, MemoryOperatorAlerts
+from shared.adapters.fake_conversations import FakeConversationStore
+from shared.adapters.fake_jobs import FakeJobStore, FakeOperatorAlerts
 from shared.adapters.pubsub import PubSubPublisher
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.agents.spec import AgentPorts, AgentSpec, Tool
@@ -115,7 +115,7 @@ def figures(label: str, seconds: list[float], wall: float) -> None:
 
 # -- 1. the runner on the stack's Firestore ---------------------------------------------------
 def runner_part(settings: Settings, jobs: int) -> None:
-    deps = Deps(settings, llm=ScriptedLLM(handler=instant), operator_alerts=MemoryOperatorAlerts())
+    deps = Deps(settings, llm=ScriptedLLM(handler=instant), operator_alerts=FakeOperatorAlerts())
     service = AgentJobService(deps, BenchCatalog())
     print("1. runner (in-process, Firestore emulator, agents at 0 ms)")
     for label, make in (("one subtask", single_job), ("seed DAG, six subtasks", seed_job)):
@@ -230,9 +230,9 @@ def speedup_part(settings: Settings, ms_per_second: float) -> None:
             settings.model_copy(update={"agent_parallelism": workers}),
             llm=ScriptedLLM(handler=timed),
             clock=SystemClock(),
-            conversations=MemoryConversationStore(),
-            jobs=MemoryJobStore(),
-            operator_alerts=MemoryOperatorAlerts(),
+            conversations=FakeConversationStore(),
+            jobs=FakeJobStore(),
+            operator_alerts=FakeOperatorAlerts(),
         )
         deps.conversations.create_chat("bench", "c1", deps.clock.now())
         began = time.perf_counter()

@@ -125,10 +125,10 @@ def deps_with(settings: Settings, **stores: Any) -> Deps:
 
 
 def memory_deps(settings: Settings) -> Iterator[Deps]:
-    from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore
+    from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
 
-    contacts = MemoryContactStore()
-    yield deps_with(settings, facts=MemoryFactStore(contacts), contacts=contacts)
+    contacts = FakeContactStore()
+    yield deps_with(settings, facts=FakeFactStore(contacts), contacts=contacts)
 
 
 @contextmanager

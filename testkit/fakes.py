@@ -7,14 +7,14 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
-from shared.adapters.memory_conversations import MemoryConversationStore
-from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
-from shared.adapters.memory_jobs import MemoryJobStore, MemoryOperatorAlerts
-from shared.adapters.memory_keyring import MemoryKeyRing
-from shared.adapters.memory_profiles import MemoryProfileStore
-from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
-from shared.adapters.memory_trust import MemoryTrustStore
+from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
+from shared.adapters.fake_conversations import FakeConversationStore
+from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
+from shared.adapters.fake_jobs import FakeJobStore, FakeOperatorAlerts
+from shared.adapters.fake_keyring import FakeKeyRing
+from shared.adapters.fake_profiles import FakeProfileStore
+from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+from shared.adapters.fake_trust import FakeTrustStore
 from shared.graph.serde import checkpoint_serde
 from shared.ports import Clock
 
@@ -23,21 +23,21 @@ FIRESTORE_STORES = frozenset({"conversations", "checkpointer", "trust", "jobs", 
 
 
 def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> dict[str, Any]:
-    contacts = MemoryContactStore(clock)
+    contacts = FakeContactStore(clock)
     stores: dict[str, Any] = {
-        "conversations": MemoryConversationStore(),
-        "profiles": MemoryProfileStore(),
-        "keyring": MemoryKeyRing(),
-        "idempotency": MemoryIdempotencyStore(),
-        "cache": MemoryCache(clock),
-        "facts": MemoryFactStore(contacts, clock),
+        "conversations": FakeConversationStore(),
+        "profiles": FakeProfileStore(),
+        "keyring": FakeKeyRing(),
+        "idempotency": FakeIdempotencyStore(),
+        "cache": FakeCache(clock),
+        "facts": FakeFactStore(contacts, clock),
         "contacts": contacts,
-        "pending": MemoryPendingStore(contacts),
-        "tasks": MemoryTaskQueue(),
-        "publisher": MemoryPublisher(),
+        "pending": FakePendingStore(contacts),
+        "tasks": FakeTaskQueue(),
+        "publisher": FakePublisher(),
         "checkpointer": InMemorySaver(serde=checkpoint_serde()),
-        "trust": MemoryTrustStore(),
-        "jobs": MemoryJobStore(),
-        "operator_alerts": MemoryOperatorAlerts(),
+        "trust": FakeTrustStore(),
+        "jobs": FakeJobStore(),
+        "operator_alerts": FakeOperatorAlerts(),
     }
     return {name: store for name, store in stores.items() if name not in leave_out}

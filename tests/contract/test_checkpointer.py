@@ -44,7 +44,7 @@ class SaverBackend:
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> SaverBackend:
-    if request.param == "memory":
+    if request.param == "fake":
         saver = InMemorySaver()
         return SaverBackend(saver, lambda: saver)
     request.getfixturevalue("stack_env")

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from shared.adapters.clock import FixedClock
-from shared.adapters.memory_facts import MemoryFactStore
+from shared.adapters.fake_facts import FakeFactStore
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.extraction import ExtractionService
 from shared.deps import Deps
@@ -257,7 +257,7 @@ def test_a_model_that_breaks_its_schema_twice_fails_loudly(deps: Deps, llm: Scri
     assert stored(deps) == {}
 
 
-class RefusesOnce(MemoryFactStore):
+class RefusesOnce(FakeFactStore):
     """A store whose first write is refused, as when the user closed a fact meanwhile."""
 
     refused = False

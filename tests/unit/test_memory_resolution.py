@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore
+from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
 from shared.adapters.model_guard import override_allow_model_requests
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.domain import ResolvedEntity
@@ -37,7 +37,7 @@ def resolver(
     turn: Sequence[ResolvedEntity] = (),
     embedder: Embedder | None = None,
 ) -> Resolver:
-    store = MemoryContactStore()
+    store = FakeContactStore()
     for contact in contacts:
         store.add_person(contact)
     llm = ScriptedLLM(handler=model or ScriptedModel())
@@ -187,7 +187,7 @@ def test_the_red_flag_check_runs_only_on_a_contradiction() -> None:
 
 def test_the_red_flag_check_sees_the_most_recently_seen_facts_of_the_candidate() -> None:
     """The turn graph and the extraction build their resolvers with this one reader."""
-    store = MemoryFactStore()
+    store = FakeFactStore()
     store.contacts.add_person(MARTIN_SON)
     for day in range(RED_FLAG_FACTS + 2):
         fact = FactDraft(

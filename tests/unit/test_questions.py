@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from shared.adapters.memory_conversations import MemoryConversationStore
+from shared.adapters.fake_conversations import FakeConversationStore
 from shared.models.wire import Interrupt, InterruptOption
 from shared.services.questions import ask_on_chat, waiting_on
 
@@ -21,7 +21,7 @@ def interrupt(interrupt_id: str) -> Interrupt:
 
 
 def test_a_question_waits_on_the_chat_with_its_message() -> None:
-    chats = MemoryConversationStore()
+    chats = FakeConversationStore()
     chats.create_chat("alice", "c1", NOW)
     timeout = NOW + timedelta(minutes=5)
     control = waiting_on(interrupt("job-q1"), "job", "job-1", NOW, timeout)
@@ -37,7 +37,7 @@ def test_a_question_waits_on_the_chat_with_its_message() -> None:
 
 
 def test_one_question_at_a_time_and_a_redelivery_writes_nothing() -> None:
-    chats = MemoryConversationStore()
+    chats = FakeConversationStore()
     chats.create_chat("alice", "c1", NOW)
     first = waiting_on(interrupt("conflict-1"), "pending_item", "item-1", NOW)
     assert ask_on_chat(chats, "alice", "c1", first, "conflict-1-q", "t1")

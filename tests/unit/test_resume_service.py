@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from shared.adapters.clock import FixedClock
-from shared.adapters.memory_conversations import MemoryConversationStore
+from shared.adapters.fake_conversations import FakeConversationStore
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.resume import ResumeService
 from shared.app.turn import Chunk, Done, TurnService
@@ -201,7 +201,7 @@ def test_edit_is_chosen_by_words_only(deps: Deps, llm: ScriptedLLM) -> None:
         ResumeService(deps).prepare("alice", _answer(asked, "3"))
 
 
-class CountingConversations(MemoryConversationStore):
+class CountingConversations(FakeConversationStore):
     """The fake store, counting history reads."""
 
     history_reads = 0

@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 import pytest
 
 from shared.adapters.clock import FixedClock
+from shared.adapters.fake_cache import FakeCache
+from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
+from shared.adapters.fake_profiles import FakeProfileStore
 from shared.adapters.firestore_account import json_safe
-from shared.adapters.memory_cache import MemoryCache
-from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
-from shared.adapters.memory_profiles import MemoryProfileStore
 from shared.adapters.redis_account import owns
 from shared.adapters.scripted_llm import HashEmbedder
 from shared.app.settings.api import OPERATIONS, SettingsApi, operation_for
@@ -110,12 +110,12 @@ class FlakyPending:
 @dataclass
 class SettingsDeps:
     clock: FixedClock
-    contacts: MemoryContactStore
-    facts: MemoryFactStore
+    contacts: FakeContactStore
+    facts: FakeFactStore
     pending: FlakyPending
-    cache: MemoryCache
+    cache: FakeCache
     embedder: HashEmbedder = EMBEDDER
-    profiles: MemoryProfileStore = field(default_factory=MemoryProfileStore)
+    profiles: FakeProfileStore = field(default_factory=FakeProfileStore)
     account_conversations: FakeArchive = field(default_factory=FakeArchive)
     account_cache: FakeKeyspace = field(default_factory=FakeKeyspace)
 
@@ -127,11 +127,11 @@ def _protocols(deps: SettingsDeps) -> tuple[ConversationArchive, UserKeyspace]:
 @pytest.fixture
 def deps() -> SettingsDeps:
     clock = FixedClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
-    contacts = MemoryContactStore(clock)
-    facts = MemoryFactStore(contacts, clock)
-    pending = FlakyPending(MemoryPendingStore(facts))
+    contacts = FakeContactStore(clock)
+    facts = FakeFactStore(contacts, clock)
+    pending = FlakyPending(FakePendingStore(facts))
     return SettingsDeps(
-        clock=clock, contacts=contacts, facts=facts, pending=pending, cache=MemoryCache(clock)
+        clock=clock, contacts=contacts, facts=facts, pending=pending, cache=FakeCache(clock)
     )
 
 

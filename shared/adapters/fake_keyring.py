@@ -7,7 +7,7 @@ import threading
 from shared.crypto import DataKeyCipher, new_data_key
 
 
-class MemoryKeyRing:
+class FakeKeyRing:
     def __init__(self) -> None:
         self._ciphers: dict[str, DataKeyCipher] = {}
         self._lock = threading.Lock()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from shared.ports import QueuedTask
 
 
-class MemoryTaskQueue:
+class FakeTaskQueue:
     """Rejects a reused task name, as Cloud Tasks does."""
 
     def __init__(self) -> None:
@@ -34,7 +34,7 @@ class PublishedMessage:
     attributes: dict[str, str]
 
 
-class MemoryPublisher:
+class FakePublisher:
     def __init__(self) -> None:
         self.messages: list[PublishedMessage] = []
         self._ids = itertools.count(1)

@@ -9,7 +9,7 @@ from shared.adapters.clock import SystemClock
 from shared.ports import Clock
 
 
-class MemoryCache:
+class FakeCache:
     """Expiry follows the injected clock, so a test moves time instead of sleeping."""
 
     def __init__(self, clock: Clock | None = None) -> None:
@@ -53,7 +53,7 @@ class MemoryCache:
         return count
 
 
-class MemoryIdempotencyStore:
+class FakeIdempotencyStore:
     """Keys are never forgotten (the real store guarantees refusal for at least the TTL)."""
 
     def __init__(self) -> None:

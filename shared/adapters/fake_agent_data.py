@@ -28,7 +28,7 @@ from shared.models.agent_data import Budget, CalendarEvent, Expense, Feedback, N
 R = TypeVar("R", bound=BaseModel)
 
 
-class MemoryAgentDataStore:
+class FakeAgentDataStore:
     def __init__(self) -> None:
         self._records: dict[tuple[str, str], dict[str, BaseModel]] = {}
         self._lock = threading.Lock()

@@ -45,7 +45,7 @@ class _TurnRecord:
     metadata: TurnMetadata | None = None
 
 
-class MemoryConversationStore:
+class FakeConversationStore:
     def __init__(self) -> None:
         self._chats: dict[tuple[str, str], _ChatRecord] = {}
         self._turns: dict[tuple[str, str], _TurnRecord] = {}

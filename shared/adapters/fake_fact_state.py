@@ -1,6 +1,6 @@
 """The state the in-memory fact-system fakes share, and the schema's rules over it.
 
-``MemoryFactData`` holds persons, facts (with their embeddings, idempotency keys and the fact
+``FakeFactData`` holds persons, facts (with their embeddings, idempotency keys and the fact
 each replaced), pending items and processed task keys. The methods named after a constraint
 of ``0002_memory.sql`` refuse what the database refuses, with ``DataRejected``. Writes are
 applied to a copy that replaces the state only when every step passed: a refused row leaves
@@ -49,7 +49,7 @@ class StoredFact:
         return self.fact.valid_to is None
 
 
-class MemoryFactData:
+class FakeFactData:
     def __init__(self) -> None:
         self.persons: dict[str, Person] = {}
         self.facts: dict[str, StoredFact] = {}
@@ -58,14 +58,14 @@ class MemoryFactData:
         self.erased: dict[str, datetime] = {}  # user id -> when the account was erased
         self.lock = threading.RLock()
 
-    def snapshot(self) -> MemoryFactData:
+    def snapshot(self) -> FakeFactData:
         """A copy to write on; ``commit`` it once every step succeeded."""
         draft = copy.copy(self)
         draft.persons, draft.facts = dict(self.persons), dict(self.facts)
         draft.pending, draft.done_tasks = dict(self.pending), dict(self.done_tasks)
         return draft
 
-    def commit(self, draft: MemoryFactData) -> None:
+    def commit(self, draft: FakeFactData) -> None:
         self.persons, self.facts = draft.persons, draft.facts
         self.pending, self.done_tasks = draft.pending, draft.done_tasks
 

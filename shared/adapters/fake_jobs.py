@@ -16,7 +16,7 @@ from shared.models.jobs import JobState
 R = TypeVar("R")
 
 
-class MemoryJobStore:
+class FakeJobStore:
     def __init__(self) -> None:
         self._jobs: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
@@ -47,7 +47,7 @@ class MemoryJobStore:
                 del self._jobs[key]
 
 
-class MemoryOperatorAlerts:
+class FakeOperatorAlerts:
     """Records every alert; ``fail`` makes delivery fail (False), as a dead webhook does."""
 
     def __init__(self, fail: bool = False) -> None:

@@ -10,7 +10,7 @@ from shared.adapters.doc_ids import doc_id
 from shared.models.trust import HitlMode, TrustRecord
 
 
-class MemoryTrustStore:
+class FakeTrustStore:
     def __init__(self) -> None:
         self._records: dict[str, TrustRecord] = {}
         self._lock = threading.Lock()  # one update at a time, as Firestore's compare-and-set

@@ -1,11 +1,11 @@
 """In-memory ``FactStore``, ``ContactStore`` and ``PendingStore`` for unit tests.
 
-They share one ``MemoryFactData`` so the schema's cross-table rules hold (a fact names only
+They share one ``FakeFactData`` so the schema's cross-table rules hold (a fact names only
 its user's person; deleting a person deletes its facts; a merge moves them)::
 
-    contacts = MemoryContactStore()
-    facts = MemoryFactStore(contacts, clock)
-    pending = MemoryPendingStore(contacts)
+    contacts = FakeContactStore()
+    facts = FakeFactStore(contacts, clock)
+    pending = FakePendingStore(contacts)
 
 Same semantics as the PostgreSQL adapters (``tests/contract`` runs one test file against
 both), with exact search in place of HNSW and plaintext in place of ciphertext.
@@ -18,8 +18,8 @@ from datetime import datetime
 
 from shared.adapters.clock import SystemClock
 from shared.adapters.fact_rules import is_uuid, merged_person, sort_persons, uuids
-from shared.adapters.memory_fact_search import in_window, nearest, search
-from shared.adapters.memory_fact_state import MemoryFactData, canonical, check_role
+from shared.adapters.fake_fact_search import in_window, nearest, search
+from shared.adapters.fake_fact_state import FakeFactData, canonical, check_role
 from shared.conversation.text import fold
 from shared.errors import DataRejected
 from shared.models.memory import (
@@ -38,9 +38,9 @@ from shared.models.memory import (
 from shared.ports import Clock
 
 
-class MemoryContactStore:
+class FakeContactStore:
     def __init__(self, clock: Clock | None = None) -> None:
-        self.data = MemoryFactData()
+        self.data = FakeFactData()
         self.clock = clock or SystemClock()
 
     def list_persons(self, user_id: str) -> list[Person]:
@@ -97,13 +97,13 @@ class MemoryContactStore:
             return self.data.delete_person(user_id, person_id)
 
 
-class MemoryFactStore:
+class FakeFactStore:
     """Facts may name only persons of ``contacts`` (the foreign key of the real schema)."""
 
     def __init__(
-        self, contacts: MemoryContactStore | None = None, clock: Clock | None = None
+        self, contacts: FakeContactStore | None = None, clock: Clock | None = None
     ) -> None:
-        self.contacts = contacts or MemoryContactStore(clock)
+        self.contacts = contacts or FakeContactStore(clock)
         self.data = self.contacts.data
         self._clock = clock or self.contacts.clock
 
@@ -239,9 +239,9 @@ class MemoryFactStore:
             data.done_tasks = {t: u for t, u in data.done_tasks.items() if u != user_id}
 
 
-class MemoryPendingStore:
-    def __init__(self, store: MemoryContactStore | MemoryFactStore | None = None) -> None:
-        self.data = store.data if store is not None else MemoryFactData()
+class FakePendingStore:
+    def __init__(self, store: FakeContactStore | FakeFactStore | None = None) -> None:
+        self.data = store.data if store is not None else FakeFactData()
 
     def list_pending(self, user_id: str, chat_id: str | None = None) -> list[PendingItem]:
         found = [
@@ -267,7 +267,7 @@ class MemoryPendingStore:
             return resolved
 
 
-def _close(data: MemoryFactData, user_id: str, fact_id: str, now: datetime) -> bool:
+def _close(data: FakeFactData, user_id: str, fact_id: str, now: datetime) -> bool:
     stored = data.current_fact(user_id, fact_id)
     if stored is None:
         return False
@@ -276,7 +276,7 @@ def _close(data: MemoryFactData, user_id: str, fact_id: str, now: datetime) -> b
 
 
 def _reinforce(
-    data: MemoryFactData, user_id: str, fact_id: str, confidence: float, now: datetime
+    data: FakeFactData, user_id: str, fact_id: str, confidence: float, now: datetime
 ) -> None:
     stored = data.current_fact(user_id, fact_id)
     if stored is None:

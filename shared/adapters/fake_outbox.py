@@ -12,7 +12,7 @@ from shared.models.agent_data import OutboundEmail, SentMessage
 from shared.ports import Clock
 
 
-class MemoryOutbox:
+class FakeOutbox:
     def __init__(self, clock: Clock | None = None) -> None:
         self._clock = clock or SystemClock()
         self._sent: dict[tuple[str, str], SentMessage] = {}

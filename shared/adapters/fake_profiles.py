@@ -9,7 +9,7 @@ from shared.adapters.doc_ids import doc_id
 from shared.models.domain import AssistantProfile
 
 
-class MemoryProfileStore:
+class FakeProfileStore:
     def __init__(self) -> None:
         self._profiles: dict[str, AssistantProfile] = {}
         self._lock = threading.Lock()
