@@ -1,6 +1,6 @@
 """Ports: the interfaces services and the graph depend on.
 
-Each has a real adapter in ``shared/adapters`` and an in-memory fake (``memory_*``) for unit
+Each has a real adapter in ``shared/adapters`` and an in-memory fake (``fake_*``) for unit
 tests; ``tests/contract`` runs one test file against both.
 """
 
