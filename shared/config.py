@@ -34,6 +34,10 @@ class Settings(BaseSettings):
     pubsub_emulator_host: str | None = None
     cloud_tasks_emulator_host: str | None = None
 
+    # dev/test only: a file holding the seconds to add to the system clock (the evaluation
+    # replays dated conversations through the real functions); absent file: no offset
+    clock_offset_file: str | None = None
+
     # Stores
     redis_url: str = "redis://127.0.0.1:6379/0"
     redis_prefix: str = "pa"
@@ -64,6 +68,12 @@ class Settings(BaseSettings):
     vertex_access_token: str | None = None  # static bearer token for that fake endpoint
     embedding_dimension: int = 768
     local_threads: int = 2
+    # Reranking of the fused retrieval candidates: the Vertex AI ranking API (Discovery
+    # Engine) in production, the identity locally.
+    reranker: Literal["identity", "vertex"] = "identity"
+    ranking_model: str = "semantic-ranker-default-004"
+    ranking_location: str = "global"
+    ranking_base_url: str | None = None  # only to point it at a fake endpoint in tests
 
     # End-user authentication (Firebase Authentication / Identity Platform ID tokens)
     auth_issuer: str = "https://securetoken.google.com/local-project"
@@ -131,6 +141,8 @@ class Settings(BaseSettings):
             "auth_jwks_file": self.auth_jwks_file,
             "internal_jwks_file": self.internal_jwks_file,
             "vertex_access_token": self.vertex_access_token,
+            "ranking_base_url": self.ranking_base_url,
+            "clock_offset_file": self.clock_offset_file,
             "cloud_tasks_emulator_host": self.cloud_tasks_emulator_host,
             "firestore_emulator_host": self.firestore_emulator_host,
             "local_kek_file": self.local_kek_file,

@@ -27,6 +27,7 @@ from shared.ports import (
     ConversationStore,
     Embedder,
     EmbeddingMigration,
+    FactExpiry,
     FactStore,
     IdempotencyStore,
     JobStore,
@@ -36,6 +37,8 @@ from shared.ports import (
     PendingStore,
     ProfileStore,
     Publisher,
+    Reranker,
+    SessionMemory,
     TaskQueue,
     TrustStore,
     UserKeyspace,
@@ -53,8 +56,10 @@ class Deps:
 
     @cached_property
     def clock(self) -> Clock:
-        from shared.adapters.clock import SystemClock
+        from shared.adapters.clock import OffsetFileClock, SystemClock
 
+        if self.settings.clock_offset_file:  # dev/test only (Settings refuse it elsewhere)
+            return OffsetFileClock(self.settings.clock_offset_file)
         return SystemClock()
 
     @cached_property
@@ -188,6 +193,28 @@ class Deps:
         from shared.adapters.postgres_facts import PostgresFactStore
 
         return PostgresFactStore(self._database, self.keyring)
+
+    @cached_property
+    def sessions(self) -> SessionMemory:
+        from shared.adapters.postgres_sessions import PostgresSessionMemory
+
+        return PostgresSessionMemory(self._database, self.keyring)
+
+    @cached_property
+    def fact_expiry(self) -> FactExpiry:
+        from shared.adapters.postgres_fact_history import PostgresFactExpiry
+
+        return PostgresFactExpiry(self._database)
+
+    @cached_property
+    def reranker(self) -> Reranker:
+        if self.settings.reranker == "vertex":
+            from shared.adapters.rerankers import VertexReranker
+
+            return VertexReranker(self.settings)
+        from shared.adapters.rerankers import IdentityReranker
+
+        return IdentityReranker()
 
     @cached_property
     def contacts(self) -> ContactStore:

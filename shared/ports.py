@@ -37,14 +37,17 @@ from shared.models.domain import (
 )
 from shared.models.jobs import JobState
 from shared.models.memory import (
+    ExpiredFacts,
     ExtractionChanges,
     Fact,
     FactDraft,
     FactFilter,
     PendingItem,
     Person,
+    RecallQuery,
     ScoredFact,
     SemanticQuery,
+    SessionNote,
     StaleFact,
     TaskStatus,
     TemporalQuery,
@@ -234,7 +237,23 @@ class FactStore(Protocol):
         ...
 
     def in_window(self, user_id: str, query: TemporalQuery) -> list[Fact]:
-        """Current facts whose time anchor falls in [start, end)."""
+        """Current facts whose time anchor (or, with ``stated``, whose first statement)
+        falls in [start, end)."""
+        ...
+
+    def recall(self, user_id: str, query: RecallQuery, now: datetime) -> list[RecallCandidate]:
+        """The hybrid retrieval's candidates: the dense channel's nearest (HNSW; scored like
+        ``search``, no threshold) and the keyword channel's best (BM25 over the blind index),
+        of the facts valid and unexpired at ``query.as_of`` (default: now)."""
+        ...
+
+    def versions(self, user_id: str, fact_id: str) -> list[Fact]:
+        """Every version of the fact (of any of its versions), the latest first."""
+        ...
+
+    def restore_version(self, user_id: str, version_id: str, now: datetime) -> Fact | None:
+        """Make an earlier version current again (a new version superseding the latest);
+        None if it is not the user's. Repeating it changes nothing."""
         ...
 
     def list_facts(self, user_id: str, where: FactFilter) -> list[Fact]: ...
@@ -259,6 +278,65 @@ class FactStore(Protocol):
         """Erase every fact, person, pending item, processed key and data key of the user,
         and remember ``now`` as the erasure (``task_status``): work queued until then stores
         nothing."""
+        ...
+
+
+@dataclass(frozen=True)
+class RecallCandidate:
+    """A fact either channel of the hybrid retrieval found, with what each said of it.
+
+    ``dense_score``: the dense channel's score (similarity, recency decay, entity boost), or
+    None if the fact was not among its nearest; ``keyword_score``: BM25 over the blind index,
+    or None if it matched none of the query's rarer terms; ``in_window``: found by the
+    temporal channel (about, or first stated in, the query's window). ``embedding`` is for
+    diversity."""
+
+    fact: Fact
+    similarity: float
+    dense_score: float | None
+    keyword_score: float | None
+    embedding: list[float]
+    in_window: bool = False
+
+
+@dataclass(frozen=True)
+class SessionCandidate:
+    note: SessionNote
+    similarity: float
+    embedding: list[float]
+
+
+class FactExpiry(Protocol):
+    """The scheduled expiry job's store (all users): facts whose durability ran out."""
+
+    def expire_due(self, now: datetime, limit: int) -> ExpiredFacts: ...
+
+
+class SessionMemory(Protocol):
+    """Chats' running summaries, embedded per session: memory no fact captured."""
+
+    def put_summary(
+        self, user_id: str, note: SessionNote, embedding: Sequence[float], model: str
+    ) -> bool:
+        """Store or replace the chat's summary; False (and no change) if the stored one
+        already covers later messages (a late or repeated task)."""
+        ...
+
+    def recall_sessions(
+        self, user_id: str, query: RecallQuery, window: tuple[datetime, datetime] | None
+    ) -> list[SessionCandidate]:
+        """The user's sessions nearest the query (overlapping ``window`` if given)."""
+        ...
+
+
+class Reranker(Protocol):
+    """Orders candidate texts by how well each answers the query (Vertex AI ranking API in
+    production; identity locally)."""
+
+    name: str
+
+    def rerank(self, query: str, texts: Sequence[str]) -> list[int]:
+        """The indices of ``texts``, best first (every index once)."""
         ...
 
 
@@ -343,6 +421,10 @@ class UserCipher(Protocol):
         ...
 
     def decrypt(self, ciphertext: bytes, context: str) -> str: ...
+
+    def term_hashes(self, terms: Sequence[str]) -> list[int]:
+        """Keyed 64-bit hashes of keyword terms: the blind index (``shared.crypto``)."""
+        ...
 
     def name_hash(self, name: str) -> bytes:
         """Keyed hash of the normalised name (case, accents, spacing folded)."""

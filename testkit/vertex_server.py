@@ -6,6 +6,7 @@ It serves, on a free loopback port, the four calls the adapters make in Vertex m
     POST ...:streamGenerateContent?alt=sse      (server-sent events, one response per event)
     POST ...:embedContent                        (one text)
     POST ...:batchEmbedContents                  (several texts)
+    POST /v1/projects/P/locations/L/rankingConfigs/C:rank   (the ranking API; ``model`` = C)
 
 Requests without ``Authorization: Bearer <token>`` get 401. Every request is recorded, and each
 answer comes from a queue of scripted replies: a ``FakeReply`` or a function of the recorded
@@ -30,6 +31,10 @@ Json = dict[str, Any]
 _PATH = re.compile(
     r"^/v1beta1/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
     r"/publishers/google/models/(?P<model>[^/:]+):(?P<rpc>\w+)$"
+)
+_RANK_PATH = re.compile(
+    r"^/v1/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
+    r"/rankingConfigs/(?P<model>[^/:]+):(?P<rpc>rank)$"
 )
 _STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
@@ -137,6 +142,20 @@ def embeddings_reply(vectors: Sequence[Sequence[float]]) -> Callable[[RecordedRe
     return reply
 
 
+def ranking_reply(request: RecordedRequest) -> FakeReply:
+    """The ranking API's answer, scoring each record by the words it shares with the query
+    (a stand-in for the semantic ranker: deterministic, and not the input order)."""
+    query = set(str(request.body.get("query", "")).lower().split())
+    records = request.body.get("records") or []
+    scored = [
+        {"id": r["id"], "score": len(query & set(str(r.get("content", "")).lower().split()))}
+        for r in records
+    ]
+    scored.sort(key=lambda r: -r["score"])
+    top = int(request.body.get("topN") or len(scored))
+    return FakeReply(body={"records": scored[:top]})
+
+
 class FakeVertexServer:
     def __init__(
         self,
@@ -209,7 +228,7 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
             url = urlsplit(self.path)
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
-            match = _PATH.match(url.path)
+            match = _PATH.match(url.path) or _RANK_PATH.match(url.path)
             request = RecordedRequest(
                 path=url.path,
                 query=parse_qs(url.query),

@@ -17,7 +17,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from shared.adapters.clock import SystemClock
-from shared.adapters.fact_rules import is_uuid, merged_person, sort_persons, uuids
+from shared.adapters.fact_rules import expiry, is_uuid, merged_person, sort_persons, uuids
+from shared.adapters.fake_fact_history import restore_version, versions_of
+from shared.adapters.fake_fact_recall import recall
 from shared.adapters.fake_fact_search import in_window, nearest, search
 from shared.adapters.fake_fact_state import FakeFactData, canonical, check_role
 from shared.conversation.text import fold
@@ -30,12 +32,13 @@ from shared.models.memory import (
     FactFilter,
     PendingItem,
     Person,
+    RecallQuery,
     ScoredFact,
     SemanticQuery,
     TaskStatus,
     TemporalQuery,
 )
-from shared.ports import Clock
+from shared.ports import Clock, RecallCandidate
 
 
 class FakeContactStore:
@@ -165,6 +168,19 @@ class FakeFactStore:
     def in_window(self, user_id: str, query: TemporalQuery) -> list[Fact]:
         return in_window(self.data.facts_of(user_id), query)
 
+    def recall(self, user_id: str, query: RecallQuery, now: datetime) -> list[RecallCandidate]:
+        return recall(self.data.facts_of(user_id), query, now)
+
+    def versions(self, user_id: str, fact_id: str) -> list[Fact]:
+        return versions_of(self.data, user_id, fact_id)
+
+    def restore_version(self, user_id: str, version_id: str, now: datetime) -> Fact | None:
+        with self.data.lock:
+            work = self.data.snapshot()
+            restored = restore_version(work, user_id, version_id, now)
+            self.data.commit(work)
+            return restored
+
     def list_facts(self, user_id: str, where: FactFilter) -> list[Fact]:
         found = [s.fact for s in self.data.facts_of(user_id)]
         if where.subject_id == SELF:
@@ -237,6 +253,7 @@ class FakeFactStore:
             data.facts = {k: v for k, v in data.facts.items() if v.fact.user_id != user_id}
             data.persons = {k: v for k, v in data.persons.items() if v.user_id != user_id}
             data.done_tasks = {t: u for t, u in data.done_tasks.items() if u != user_id}
+            data.sessions = {k: v for k, v in data.sessions.items() if k[0] != user_id}
 
 
 class FakePendingStore:
@@ -271,7 +288,7 @@ def _close(data: FakeFactData, user_id: str, fact_id: str, now: datetime) -> boo
     stored = data.current_fact(user_id, fact_id)
     if stored is None:
         return False
-    data.update_fact(stored.fact.id, valid_to=now, updated_at=now)
+    data.update_fact(stored.fact.id, valid_to=now, ended_by="superseded", updated_at=now)
     return True
 
 
@@ -288,6 +305,7 @@ def _reinforce(
         seen_count=fact.seen_count + 1,
         last_seen_at=now,
         updated_at=now,
+        expires_at=expiry(fact.durability, now, fact.time_anchor),
     )
 
 

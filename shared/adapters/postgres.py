@@ -107,6 +107,13 @@ def parse_database_url(url: str) -> dict[str, Any]:
     }
 
 
+def as_floats(value: Any) -> list[float]:
+    """A ``vector`` column as read (pgvector's ``Vector``, or a numpy array) as floats."""
+    if isinstance(value, Vector):
+        value = value.to_numpy()
+    return np.asarray(value, dtype=np.float32).tolist()  # type: ignore[no-any-return]
+
+
 def register_vector_types(conn: Connection) -> bool:
     """Teach this connection pgvector's types; False while the extension is not installed."""
     cur = conn.cursor()
