@@ -26,11 +26,11 @@ from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
 from shared.adapters.fake_conversations import FakeConversationStore
 from shared.adapters.fake_fact_history import FakeFactExpiry
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
-from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.fake_keyring import FakeKeyRing
 from shared.adapters.fake_outbox import FakeOutbox
 from shared.adapters.fake_profiles import FakeProfileStore
 from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.adapters.firestore_conversations import FirestoreConversationStore
@@ -44,9 +44,9 @@ from shared.adapters.postgres import Database, connect, run_outside_transaction
 from shared.adapters.postgres_contacts import PostgresContactStore
 from shared.adapters.postgres_fact_history import PostgresFactExpiry
 from shared.adapters.postgres_facts import PostgresFactStore
-from shared.adapters.postgres_sessions import PostgresSessionMemory
 from shared.adapters.postgres_keyring import PostgresKeyRing
 from shared.adapters.postgres_pending import PostgresPendingStore
+from shared.adapters.postgres_sessions import PostgresSessionMemory
 from shared.adapters.pubsub import PubSubPublisher
 from shared.adapters.redis_cache import RedisCache
 from shared.config import Settings
