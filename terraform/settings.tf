@@ -30,6 +30,10 @@ locals {
     VERTEX_MODEL           = var.vertex_model
     VERTEX_EMBEDDING_MODEL = var.vertex_embedding_model
     EMBEDDING_DIMENSION    = var.embedding_dimension
+    # Retrieval reranks its fused candidates with the Vertex AI ranking API.
+    RERANKER         = "vertex"
+    RANKING_MODEL    = "semantic-ranker-default-004"
+    RANKING_LOCATION = "global"
 
     # Firebase Authentication of this project issues the users' ID tokens.
     AUTH_ISSUER     = "https://securetoken.google.com/${var.project_id}"

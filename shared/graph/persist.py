@@ -24,6 +24,7 @@ from shared.models.domain import (
     Subtask,
     TurnMetadata,
 )
+from shared.models.memory import SessionNote
 from shared.models.wire import Reply, TurnResponse
 from shared.services import handoff, hitl_timeouts
 from shared.services.agent_jobs.policy import job_type_for
@@ -38,7 +39,7 @@ def record_turn(
     ports = context.ports
     settings, now = ports.settings, ports.clock.now()
     response = wire_response(context, state)
-    extractions = [] if failure else extraction_tasks(state)
+    extractions = [] if failure else extraction_tasks(context, state)
     jobs = [] if failure else agent_jobs(context, state)
     handoff.enqueue_extractions(settings, ports.tasks, extractions, context.trace)
     handoff.publish_jobs(settings, ports.publisher, jobs, context.trace)
@@ -78,13 +79,38 @@ def wire_response(context: TurnContext, state: TurnState) -> TurnResponse:
     )
 
 
-def extraction_tasks(state: TurnState) -> list[ExtractionTask]:
+def extraction_tasks(context: TurnContext, state: TurnState) -> list[ExtractionTask]:
+    """The turn's extraction, a released question's deferred one, and the chat's new running
+    summary: with the turn's extraction, or alone (it becomes session memory)."""
     memory, tasks = state.memory, []
+    note = _session_note(context, state)
     if memory.extraction is not None and not memory.extraction_deferred:
-        tasks.append(memory.extraction)
+        tasks.append(memory.extraction.model_copy(update={"summary": note}))
+    elif note is not None:
+        conversation = state.conversation
+        tasks.append(
+            ExtractionTask(
+                user_id=context.user_id, chat_id=context.chat_id, turn_id=context.turn_id,
+                message_id=conversation.message_id, text="",
+                timezone=conversation.profile.timezone, enqueued_at=context.ports.clock.now(),
+                facts=False, summary=note,
+            )
+        )  # fmt: skip
     if state.hitl.released is not None:
         tasks.append(state.hitl.released)
     return tasks
+
+
+def _session_note(context: TurnContext, state: TurnState) -> SessionNote | None:
+    update = state.conversation.new_summary
+    if update is None or not update.text:
+        return None
+    return SessionNote(
+        chat_id=context.chat_id,
+        summary=update.text[:4000],
+        started_at=min(update.since or update.until, update.until),
+        covers_until=update.until,
+    )
 
 
 def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
@@ -190,7 +216,13 @@ def turn_metadata(
         graph_ms=round((time.perf_counter() - context.started) * 1000, 2),
         interrupt_kind=state.hitl.ask.interrupt.kind if state.hitl.ask else None,
         thread_id=context.thread_id or None,
+        retrieved=_retrieved(state),
     )
+
+
+def _retrieved(state: TurnState) -> list[str]:
+    memory = state.memory
+    return list(dict.fromkeys([*memory.recalled, *(f.id for f in memory.temporal)]))
 
 
 _FLAGS = {

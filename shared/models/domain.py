@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from shared.models.base import Strict
+from shared.models.memory import SessionNote
 from shared.models.wire import Interrupt, TurnResponse
 
 Role = Literal["user", "assistant", "system"]
@@ -107,6 +108,9 @@ class TurnMetadata(Strict):
     jobs_published: int = 0
     interrupt_kind: str | None = None
     thread_id: str | None = None  # the graph thread (checkpoints) the turn ran on
+    # What retrieval put before the model, best first: fact ids, "session:<chat id>" for a
+    # session summary (ids only, never text; the evaluation scores recall@k from them).
+    retrieved: list[str] = Field(default_factory=list)
 
 
 class TurnRecord(Strict):
@@ -180,6 +184,8 @@ class ExtractionTask(Strict):
     timezone: str = "UTC"  # IANA name: "next Friday" is resolved in the user's zone
     avatar_id: str | None = None
     enqueued_at: datetime
+    facts: bool = True  # False: only the session summary below (named summarize-<turn>)
+    summary: SessionNote | None = None  # the chat's new running summary, to embed and keep
 
 
 JobType = Literal["research", "data", "critical", "default"]

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from shared.config import Settings
 from shared.models.domain import AgentJob, ExtractionTask
 from shared.ports import Publisher, QueuedTask, TaskQueue
-from shared.services.ids import extraction_task_name
+from shared.services.ids import extraction_task_name, summary_task_name
 
 
 def enqueue_extractions(
@@ -24,7 +24,7 @@ def enqueue_extractions(
             QueuedTask(
                 queue=settings.extraction_queue,
                 url=settings.extraction_url,
-                name=extraction_task_name(task.turn_id),
+                name=(extraction_task_name if task.facts else summary_task_name)(task.turn_id),
                 body=task.model_dump_json().encode(),
                 headers=headers,
             )

@@ -88,7 +88,7 @@ def summarize(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]
         temperature=0.0,
     )
     text = runtime.context.llm.generate(request).text.strip()
-    update = SummaryUpdate(text=text, until=older[-1].created_at)
+    update = SummaryUpdate(text=text, until=older[-1].created_at, since=older[0].created_at)
     return {"conversation": Conversation(history=recent, summary=text, new_summary=update)}
 
 

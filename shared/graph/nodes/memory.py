@@ -2,7 +2,8 @@
 
 ``entity_resolution`` runs the fact system's resolver on the classifier's mentions (keyed
 name hashes, roles, nicknames; no model call without descriptors). The retrieval router
-then skips retrieval, runs semantic retrieval, or semantic and temporal in parallel;
+then skips retrieval, runs the hybrid retrieval, or it and the upcoming-window read in
+parallel;
 ``memory_assembly`` groups what was found by person. ``fact_extraction`` only *plans* the
 background extraction with the turn's resolutions; ``message_persist`` enqueues it with the
 turn's other writes, and a blocking question defers it until the person is known.
@@ -25,12 +26,15 @@ from shared.graph.state import (
     FactView,
     MemoryState,
     Resolved,
+    SessionView,
     TurnState,
 )
 from shared.models.domain import ExtractionTask, ResolvedEntity
-from shared.models.memory import Fact, Person, SemanticQuery, TemporalQuery
+from shared.models.memory import Fact, Person, TemporalQuery
 from shared.services.memory.profiles import Mention
 from shared.services.memory.resolution import RESOLVED, Resolution, Resolver, red_flag_facts
+from shared.services.memory.retrieval import RecallRequest, Retriever
+from shared.services.memory.understanding import RECENT_MESSAGES
 from shared.services.memory.windows import window_for
 
 SEMANTIC_LIMIT = 8
@@ -93,19 +97,28 @@ _LABEL_DESCRIPTORS = ("employer", "city", "occupation", "age")
 
 @node("semantic_retrieval")
 def semantic_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
-    context = runtime.context
+    """Hybrid retrieval (``services/memory/retrieval.py``): references in the question read
+    against the recent conversation, dense + keyword + temporal + session channels fused."""
+    context, conversation = runtime.context, state.conversation
     ports = context.ports
-    embedder = ports.embedder
-    query = SemanticQuery(
-        embedding=embedder.embed([state.conversation.focus])[0],
-        embedding_model=embedder.model_name,
+    request = RecallRequest(
+        question=conversation.focus,
+        recent=[m.text for m in conversation.history[-RECENT_MESSAGES:]],
         limit=SEMANTIC_LIMIT,
+        timezone=conversation.profile.timezone,
+        privacy_mode=conversation.profile.privacy_mode,
         boost_subject_ids=[r.person_id for r in state.memory.resolved if r.person_id],
-        privacy_mode=state.conversation.profile.privacy_mode,
     )
-    found = ports.facts.search(context.user_id, query, ports.clock.now())
-    views = [_view(s.fact, s.score) for s in found]
-    return {"memory": MemoryState(semantic=views)}
+    recall = Retriever.of(ports).recall(context.user_id, request, ports.clock.now())
+    temporal = recall.plan.temporal
+    views = [_view(i.fact, i.score, temporal) for i in recall.items if i.fact is not None]
+    sessions = [
+        SessionView(chat_id=n.chat_id, summary=n.summary, started_at=n.started_at,
+                    covers_until=n.covers_until)
+        for i in recall.items if (n := i.session) is not None
+    ]  # fmt: skip
+    recalled = [item.key for item in recall.items]
+    return {"memory": MemoryState(semantic=views, sessions=sessions, recalled=recalled)}
 
 
 @node("temporal_retrieval")
@@ -118,20 +131,21 @@ def temporal_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[
         start, end = window_for(reference, now, conversation.profile.timezone)
         query = TemporalQuery(
             start=start, end=end, limit=TEMPORAL_LIMIT,
-            privacy_mode=conversation.profile.privacy_mode,
+            privacy_mode=conversation.profile.privacy_mode, at=now,
         )  # fmt: skip
         for fact in context.ports.facts.in_window(context.user_id, query):
             seen.setdefault(fact.id, _view(fact, 1.0))
     return {"memory": MemoryState(temporal=list(seen.values()))}
 
 
-def _view(fact: Fact, score: float) -> FactView:
+def _view(fact: Fact, score: float, temporal: bool = False) -> FactView:
     return FactView(
         id=fact.id,
         subject_id=fact.subject_entity_id,
         text=fact.text,
         time_anchor=fact.time_anchor,
-        score=round(score, 4),
+        stated=fact.valid_from if temporal else None,
+        score=round(score, 6),
     )
 
 
@@ -147,18 +161,27 @@ def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
     grouped: dict[str, list[str]] = {}
     if state.conversation.profile_facts:
         grouped["user"] = list(state.conversation.profile_facts[:PER_ENTITY])
-    for fact in sorted([*memory.temporal, *memory.semantic], key=lambda f: -f.score):
+    for fact in [*memory.semantic, *memory.temporal]:  # retrieval's order: best first
         key = "user" if fact.subject_id is None else names.get(fact.subject_id, "someone")
         texts = grouped.setdefault(key, [])
         line = _line(fact)
         if line not in texts and len(texts) < PER_ENTITY:
             texts.append(line)
+    for session in memory.sessions:
+        grouped.setdefault(EARLIER, []).append(
+            f"{session.started_at.date().isoformat()} to"
+            f" {session.covers_until.date().isoformat()}: {session.summary}"
+        )
     return {"memory": MemoryState(facts_by_entity=grouped)}
+
+
+EARLIER = "earlier conversations"
 
 
 def _line(fact: FactView) -> str:
     when = f" ({fact.time_anchor.date().isoformat()})" if fact.time_anchor else ""
-    return f"{fact.text}{when}"
+    said = f" (said on {fact.stated.date().isoformat()})" if fact.stated else ""
+    return f"{fact.text}{when}{said}"
 
 
 @node("fact_extraction")

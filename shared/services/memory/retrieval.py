@@ -19,15 +19,20 @@ step on the project's own dataset, and the defaults are what that measurement ke
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
 
+from shared.errors import DependencyUnavailable
 from shared.models.memory import Fact, RecallQuery, SessionNote
 from shared.ports import Embedder, FactStore, RecallCandidate, Reranker, SessionMemory
+from shared.services.memory.ports import MemoryPorts
 from shared.services.memory.understanding import QueryPlan, literal, understand
+
+log = logging.getLogger("retrieval")
 
 RRF_K = 60
 POOL = 50  # candidates per channel
@@ -100,6 +105,10 @@ class _Item:
 
 
 class Retriever:
+    @classmethod
+    def of(cls, ports: MemoryPorts, channels: Channels | None = None) -> Retriever:
+        return cls(ports.facts, ports.embedder, ports.reranker, ports.sessions, channels)
+
     def __init__(
         self,
         facts: FactStore,
@@ -187,7 +196,11 @@ class Retriever:
 
     def _rerank(self, query: str, ranked: list[_Item]) -> list[_Item]:
         head, tail = ranked[:RERANK_POOL], ranked[RERANK_POOL:]
-        order = self._reranker.rerank(query, [item.recalled.text for item in head])
+        try:
+            order = self._reranker.rerank(query, [item.recalled.text for item in head])
+        except DependencyUnavailable:  # a ranking outage costs precision, not the answer
+            log.warning("reranker unavailable, keeping the fused order")
+            return ranked
         return [head[i] for i in order] + tail
 
 
