@@ -13,8 +13,10 @@ from shared.adapters.clock import FixedClock
 from shared.adapters.fake_cache import FakeCache
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.adapters.fake_profiles import FakeProfileStore
+from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.firestore_account import json_safe
 from shared.adapters.redis_account import owns
+from shared.adapters.rerankers import IdentityReranker
 from shared.adapters.scripted_llm import HashEmbedder
 from shared.app.settings.api import OPERATIONS, SettingsApi, operation_for
 from shared.errors import (
@@ -118,6 +120,8 @@ class SettingsDeps:
     profiles: FakeProfileStore = field(default_factory=FakeProfileStore)
     account_conversations: FakeArchive = field(default_factory=FakeArchive)
     account_cache: FakeKeyspace = field(default_factory=FakeKeyspace)
+    reranker: IdentityReranker = field(default_factory=IdentityReranker)
+    sessions: FakeSessionMemory | None = None
 
 
 def _protocols(deps: SettingsDeps) -> tuple[ConversationArchive, UserKeyspace]:
@@ -131,7 +135,12 @@ def deps() -> SettingsDeps:
     facts = FakeFactStore(contacts, clock)
     pending = FlakyPending(FakePendingStore(facts))
     return SettingsDeps(
-        clock=clock, contacts=contacts, facts=facts, pending=pending, cache=FakeCache(clock)
+        clock=clock,
+        contacts=contacts,
+        facts=facts,
+        pending=pending,
+        cache=FakeCache(clock),
+        sessions=FakeSessionMemory(contacts.data),
     )
 
 
@@ -730,7 +739,9 @@ def test_every_path_has_an_operation() -> None:
         "/facts/edit",
         "/facts/get",
         "/facts/list",
+        "/facts/restore",
         "/facts/search",
+        "/facts/versions",
         "/pending/list",
         "/pending/resolve",
         "/persons/delete",

@@ -39,6 +39,8 @@ POOL = 50  # candidates per channel
 RERANK_POOL = 50
 MMR_LAMBDA = 0.7  # relevance against novelty
 MIN_SIMILARITY = 0.35  # the dense channel's floor (another channel may still bring a fact)
+# A summary is long and a question short: their cosines run lower than a fact's.
+SESSION_MIN_SIMILARITY = 0.25
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,7 @@ class Retriever:
         return [
             _Item(Recalled(score=0.0, similarity=s.similarity, session=s.note), s.embedding)
             for s in found
-            if s.similarity >= MIN_SIMILARITY or query.window is not None
+            if s.similarity >= SESSION_MIN_SIMILARITY or query.window is not None
         ]
 
     @staticmethod
@@ -210,8 +212,9 @@ def _with_score(recalled: Recalled, score: float) -> Recalled:
 
 
 def _mmr(ranked: list[_Item], limit: int, weight: float) -> list[_Item]:
-    """Maximal marginal relevance over the ranked list: relevance is the position (1 for the
-    first, 0 for the last), novelty is 1 - the highest cosine to an item already chosen."""
+    """Maximal marginal relevance over the ranked list: relevance is the reciprocal rank of
+    the position (as in the fusion: 1 for the first, RRF_K+1 / RRF_K+n for the n-th), the
+    penalty the highest cosine to an item already chosen."""
     if len(ranked) <= 1:
         return ranked
     dims = {len(item.embedding) for item in ranked}
@@ -220,7 +223,7 @@ def _mmr(ranked: list[_Item], limit: int, weight: float) -> list[_Item]:
     vectors = np.asarray([item.embedding for item in ranked], dtype=np.float64)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     cosine = vectors @ vectors.T
-    relevance = 1.0 - np.arange(len(ranked)) / (len(ranked) - 1)
+    relevance = (RRF_K + 1) / (RRF_K + 1 + np.arange(len(ranked)))
     closest = np.zeros(len(ranked))  # highest cosine to anything chosen so far
     left, chosen = np.ones(len(ranked), dtype=bool), list[int]()
     while left.any() and len(chosen) < limit:
