@@ -85,6 +85,7 @@ def test_the_expiry_job_reaches_extraction_with_the_token_it_checks() -> None:
     assert token["audience"] == SETTINGS["EXTRACTION_URL"]
     assert token["service_account_email"] == SETTINGS["TASKS_INVOKER_EMAIL"]
     # the path the job posts to is the one extraction routes to the expiry job
-    assert 'request.path.rstrip("/") == "/expire"' in (
-        ROOT / "functions" / "extraction" / "main.py"
-    ).read_text()
+    assert (
+        'request.path.rstrip("/") == "/expire"'
+        in (ROOT / "functions" / "extraction" / "main.py").read_text()
+    )
