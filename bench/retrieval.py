@@ -16,6 +16,11 @@ ef_search 100 (0.926 at 40).
 
     .venv/bin/python -m bench.retrieval [--sizes 10000,100000] [--queries 200]
         [--ef-search N] [--m N --ef-construction N] [--million [--users 1000]]
+    .venv/bin/python -m bench.retrieval --quality [--dataset eval/data/own.locomo.json]
+        [--embedder local|hash] [--reranker identity|vertex]
+
+``--quality``: recall@1/5/10 of each retrieval step on a dataset in the LoCoMo layout, in
+one run (see ``bench/retrieval_quality.py``); the project's own dataset by default.
 
 ``--million``: 1,000,000 facts across ``--users`` users, one of whom holds 100,000 (the
 index must skip the other 90%: iterative scans) while the others hold ~900 each (answered
@@ -37,16 +42,23 @@ from typing import Any
 
 import numpy as np
 
+from bench import retrieval_quality
 from bench.retrieval_data import MODEL, NOW, Corpus, copy_facts
+from bench.retrieval_quality import CachedEmbedder
 from shared.adapters.keyring_local import LocalKek
+from shared.adapters.local_embedder import LocalEmbedder
 from shared.adapters.migrations import apply_migrations
 from shared.adapters.postgres import Database, connect
 from shared.adapters.postgres_fact_search import search_statements
 from shared.adapters.postgres_facts import PostgresFactStore
 from shared.adapters.postgres_keyring import PostgresKeyRing
+from shared.adapters.postgres_sessions import PostgresSessionMemory
+from shared.adapters.rerankers import IdentityReranker, VertexReranker
+from shared.adapters.scripted_llm import HashEmbedder
 from shared.config import Settings
 from shared.crypto import new_data_key
 from shared.models.memory import SemanticQuery
+from shared.ports import Embedder, Reranker
 from testkit.stack_env import STACK_ENV, load_stack_env
 
 DB_NAME = "bench_retrieval"
@@ -222,6 +234,31 @@ def _many_users(bench: Bench, total: int, users: int) -> None:
         bench.report(label, user, vectors, fact_ids, queries)
 
 
+def quality(scratch: Settings, args: argparse.Namespace, kek_file: Path) -> None:
+    conn: Any = connect(scratch)
+    try:
+        apply_migrations(conn)
+    finally:
+        conn.close()
+    db = Database(scratch)
+    keys = PostgresKeyRing(db, LocalKek(kek_file))
+    facts, sessions = PostgresFactStore(db, keys), PostgresSessionMemory(db, keys)
+    inner: Embedder = LocalEmbedder() if args.embedder == "local" else HashEmbedder(384)
+    reranker: Reranker = (
+        VertexReranker(scratch) if args.reranker == "vertex" else IdentityReranker()
+    )
+    embedder = CachedEmbedder(inner)
+    try:
+        questions = retrieval_quality.load(
+            retrieval_quality.read_dataset(Path(args.dataset)), facts, sessions, embedder
+        )
+        print(f"dataset {args.dataset}; embedder {inner.model_name}; reranker {reranker.name}")
+        table = retrieval_quality.measure(questions, facts, sessions, embedder, reranker)
+        retrieval_quality.print_table(table, questions)
+    finally:
+        db.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -234,12 +271,19 @@ def main() -> None:
     parser.add_argument("--million", action="store_true")
     parser.add_argument("--users", type=int, default=1000)
     parser.add_argument("--env-file", default=STACK_ENV)
+    parser.add_argument("--quality", action="store_true")
+    parser.add_argument("--dataset", default=str(retrieval_quality.DEFAULT_DATASET))
+    parser.add_argument("--embedder", choices=["local", "hash"], default="local")
+    parser.add_argument("--reranker", choices=["identity", "vertex"], default="identity")
     args = parser.parse_args()
     load_stack_env(Path(args.env_file))
     settings = Settings()
     with tempfile.TemporaryDirectory() as tmp, scratch_database(settings) as scratch:
         kek_file = Path(tmp) / "kek.key"  # the scratch data dies with the run, and its key
         kek_file.write_bytes(new_data_key())
+        if args.quality:
+            quality(scratch, args, kek_file)
+            return
         bench = Bench(scratch, args, kek_file)
         cur = bench.conn.cursor()
         cur.execute("SHOW shared_buffers")
