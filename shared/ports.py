@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from shared.models.agent_data import (
@@ -57,6 +59,8 @@ from shared.models.trust import HitlMode, TrustRecord
 from shared.models.wire import Interrupt, TurnResponse
 
 M = TypeVar("M", bound=BaseModel)
+# A stored vector as retrieval reads it back (for diversity): numpy, never a list of floats.
+Embedding = npt.NDArray[np.float32]
 R = TypeVar("R")
 
 
@@ -247,6 +251,10 @@ class FactStore(Protocol):
         of the facts valid and unexpired at ``query.as_of`` (default: now)."""
         ...
 
+    def facts_by_id(self, user_id: str, fact_ids: Sequence[str]) -> list[Fact]:
+        """The user's facts of these ids, in that order (others' and unknown ids left out)."""
+        ...
+
     def versions(self, user_id: str, fact_id: str) -> list[Fact]:
         """Every version of the fact (of any of its versions), the latest first."""
         ...
@@ -283,7 +291,8 @@ class FactStore(Protocol):
 
 @dataclass(frozen=True)
 class RecallCandidate:
-    """A fact either channel of the hybrid retrieval found, with what each said of it.
+    """A fact a channel of the hybrid retrieval found, with what each said of it; the fact
+    itself is read (decrypted) only if it makes the final list (``FactStore.facts_by_id``).
 
     ``dense_score``: the dense channel's score (similarity, recency decay, entity boost), or
     None if the fact was not among its nearest; ``keyword_score``: BM25 over the blind index,
@@ -291,11 +300,11 @@ class RecallCandidate:
     temporal channel (about, or first stated in, the query's window). ``embedding`` is for
     diversity."""
 
-    fact: Fact
+    fact_id: str
     similarity: float
     dense_score: float | None
     keyword_score: float | None
-    embedding: list[float]
+    embedding: Embedding
     in_window: bool = False
 
 
@@ -303,7 +312,7 @@ class RecallCandidate:
 class SessionCandidate:
     note: SessionNote
     similarity: float
-    embedding: list[float]
+    embedding: Embedding
 
 
 class FactExpiry(Protocol):
@@ -334,6 +343,7 @@ class Reranker(Protocol):
     production; identity locally)."""
 
     name: str
+    reads_texts: bool  # False: the identity, which needs no text read for it
 
     def rerank(self, query: str, texts: Sequence[str]) -> list[int]:
         """The indices of ``texts``, best first (every index once)."""

@@ -11,6 +11,7 @@ import math
 import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from shared.conversation.terms import terms
 from shared.conversation.text import fold
@@ -18,6 +19,7 @@ from shared.errors import DataRejected
 from shared.models.memory import LIFETIME_DAYS, FactDraft, Person
 
 SECONDS_PER_DAY = 86400.0
+T = TypeVar("T", str, int)
 
 
 def is_uuid(value: str | None) -> bool:
@@ -108,10 +110,22 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
-def rare_enough(docs: int, total: int) -> bool:
-    """Terms in more facts than this only score candidates, they do not fetch them: their
-    idf is low, and fetching every fact that says "work" would cost more than it finds."""
-    return docs <= max(50, total // 20)
+FETCH_BUDGET = 200  # facts the keyword channel reads, about, before it scores them
+
+
+def fetching_terms(docs: dict[T, int], total: int) -> set[T]:
+    """The query terms that fetch candidates: the rarest first, while the facts they fetch
+    stay within ``FETCH_BUDGET`` (the rarest always), and none in more than a twentieth of
+    the user's facts. The others only score what was fetched: their idf is low, and reading
+    every fact that says "work" would cost more than it finds. ``postgres_fact_recall``
+    selects the same terms in SQL."""
+    chosen, running = set(), 0
+    for term, count in sorted(docs.items(), key=lambda item: (item[1], item[0])):
+        if running >= FETCH_BUDGET or count > max(50, total // 20):
+            break
+        chosen.add(term)
+        running += count
+    return chosen
 
 
 def bm25_idf(docs: int, total: int) -> float:

@@ -12,7 +12,9 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
 
-from shared.adapters.fact_rules import bm25_idf, bm25_term, decay_rate, rare_enough, uuids
+import numpy as np
+
+from shared.adapters.fact_rules import bm25_idf, bm25_term, decay_rate, fetching_terms, uuids
 from shared.adapters.fake_fact_search import similarity
 from shared.adapters.fake_fact_state import StoredFact
 from shared.models.memory import RecallQuery
@@ -61,11 +63,11 @@ def recall(facts: Iterable[StoredFact], query: RecallQuery, now: datetime) -> li
         score += query.boost if fact.subject_entity_id in boost_ids else 0.0
         found.append(
             RecallCandidate(
-                fact=fact,
+                fact_id=fact.id,
                 similarity=sims[fact.id],
                 dense_score=score if fact.id in dense else None,
                 keyword_score=keyword.get(fact.id),
-                embedding=list(stored.embedding),
+                embedding=np.asarray(stored.embedding, dtype=np.float32),
                 in_window=fact.id in timed,
             )
         )
@@ -83,7 +85,7 @@ def _bm25(
         return {}
     average = sum(len(s.terms) for s in current) / total
     idf = {t: bm25_idf(n, total) for t, n in docs.items()}
-    fetching = {t for t, n in docs.items() if rare_enough(n, total)}
+    fetching = fetching_terms(dict(docs), total)
     scores: dict[str, float] = {}
     for stored in valid:
         if not fetching & set(stored.terms):

@@ -171,6 +171,10 @@ class FakeFactStore:
     def recall(self, user_id: str, query: RecallQuery, now: datetime) -> list[RecallCandidate]:
         return recall(self.data.facts_of(user_id), query, now)
 
+    def facts_by_id(self, user_id: str, fact_ids: Sequence[str]) -> list[Fact]:
+        found = [self.get_fact(user_id, fact_id) for fact_id in fact_ids]
+        return [fact for fact in found if fact is not None]
+
     def versions(self, user_id: str, fact_id: str) -> list[Fact]:
         return versions_of(self.data, user_id, fact_id)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+import numpy as np
+
 from shared.adapters.fake_fact_search import similarity
 from shared.adapters.fake_fact_state import FakeFactData, StoredSession
 from shared.models.memory import RecallQuery, SessionNote
@@ -39,7 +41,7 @@ class FakeSessionMemory:
             SessionCandidate(
                 note=s.note,
                 similarity=similarity(query.embedding, s.embedding),
-                embedding=list(s.embedding),
+                embedding=np.asarray(s.embedding, dtype=np.float32),
             )
             for s in stored
             if s.model == query.embedding_model

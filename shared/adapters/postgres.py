@@ -23,6 +23,7 @@ from typing import Any, Protocol, cast
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
+import numpy.typing as npt
 import pg8000.dbapi
 from pg8000.exceptions import DatabaseError, InterfaceError
 from pgvector import HalfVector, SparseVector, Vector
@@ -107,11 +108,14 @@ def parse_database_url(url: str) -> dict[str, Any]:
     }
 
 
-def as_floats(value: Any) -> list[float]:
-    """A ``vector`` column as read (pgvector's ``Vector``, or a numpy array) as floats."""
+def as_vector(value: Any) -> npt.NDArray[np.float32]:
+    """A ``vector`` column as read: pgvector's binary form (``vector_send(col)``, which
+    crosses the wire ten times faster than the text form), a ``Vector`` or an array."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return np.frombuffer(bytes(value), dtype=">f4", offset=4).astype(np.float32)
     if isinstance(value, Vector):
         value = value.to_numpy()
-    return np.asarray(value, dtype=np.float32).tolist()  # type: ignore[no-any-return]
+    return np.asarray(value, dtype=np.float32)
 
 
 def register_vector_types(conn: Connection) -> bool:

@@ -6,13 +6,14 @@
   nearest first;
 - **keyword**: BM25 over the blind index. The query's terms arrive as keyed hashes; their
   per-user document frequencies come from ``fact_terms`` (kept by triggers), the GIN index
-  on ``facts.terms`` fetches the facts holding any of the query's *rarer* terms
-  (``fact_rules.rare_enough``), and every query term then scores them.
+  on ``facts.terms`` fetches the facts holding the query's rarest terms
+  (``fact_rules.fetching_terms``), and every query term then scores them.
 
 "As of" a past moment (``query.as_of``) reads the versions valid then (``valid_from <= t <
 valid_to``, not yet expired), from the user's rows without the indexes, which cover current
 facts only; the term statistics are today's, an approximation the ranking tolerates.
-Decrypting, fusing and diversifying happen above, in ``services/memory/retrieval.py``.
+Fusing and diversifying happen above, in ``services/memory/retrieval.py``, which then reads
+the few facts it keeps (``facts_by_id``).
 """
 
 from __future__ import annotations
@@ -23,9 +24,15 @@ from typing import Any
 
 from pgvector import Vector
 
-from shared.adapters.fact_rules import BM25_B, BM25_K1, candidate_pool, decay_rate, uuids
-from shared.adapters.postgres import Database, as_floats
-from shared.adapters.postgres_memory_rows import FACT_COLUMNS, fact_from_row
+from shared.adapters.fact_rules import (
+    BM25_B,
+    BM25_K1,
+    FETCH_BUDGET,
+    candidate_pool,
+    decay_rate,
+    uuids,
+)
+from shared.adapters.postgres import Database, as_vector
 from shared.models.memory import RecallQuery
 from shared.ports import KeyRing, RecallCandidate
 
@@ -54,67 +61,79 @@ def valid_args(user_id: str, model: str, moment: datetime, as_of: bool) -> list[
     return [user_id, model, *([moment] * (3 if as_of else 1))]
 
 
-def recall_sql(dim: int, as_of: bool, private: bool) -> str:
-    vec, valid = f"embedding::vector({dim})", valid_sql(as_of, private)
-    kw = valid_sql(as_of, private, "f.")
-    return (
-        "WITH dense AS MATERIALIZED ("
-        f" SELECT id FROM facts WHERE {valid} AND embedding_dim = {dim}"
-        f" ORDER BY {vec} <=> %s::vector({dim}) LIMIT %s),"
-        f" boosted AS (SELECT id FROM facts WHERE {valid} AND embedding_dim = {dim}"
-        " AND subject_entity_id = ANY(%s::uuid[]) ORDER BY last_seen_at DESC LIMIT %s),"
-        " totals AS (SELECT docs, length FROM fact_term_totals WHERE user_id = %s),"
-        " idf AS (SELECT t.term, t.docs, ln(1 + (s.docs - t.docs + 0.5) / (t.docs + 0.5)) AS idf"
-        " FROM fact_terms t, totals s WHERE t.user_id = %s AND t.term = ANY(%s::bigint[])"
-        " AND t.docs > 0),"
-        " fetching AS (SELECT coalesce(array_agg(i.term), '{}') AS terms FROM idf i, totals s"
-        " WHERE i.docs <= greatest(50, s.docs / 20)),"
-        " keyword AS MATERIALIZED (SELECT f.id, sum(i.idf * tf.n * %s::float8 / (tf.n"
-        " + %s::float8 * (1 - %s::float8 + %s::float8 * cardinality(f.terms)"
-        " / (s.length::float8 / s.docs)))) AS bm25"
-        " FROM facts f CROSS JOIN totals s"
-        " CROSS JOIN LATERAL (SELECT u.term, count(*) AS n FROM unnest(f.terms) u(term)"
-        " GROUP BY u.term) tf JOIN idf i ON i.term = tf.term"
-        f" WHERE f.terms && (SELECT terms FROM fetching) AND {kw} AND f.embedding_dim = {dim}"
-        " GROUP BY f.id ORDER BY bm25 DESC, f.id LIMIT %s),"
-        f" timed AS MATERIALIZED (SELECT id FROM facts WHERE {valid} AND embedding_dim = {dim}"
-        " AND ((time_anchor >= %s AND time_anchor < %s) OR (valid_from >= %s AND valid_from < %s))"
-        f" ORDER BY {vec} <=> %s::vector({dim}) LIMIT %s),"
-        " candidates AS (SELECT id FROM dense UNION SELECT id FROM boosted"
-        " UNION SELECT id FROM keyword UNION SELECT id FROM timed)"
-        f" SELECT {_COLUMNS}, 1 - (f.{vec} <=> %s::vector({dim})),"
-        " (d.id IS NOT NULL OR f.subject_entity_id = ANY(%s::uuid[])), k.bm25,"
-        " t.id IS NOT NULL, f.embedding"
-        " FROM candidates c JOIN facts f ON f.id = c.id AND f.user_id = %s"
-        " LEFT JOIN dense d ON d.id = c.id LEFT JOIN keyword k ON k.id = c.id"
-        " LEFT JOIN timed t ON t.id = c.id"
-    )
-
-
-_COLUMNS = ", ".join(f"f.{c.strip()}" for c in FACT_COLUMNS.split(","))
+_KEYWORD = (
+    " totals AS (SELECT docs, length FROM fact_term_totals WHERE user_id = %s),"
+    " idf AS (SELECT t.term, t.docs, ln(1 + (s.docs - t.docs + 0.5) / (t.docs + 0.5)) AS idf"
+    " FROM fact_terms t, totals s WHERE t.user_id = %s AND t.term = ANY(%s::bigint[])"
+    " AND t.docs > 0),"
+    # fact_rules.fetching_terms: the rarest terms while their facts fit the budget
+    " fetching AS (SELECT coalesce(array_agg(r.term), '{}') AS terms FROM (SELECT i.term,"
+    " i.docs, sum(i.docs) OVER (ORDER BY i.docs, i.term) - i.docs AS before FROM idf i) r,"
+    " totals s WHERE r.before < %s AND r.docs <= greatest(50, s.docs / 20)),"
+    # read the fetched facts once (only id and terms), then score them against every term
+    " fetched AS MATERIALIZED (SELECT f.id, f.terms FROM facts f"
+    " WHERE f.terms && (SELECT terms FROM fetching) AND {valid} AND f.embedding_dim = {dim}),"
+    " keyword AS MATERIALIZED (SELECT f.id, sum(i.idf * tf.n * %s::float8 / (tf.n"
+    " + %s::float8 * (1 - %s::float8 + %s::float8 * cardinality(f.terms)"
+    " / (s.length::float8 / s.docs)))) AS bm25"
+    " FROM fetched f CROSS JOIN totals s CROSS JOIN idf i"
+    # a term's frequency in the fact, counted in C: no unnest, no grouping per fact
+    " CROSS JOIN LATERAL (SELECT cardinality(array_positions(f.terms, i.term)) AS n) tf"
+    " WHERE tf.n > 0 GROUP BY f.id ORDER BY bm25 DESC, f.id LIMIT %s),"
+)
 
 
 def recall_statements(
     user_id: str, query: RecallQuery, now: datetime, term_hashes: list[int], ef_search: int
 ) -> list[tuple[str, list[Any]]]:
-    moment = query.as_of or now
-    valid = valid_args(user_id, query.embedding_model, moment, query.as_of is not None)
-    vector, boost_ids = Vector(query.embedding), uuids(query.boost_subject_ids)
-    args: list[Any] = [
-        *valid, vector, query.pool,  # dense
-        *valid, boost_ids, query.pool,  # boosted
-        user_id, user_id, term_hashes,  # totals, idf
-        BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, *valid, query.pool,  # keyword
-        *valid, *_window(query), *_window(query), vector, query.pool if query.window else 0,
-        vector, boost_ids, user_id,  # the candidates' rows
-    ]  # fmt: skip
+    """The index settings, then one statement: the query vector is sent once (an InitPlan
+    parameter, which the HNSW scan takes as it takes a literal), and only the channels the
+    query uses are planned."""
+    dim, as_of = len(query.embedding), query.as_of is not None
+    vec, near = f"embedding::vector({dim})", "(SELECT v FROM q)"
+    valid = valid_sql(as_of, query.privacy_mode)
+    valid_args_ = valid_args(user_id, query.embedding_model, query.as_of or now, as_of)
+    ctes = [f"q AS MATERIALIZED (SELECT %s::vector({dim}) AS v),"]
+    args: list[Any] = [Vector(query.embedding)]
+    ctes.append(f" dense AS MATERIALIZED (SELECT id FROM facts WHERE {valid} AND embedding_dim"
+                f" = {dim} ORDER BY {vec} <=> {near} LIMIT %s),")  # fmt: skip
+    args += [*valid_args_, query.pool]
+    channels = ["dense"]
+    boost_ids = uuids(query.boost_subject_ids)
+    if boost_ids:
+        ctes.append(f" boosted AS (SELECT id FROM facts WHERE {valid} AND embedding_dim = {dim}"
+                    " AND subject_entity_id = ANY(%s::uuid[]) ORDER BY last_seen_at DESC"
+                    " LIMIT %s),")  # fmt: skip
+        args += [*valid_args_, boost_ids, query.pool]
+        channels.append("boosted")
+    if term_hashes:
+        keyword_valid = valid_sql(as_of, query.privacy_mode, "f.")
+        ctes.append(_KEYWORD.replace("{valid}", keyword_valid).replace("{dim}", str(dim)))
+        args += [user_id, user_id, term_hashes, FETCH_BUDGET, *valid_args_, BM25_K1 + 1,
+                 BM25_K1, BM25_B, BM25_B, query.pool]  # fmt: skip
+        channels.append("keyword")
+    if query.window is not None:
+        ctes.append(f" timed AS MATERIALIZED (SELECT id FROM facts WHERE {valid} AND"
+                    f" embedding_dim = {dim} AND ((time_anchor >= %s AND time_anchor < %s) OR"
+                    f" (valid_from >= %s AND valid_from < %s)) ORDER BY {vec} <=> {near}"
+                    " LIMIT %s),")  # fmt: skip
+        args += [*valid_args_, *query.window, *query.window, query.pool]
+        channels.append("timed")
+    union = " UNION ".join(f"SELECT id FROM {name}" for name in channels)
+    keyword = "k.bm25" if "keyword" in channels else "NULL::float8"
+    timed = "t.id IS NOT NULL" if "timed" in channels else "false"
+    sql = (
+        "WITH " + "".join(ctes) + f" candidates AS ({union})"
+        f" SELECT f.id, f.subject_entity_id, f.last_seen_at::text, 1 - (f.{vec} <=> {near}),"
+        f" (d.id IS NOT NULL OR f.subject_entity_id = ANY(%s::uuid[])), {keyword}, {timed},"
+        " vector_send(f.embedding) FROM candidates c JOIN facts f ON f.id = c.id"
+        " AND f.user_id = %s LEFT JOIN dense d ON d.id = c.id"
+        + (" LEFT JOIN keyword k ON k.id = c.id" if "keyword" in channels else "")
+        + (" LEFT JOIN timed t ON t.id = c.id" if "timed" in channels else "")
+    )
+    args += [boost_ids, user_id]
     pool = max(ef_search, candidate_pool(query.pool))
-    sql = recall_sql(len(query.embedding), query.as_of is not None, query.privacy_mode)
     return [(_SETTINGS, [str(pool)]), (sql, args)]
-
-
-def _window(query: RecallQuery) -> tuple[datetime | None, datetime | None]:
-    return query.window or (None, None)
 
 
 def recall(
@@ -123,27 +142,24 @@ def recall(
 ) -> list[RecallCandidate]:  # fmt: skip
     if not query.embedding:
         return []
-    cipher = keys.cipher_for(user_id)
-    hashes = sorted(set(cipher.term_hashes(query.terms)))
+    hashes = sorted(set(keys.cipher_for(user_id).term_hashes(query.terms)))
     with db.transaction() as cur:
         for sql, args in recall_statements(user_id, query, now, hashes, ef_search):
             cur.execute(sql, args)
         rows = cur.fetchall()
     rate, boosted = decay_rate(query.half_life_days), set(uuids(query.boost_subject_ids))
     found = []
-    for row in rows:
-        fact = fact_from_row(cipher, row[:-5])
-        similarity, in_dense, bm25, in_window, embedding = row[-5:]
-        age = max((now - fact.last_seen_at).total_seconds(), 0.0)
+    for fact_id, subject, last_seen, similarity, in_dense, bm25, in_window, embedding in rows:
+        age = max((now - datetime.fromisoformat(last_seen)).total_seconds(), 0.0)
         dense = float(similarity) * math.exp(-rate * age)
-        dense += query.boost if fact.subject_entity_id in boosted else 0.0
+        dense += query.boost if subject is not None and str(subject) in boosted else 0.0
         found.append(
             RecallCandidate(
-                fact=fact,
+                fact_id=str(fact_id),
                 similarity=float(similarity),
                 dense_score=dense if in_dense else None,
                 keyword_score=None if bm25 is None else float(bm25),
-                embedding=as_floats(embedding),
+                embedding=as_vector(embedding),
                 in_window=bool(in_window),
             )
         )

@@ -217,6 +217,13 @@ class PostgresFactStore:
     def recall(self, user_id: str, query: RecallQuery, now: datetime) -> list[RecallCandidate]:
         return recall(self._db, self._keys, user_id, query, now)
 
+    def facts_by_id(self, user_id: str, fact_ids: Sequence[str]) -> list[Fact]:
+        ids = uuids(fact_ids)
+        if not ids:
+            return []
+        found = {f.id: f for f in self._select(user_id, "id = ANY(%s::uuid[])", [ids])}
+        return [found[i] for i in ids if i in found]
+
     def versions(self, user_id: str, fact_id: str) -> list[Fact]:
         if not is_uuid(fact_id):
             return []

@@ -105,11 +105,19 @@ def fact_row(
     ]
 
 
+def _moment(value: Any) -> Any:
+    """A timestamp read as ISO text (a query that selected ``col::text``) or as a datetime."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
 def fact_from_row(cipher: UserCipher, row: Sequence[Any]) -> Fact:
     (fact_id, user_id, avatar_id, subject, relation, text_enc, fact_type, confidence) = row[:8]
     (scope, durability, sensitivity, marker_enc, time_anchor, valid_from, valid_to) = row[8:15]
     (chat_id, turn_id, message_id, model, dim, seen, last_seen, created, updated) = row[15:24]
     expires_at, ended_by = row[24:26]
+    time_anchor, valid_from, valid_to, last_seen, created, updated, expires_at = map(
+        _moment, (time_anchor, valid_from, valid_to, last_seen, created, updated, expires_at)
+    )
     return Fact(
         id=str(fact_id),
         user_id=user_id,

@@ -10,7 +10,7 @@ from typing import Any
 
 from pgvector import Vector
 
-from shared.adapters.postgres import Database, as_floats, constraints_as_rejected
+from shared.adapters.postgres import Database, as_vector, constraints_as_rejected
 from shared.models.memory import RecallQuery, SessionNote
 from shared.ports import KeyRing, SessionCandidate
 
@@ -62,7 +62,8 @@ class PostgresSessionMemory:
         with self._db.transaction() as cur:
             cur.execute(
                 "SELECT chat_id, summary_enc, started_at, covers_until,"
-                f" 1 - (embedding <=> %s::vector), embedding FROM session_summaries WHERE {where}"
+                f" 1 - (embedding <=> %s::vector), vector_send(embedding) FROM session_summaries"
+                f" WHERE {where}"
                 " ORDER BY embedding <=> %s::vector, chat_id LIMIT %s",
                 [vector, *args, vector, query.pool],
             )
@@ -76,5 +77,5 @@ class PostgresSessionMemory:
 def _candidate(summary: str, row: Sequence[Any]) -> SessionCandidate:
     chat_id, _, started, until, similarity, embedding = row
     note = SessionNote(chat_id=chat_id, summary=summary, started_at=started, covers_until=until)
-    vector = as_floats(embedding)
+    vector = as_vector(embedding)
     return SessionCandidate(note=note, similarity=float(similarity), embedding=vector)

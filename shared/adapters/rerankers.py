@@ -29,6 +29,7 @@ class IdentityReranker:
     """Keeps the fused order: the offline default, and the baseline the bench compares."""
 
     name = "identity"
+    reads_texts = False
 
     def rerank(self, query: str, texts: Sequence[str]) -> list[int]:
         return list(range(len(texts)))
@@ -36,6 +37,7 @@ class IdentityReranker:
 
 class VertexReranker:
     name = "vertex"
+    reads_texts = True
 
     def __init__(self, settings: Settings, timeout: float = 5.0) -> None:
         base = settings.ranking_base_url or RANKING_HOST

@@ -30,7 +30,8 @@ def recall(backend: FactBackend, user_id: str, text: str = "", **changes: Any) -
     now = changes.pop("now", T0)
     values: dict[str, Any] = {"embedding": axis(), "embedding_model": MODEL, "terms": terms(text)}
     found = backend.facts.recall(user_id, RecallQuery.model_validate(values | changes), now)
-    return {c.fact.text: c for c in found}
+    texts = {f.id: f.text for f in backend.facts.facts_by_id(user_id, [c.fact_id for c in found])}
+    return {texts[c.fact_id]: c for c in found}
 
 
 def test_the_keyword_channel_finds_a_rare_name_the_embedding_misses(

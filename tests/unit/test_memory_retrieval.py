@@ -25,6 +25,7 @@ EMBEDDER = HashEmbedder(dimension=64)
 
 class ReversingReranker:
     name = "reversing"
+    reads_texts = True
 
     def __init__(self, fail: bool = False) -> None:
         self.fail = fail

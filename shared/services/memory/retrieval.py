@@ -28,7 +28,14 @@ import numpy as np
 
 from shared.errors import DependencyUnavailable
 from shared.models.memory import Fact, RecallQuery, SessionNote
-from shared.ports import Embedder, FactStore, RecallCandidate, Reranker, SessionMemory
+from shared.ports import (
+    Embedder,
+    Embedding,
+    FactStore,
+    RecallCandidate,
+    Reranker,
+    SessionMemory,
+)
 from shared.services.memory.ports import MemoryPorts
 from shared.services.memory.understanding import QueryPlan, literal, understand
 
@@ -38,6 +45,7 @@ RRF_K = 60
 POOL = 50  # candidates per channel
 RERANK_POOL = 50
 MMR_LAMBDA = 0.7  # relevance against novelty
+MMR_POOL = 30  # the head of the fused list diversity chooses from
 HALF_LIFE_DAYS = 180.0
 MIN_SIMILARITY = 0.35  # the dense channel's floor (another channel may still bring a fact)
 # A summary is long and a question short: their cosines run lower than a fact's.
@@ -106,8 +114,14 @@ class Recall:
 
 @dataclass
 class _Item:
-    recalled: Recalled
-    embedding: list[float]
+    """A candidate while it is ranked: a fact (read only if it is kept) or a session."""
+
+    key: str
+    similarity: float
+    embedding: Embedding
+    fact_id: str | None = None
+    session: SessionNote | None = None
+    score: float = 0.0
 
 
 class Retriever:
@@ -149,28 +163,32 @@ class Retriever:
             half_life_days=HALF_LIFE_DAYS if on.decay else 0.0,
         )
         candidates = self._facts.recall(user_id, query, now)
-        ranked = self._fuse(self._fact_lists(candidates), self._session_list(user_id, query))
+        ranked = _fuse([*self._fact_lists(candidates), self._session_list(user_id, query)])
+        facts: dict[str, Fact] = {}
         if on.rerank and ranked:
-            ranked = self._rerank(plan.text, ranked)
+            ranked = self._rerank(user_id, plan.text, ranked, facts)
         chosen = _mmr(ranked, request.limit, on.mmr_lambda) if on.mmr else ranked
-        return Recall(plan=plan, items=[item.recalled for item in chosen[: request.limit]])
+        chosen = chosen[: request.limit]
+        self._read(user_id, chosen, facts)
+        return Recall(plan=plan, items=[_recalled(item, facts) for item in chosen
+                                        if item.session or item.fact_id in facts])  # fmt: skip
 
     # -- channels -----------------------------------------------------------------------------
     def _fact_lists(self, candidates: list[RecallCandidate]) -> list[list[_Item]]:
         on, lists = self.channels, []
 
         def item(c: RecallCandidate) -> _Item:
-            return _Item(Recalled(score=0.0, similarity=c.similarity, fact=c.fact), c.embedding)
+            return _Item(c.fact_id, c.similarity, c.embedding, fact_id=c.fact_id)
 
         if on.dense:
             dense = [c for c in candidates if c.dense_score is not None]
             dense = [c for c in dense if c.similarity >= MIN_SIMILARITY]
-            dense.sort(key=lambda c: (-(c.dense_score or 0.0), c.fact.id))
+            dense.sort(key=lambda c: (-(c.dense_score or 0.0), c.fact_id))
             lists.append([item(c) for c in dense])
         if on.keyword:
             keyword = [c for c in candidates if c.keyword_score is not None]
             # many facts tie on BM25 (one shared rare word): the closer one first
-            keyword.sort(key=lambda c: (-(c.keyword_score or 0.0), -c.similarity, c.fact.id))
+            keyword.sort(key=lambda c: (-(c.keyword_score or 0.0), -c.similarity, c.fact_id))
             lists.append([item(c) for c in keyword])
         if on.temporal:
             timed = sorted((c for c in candidates if c.in_window), key=lambda c: -c.similarity)
@@ -182,60 +200,76 @@ class Retriever:
             return []
         found = self._sessions.recall_sessions(user_id, query, query.window)
         return [
-            _Item(Recalled(score=0.0, similarity=s.similarity, session=s.note), s.embedding)
+            _Item(f"session:{s.note.chat_id}", s.similarity, s.embedding, session=s.note)
             for s in found
             if s.similarity >= SESSION_MIN_SIMILARITY or query.window is not None
         ]
 
-    @staticmethod
-    def _fuse(lists: list[list[_Item]], sessions: list[_Item]) -> list[_Item]:
-        scores: dict[str, float] = {}
-        items: dict[str, _Item] = {}
-        for ranked in [*lists, sessions]:
-            for rank, item in enumerate(ranked, start=1):
-                key = item.recalled.key
-                scores[key] = scores.get(key, 0.0) + 1.0 / (RRF_K + rank)
-                items.setdefault(key, item)
-        order = sorted(scores, key=lambda key: (-scores[key], key))
-        return [
-            _Item(_with_score(items[key].recalled, scores[key]), items[key].embedding)
-            for key in order
-        ]
+    def _read(self, user_id: str, items: list[_Item], facts: dict[str, Fact]) -> None:
+        """Decrypt the facts of ``items`` not read yet (one round trip)."""
+        wanted = [i.fact_id for i in items if i.fact_id is not None and i.fact_id not in facts]
+        if wanted:
+            facts.update((f.id, f) for f in self._facts.facts_by_id(user_id, wanted))
 
-    def _rerank(self, query: str, ranked: list[_Item]) -> list[_Item]:
+    def _rerank(
+        self, user_id: str, query: str, ranked: list[_Item], facts: dict[str, Fact]
+    ) -> list[_Item]:
+        if not self._reranker.reads_texts:
+            return ranked  # the identity: nothing to read or reorder
         head, tail = ranked[:RERANK_POOL], ranked[RERANK_POOL:]
+        self._read(user_id, head, facts)
+        texts = [_text(item, facts) for item in head]
         try:
-            order = self._reranker.rerank(query, [item.recalled.text for item in head])
+            order = self._reranker.rerank(query, texts)
         except DependencyUnavailable:  # a ranking outage costs precision, not the answer
             log.warning("reranker unavailable, keeping the fused order")
             return ranked
         return [head[i] for i in order] + tail
 
 
-def _with_score(recalled: Recalled, score: float) -> Recalled:
-    return Recalled(score=score, similarity=recalled.similarity, fact=recalled.fact,
-                    session=recalled.session)  # fmt: skip
+def _fuse(lists: list[list[_Item]]) -> list[_Item]:
+    scores: dict[str, float] = {}
+    items: dict[str, _Item] = {}
+    for ranked in lists:
+        for rank, item in enumerate(ranked, start=1):
+            scores[item.key] = scores.get(item.key, 0.0) + 1.0 / (RRF_K + rank)
+            items.setdefault(item.key, item)
+    order = sorted(scores, key=lambda key: (-scores[key], key))
+    for key in order:
+        items[key].score = scores[key]
+    return [items[key] for key in order]
+
+
+def _text(item: _Item, facts: dict[str, Fact]) -> str:
+    if item.session is not None:
+        return item.session.summary
+    fact = facts.get(item.fact_id or "")
+    return fact.text if fact is not None else ""
+
+
+def _recalled(item: _Item, facts: dict[str, Fact]) -> Recalled:
+    fact = facts.get(item.fact_id) if item.fact_id is not None else None
+    return Recalled(score=item.score, similarity=item.similarity, fact=fact, session=item.session)
 
 
 def _mmr(ranked: list[_Item], limit: int, weight: float) -> list[_Item]:
-    """Maximal marginal relevance over the ranked list: relevance is the reciprocal rank of
-    the position (as in the fusion: 1 for the first, RRF_K+1 / RRF_K+n for the n-th), the
-    penalty the highest cosine to an item already chosen."""
-    if len(ranked) <= 1:
-        return ranked
-    dims = {len(item.embedding) for item in ranked}
-    if len(dims) != 1:  # sessions of another model: nothing to compare, keep the order
-        return ranked
-    vectors = np.asarray([item.embedding for item in ranked], dtype=np.float64)
+    """Maximal marginal relevance over the head of the ranked list: relevance is the
+    reciprocal rank of the position (as in the fusion: 1 for the first, (RRF_K + 1) /
+    (RRF_K + n) for the n-th), the penalty the highest cosine to an item already chosen."""
+    head, tail = ranked[:MMR_POOL], ranked[MMR_POOL:]
+    if len(head) <= 1 or len({len(item.embedding) for item in head}) != 1:
+        return ranked  # nothing to choose from, or vectors of two models: keep the order
+    vectors = np.stack([item.embedding for item in head])
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    cosine = vectors @ vectors.T
-    relevance = (RRF_K + 1) / (RRF_K + 1 + np.arange(len(ranked)))
-    closest = np.zeros(len(ranked))  # highest cosine to anything chosen so far
-    left, chosen = np.ones(len(ranked), dtype=bool), list[int]()
+    relevance = (RRF_K + 1) / (RRF_K + 1 + np.arange(len(head)))
+    closest = np.zeros(len(head), dtype=np.float32)  # highest cosine to anything chosen
+    left, chosen = np.ones(len(head), dtype=bool), list[int]()
     while left.any() and len(chosen) < limit:
         gain = np.where(left, weight * relevance - (1.0 - weight) * closest, -np.inf)
         best = int(np.argmax(gain))
         chosen.append(best)
         left[best] = False
-        closest = np.maximum(closest, cosine[best])
-    return [ranked[i] for i in chosen]
+        # one matrix-vector product per pick: no n x n matrix (and no BLAS threads) needed
+        closest = np.maximum(closest, vectors @ vectors[best])
+    rest = [item for index, item in enumerate(head) if left[index]]
+    return [head[i] for i in chosen] + rest + tail
