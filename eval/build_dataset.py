@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data"
 SOURCE = DATA / "own.txt"
@@ -117,7 +118,7 @@ def locomo_date(when: datetime) -> str:
     return f"{hour}:{when:%M} {when.strftime('%p').lower()} on {when.day} {when:%B}, {when.year}"
 
 
-def to_locomo(conversations: list[Conversation]) -> list[dict[str, object]]:
+def to_locomo(conversations: list[Conversation]) -> list[dict[str, Any]]:
     samples = []
     for c in conversations:
         dialogue: dict[str, object] = {"speaker_a": c.user, "speaker_b": ASSISTANT}
@@ -157,7 +158,7 @@ def longmemeval_date(when: datetime) -> str:
     return when.strftime("%Y/%m/%d (%a) %H:%M")
 
 
-def to_longmemeval(conversations: list[Conversation]) -> list[dict[str, object]]:
+def to_longmemeval(conversations: list[Conversation]) -> list[dict[str, Any]]:
     instances = []
     for c in conversations:
         ids = [f"{c.sample_id}_s{s.number}" for s in c.sessions]

@@ -25,6 +25,8 @@ from tests.e2e.snapshots import firestore_paths, postgres_counts
 
 PROFILE = "test"
 STATE = serve.state_dir(PROFILE)
+ROOT = Path(__file__).resolve().parents[2]
+EVAL_CLOCK = STATE / "eval-clock"
 
 
 @dataclass
@@ -61,6 +63,8 @@ def served(stack_env_session: None) -> Iterator[Served]:
         "APPROVAL_TIMEOUT_SECONDS": "8",  # so a test sees an unanswered approval expire
         "AGENT_RETRY_BASE_SECONDS": "0.05",  # a failing agent job fails fast
         "LOG_LEVEL": "WARNING",
+        # the evaluation's replay clock (eval/product.py): no file, no offset
+        "CLOCK_OFFSET_FILE": str(EVAL_CLOCK),
     }
 
     def restart() -> None:
