@@ -108,11 +108,13 @@ def parse_database_url(url: str) -> dict[str, Any]:
     }
 
 
-def as_vector(value: Any) -> npt.NDArray[np.float32]:
-    """A ``vector`` column as read: pgvector's binary form (``vector_send(col)``, which
-    crosses the wire ten times faster than the text form), a ``Vector`` or an array."""
+def as_vector(value: Any, half: bool = False) -> npt.NDArray[np.float32]:
+    """A ``vector`` column as read: pgvector's binary form (``vector_send(col)``, or with
+    ``half`` ``halfvec_send(col::halfvec)``; either crosses the wire ten times faster than
+    the text form), a ``Vector`` or an array."""
     if isinstance(value, bytes | bytearray | memoryview):
-        return np.frombuffer(bytes(value), dtype=">f4", offset=4).astype(np.float32)
+        dtype = ">f2" if half else ">f4"
+        return np.frombuffer(bytes(value), dtype=dtype, offset=4).astype(np.float32)
     if isinstance(value, Vector):
         value = value.to_numpy()
     return np.asarray(value, dtype=np.float32)

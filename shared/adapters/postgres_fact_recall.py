@@ -6,8 +6,9 @@
   nearest first;
 - **keyword**: BM25 over the blind index. The query's terms arrive as keyed hashes; their
   per-user document frequencies come from ``fact_terms`` (kept by triggers), the GIN index
-  on ``facts.terms`` fetches the facts holding the query's rarest terms
-  (``fact_rules.fetching_terms``), and every query term then scores them.
+  on the narrow ``fact_keywords`` rows (current facts' terms, kept by the same triggers)
+  fetches the facts holding the query's rarest terms (``fact_rules.fetching_terms``), and
+  every query term then scores them.
 
 "As of" a past moment (``query.as_of``) reads the versions valid then (``valid_from <= t <
 valid_to``, not yet expired), from the user's rows without the indexes, which cover current
@@ -70,9 +71,8 @@ _KEYWORD = (
     " fetching AS (SELECT coalesce(array_agg(r.term), '{}') AS terms FROM (SELECT i.term,"
     " i.docs, sum(i.docs) OVER (ORDER BY i.docs, i.term) - i.docs AS before FROM idf i) r,"
     " totals s WHERE r.before < %s AND r.docs <= greatest(50, s.docs / 20)),"
-    # read the fetched facts once (only id and terms), then score them against every term
-    " fetched AS MATERIALIZED (SELECT f.id, f.terms FROM facts f"
-    " WHERE f.terms && (SELECT terms FROM fetching) AND {valid} AND f.embedding_dim = {dim}),"
+    # the fetched facts' terms, read once, then scored against every query term
+    " fetched AS MATERIALIZED ({fetch}),"
     " keyword AS MATERIALIZED (SELECT f.id, sum(i.idf * tf.n * %s::float8 / (tf.n"
     " + %s::float8 * (1 - %s::float8 + %s::float8 * cardinality(f.terms)"
     " / (s.length::float8 / s.docs)))) AS bm25"
@@ -107,9 +107,9 @@ def recall_statements(
         args += [*valid_args_, boost_ids, query.pool]
         channels.append("boosted")
     if term_hashes:
-        keyword_valid = valid_sql(as_of, query.privacy_mode, "f.")
-        ctes.append(_KEYWORD.replace("{valid}", keyword_valid).replace("{dim}", str(dim)))
-        args += [user_id, user_id, term_hashes, FETCH_BUDGET, *valid_args_, BM25_K1 + 1,
+        fetch, fetch_args = _fetch(as_of, query.privacy_mode, dim, valid_args_)
+        ctes.append(_KEYWORD.replace("{fetch}", fetch))
+        args += [user_id, user_id, term_hashes, FETCH_BUDGET, *fetch_args, BM25_K1 + 1,
                  BM25_K1, BM25_B, BM25_B, query.pool]  # fmt: skip
         channels.append("keyword")
     if query.window is not None:
@@ -126,7 +126,8 @@ def recall_statements(
         "WITH " + "".join(ctes) + f" candidates AS ({union})"
         f" SELECT f.id, f.subject_entity_id, f.last_seen_at::text, 1 - (f.{vec} <=> {near}),"
         f" (d.id IS NOT NULL OR f.subject_entity_id = ANY(%s::uuid[])), {keyword}, {timed},"
-        " vector_send(f.embedding) FROM candidates c JOIN facts f ON f.id = c.id"
+        # half precision is plenty to tell paraphrases apart, and half the bytes to send
+        " halfvec_send(f.embedding::halfvec) FROM candidates c JOIN facts f ON f.id = c.id"
         " AND f.user_id = %s LEFT JOIN dense d ON d.id = c.id"
         + (" LEFT JOIN keyword k ON k.id = c.id" if "keyword" in channels else "")
         + (" LEFT JOIN timed t ON t.id = c.id" if "timed" in channels else "")
@@ -134,6 +135,25 @@ def recall_statements(
     args += [boost_ids, user_id]
     pool = max(ef_search, candidate_pool(query.pool))
     return [(_SETTINGS, [str(pool)]), (sql, args)]
+
+
+def _fetch(as_of: bool, private: bool, dim: int, valid: list[Any]) -> tuple[str, list[Any]]:
+    """The facts holding a fetching term, as (id, terms): now, from the narrow
+    ``fact_keywords`` rows; as of a past moment, from the facts themselves."""
+    if as_of:
+        where = valid_sql(as_of, private, "f.")
+        return (
+            "SELECT f.id, f.terms FROM facts f WHERE f.terms && (SELECT terms FROM fetching)"
+            f" AND {where} AND f.embedding_dim = {dim}",
+            valid,
+        )
+    return (
+        "SELECT k.fact_id AS id, k.terms FROM fact_keywords k"
+        " WHERE k.terms && (SELECT terms FROM fetching) AND k.user_id = %s"
+        " AND k.embedding_model = %s AND (k.expires_at IS NULL OR k.expires_at > %s)"
+        f" AND k.embedding_dim = {dim}" + (" AND k.sensitivity <> 'high'" if private else ""),
+        valid,  # user, model, now
+    )
 
 
 def recall(
@@ -159,7 +179,7 @@ def recall(
                 similarity=float(similarity),
                 dense_score=dense if in_dense else None,
                 keyword_score=None if bm25 is None else float(bm25),
-                embedding=as_vector(embedding),
+                embedding=as_vector(embedding, half=True),
                 in_window=bool(in_window),
             )
         )

@@ -26,9 +26,25 @@ ALTER TABLE facts ADD CONSTRAINT facts_ended_by_closed CHECK ((ended_by IS NULL)
 ALTER TABLE facts ADD CONSTRAINT facts_durable_never_expires
     CHECK (durability <> 'durable' OR expires_at IS NULL);
 
--- Keyword candidates: current facts holding any of the query's rarer terms. The hashes are
--- keyed per user, so a lookup only finds the asking user's rows (user_id is checked anyway).
-CREATE INDEX facts_terms_idx ON facts USING gin (terms) WHERE valid_to IS NULL;
+-- Keyword candidates of a search "as of" a past moment: the user's facts holding any of the
+-- query's rarer terms. The hashes are keyed per user, so a lookup finds only the asking
+-- user's rows (user_id is checked anyway).
+CREATE INDEX facts_terms_idx ON facts USING gin (terms);
+
+-- Keyword candidates of a search now: the current facts' terms, in narrow rows. A facts row
+-- carries its vector inline (3 KB at 768 dimensions), so reading a few hundred of them to
+-- score BM25 cost more than the whole dense search; these rows hold only what the keyword
+-- channel filters and scores by. Kept by the triggers below, like the statistics.
+CREATE TABLE fact_keywords (
+    fact_id          uuid PRIMARY KEY,
+    user_id          text NOT NULL,
+    terms            bigint[] NOT NULL,
+    sensitivity      text NOT NULL,
+    embedding_model  text NOT NULL,
+    embedding_dim    integer NOT NULL,
+    expires_at       timestamptz
+);
+CREATE INDEX fact_keywords_terms_idx ON fact_keywords USING gin (terms);
 -- The expiry job: current facts whose time ran out, oldest first.
 CREATE INDEX facts_expiry_idx ON facts (expires_at) WHERE valid_to IS NULL AND expires_at IS NOT NULL;
 
@@ -83,6 +99,15 @@ CREATE FUNCTION fact_terms_track() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     changes jsonb := '[]';
 BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        DELETE FROM fact_keywords WHERE fact_id IN (SELECT id FROM old_rows);
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO fact_keywords (fact_id, user_id, terms, sensitivity, embedding_model,
+                                   embedding_dim, expires_at)
+        SELECT id, user_id, terms, sensitivity, embedding_model, embedding_dim, expires_at
+        FROM new_rows WHERE valid_to IS NULL AND cardinality(terms) > 0;
+    END IF;
     IF TG_OP IN ('INSERT', 'UPDATE') THEN
         changes := changes || coalesce((SELECT jsonb_agg(jsonb_build_object(
             'user_id', user_id, 'sign', 1, 'terms', to_jsonb(terms)))

@@ -164,6 +164,17 @@ def _stats(db: Any, user_id: str) -> tuple[dict[int, int], tuple[int, int] | Non
         docs = {int(t): int(n) for t, n in cur.fetchall()}
         cur.execute("SELECT docs, length FROM fact_term_totals WHERE user_id = %s", (user_id,))
         row = cur.fetchone()
+        # the narrow keyword rows are exactly the current facts' (same terms, same expiry)
+        cur.execute(
+            "SELECT count(*) FROM facts f FULL JOIN (SELECT * FROM fact_keywords"
+            " WHERE user_id = %s) k ON k.fact_id = f.id WHERE (f.user_id = %s"
+            " AND f.valid_to IS NULL AND cardinality(f.terms) > 0) IS DISTINCT FROM"
+            " (k.fact_id IS NOT NULL AND k.terms = f.terms"
+            " AND k.expires_at IS NOT DISTINCT FROM f.expires_at)"
+            " AND (f.user_id = %s OR k.user_id = %s)",
+            (user_id, user_id, user_id, user_id),
+        )
+        assert cur.fetchone()[0] == 0, "fact_keywords out of step with the current facts"
     return docs, None if row is None else (int(row[0]), int(row[1]))
 
 

@@ -222,6 +222,7 @@ def test_no_column_can_hold_user_text_in_clear(real: FactBackend) -> None:
         "pending_items": {"user_id", "chat_id", "kind"},
         "session_summaries": {"user_id", "chat_id", "embedding_model"},
         "fact_terms": {"user_id"},
+        "fact_keywords": {"user_id", "terms", "sensitivity", "embedding_model"},
         "fact_term_totals": {"user_id"},
         "user_keys": {"user_id", "kek_id"},
         "processed_tasks": {"task_key", "user_id"},
