@@ -42,7 +42,7 @@ from shared.services.memory.understanding import QueryPlan, literal, understand
 log = logging.getLogger("retrieval")
 
 RRF_K = 60
-POOL = 50  # candidates per channel
+POOL = 30  # candidates per channel
 RERANK_POOL = 50
 MMR_LAMBDA = 0.7  # relevance against novelty
 MMR_POOL = 30  # the head of the fused list diversity chooses from
