@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 import numpy as np
 
@@ -162,8 +164,10 @@ class Retriever:
             window=plan.window if on.temporal else None,
             half_life_days=HALF_LIFE_DAYS if on.decay else 0.0,
         )
+        # the session channel's round trip runs while the facts' does
+        sessions = _background().submit(self._session_list, user_id, query)
         candidates = self._facts.recall(user_id, query, now)
-        ranked = _fuse([*self._fact_lists(candidates), self._session_list(user_id, query)])
+        ranked = _fuse([*self._fact_lists(candidates), sessions.result()])
         facts: dict[str, Fact] = {}
         if on.rerank and ranked:
             ranked = self._rerank(user_id, plan.text, ranked, facts)
@@ -225,6 +229,13 @@ class Retriever:
             log.warning("reranker unavailable, keeping the fused order")
             return ranked
         return [head[i] for i in order] + tail
+
+
+@lru_cache(maxsize=1)
+def _background() -> ThreadPoolExecutor:
+    """One small pool per process for the session channel (a thread per call would cost
+    more than the round trip it hides)."""
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
 
 
 def _fuse(lists: list[list[_Item]]) -> list[_Item]:
