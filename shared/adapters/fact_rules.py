@@ -110,7 +110,7 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
-FETCH_BUDGET = 200  # facts the keyword channel reads, about, before it scores them
+FETCH_BUDGET = 100  # facts the keyword channel reads, about, before it scores them
 
 
 def fetching_terms(docs: dict[T, int], total: int) -> set[T]:

@@ -37,9 +37,14 @@ from shared.adapters.postgres import Database, as_vector
 from shared.models.memory import RecallQuery
 from shared.ports import KeyRing, RecallCandidate
 
+# The keyword channel's look-up is ``terms && <the fetching terms>``, known only when the
+# statement runs: the planner cannot estimate it and, with many facts, scans every narrow
+# row instead of the GIN index. Every table the statement reads has the index it needs, so
+# sequential scans are off for this transaction.
 _SETTINGS = (
     "SELECT set_config('hnsw.ef_search', %s, true),"
-    " set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true)"
+    " set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true),"
+    " set_config('enable_seqscan', 'off', true)"
 )
 
 
