@@ -29,7 +29,9 @@ PREFERENCE_VERBS = ("like", "love", "enjoy", "hate", "dislike", "adore")
 # Inflected forms, not lemmas: the small model lemmatizes "hates" as "hat".
 _FORMS = {verb: [verb, f"{verb}s"] for verb in ("live", "work", *PREFERENCE_VERBS)}
 MAX_OBJECT_TOKENS = 6
-_PERSONAL = frozenset({"my", "me", "our", "us", "your", "his", "her", "their", "them", "him"})
+_PERSONAL = frozenset(
+    {"my", "me", "our", "us", "your", "you", "his", "her", "their", "them", "him", "it"}
+)
 _PATTERNS: dict[str, list[list[dict[str, object]]]] = {
     "lives_in": [[{"LOWER": {"IN": _FORMS["live"]}, "POS": "VERB"}, {"LOWER": "in"}]],
     "works_at": [
@@ -62,10 +64,7 @@ class _Unreadable(Exception):
 
 
 def read_facts(doc: Doc, found: Found, times: list[TimeRef]) -> Facts:
-    matcher = Matcher(doc.vocab)
-    for name, patterns in _PATTERNS.items():
-        matcher.add(name, patterns)
-    matches = [(doc.vocab.strings[m], start, end) for m, start, end in matcher(doc)]
+    matches = [(doc.vocab.strings[m], start, end) for m, start, end in _matcher(doc)(doc)]
     try:
         readings = [r for sent in doc.sents for r in _read(sent, matches, found, times)]
     except _Unreadable as exc:
@@ -94,6 +93,20 @@ def _read(
     if unexplained:
         raise _Unreadable(f"no shape explains {sent.doc[min(unexplained)].text!r}")
     return readings
+
+
+def states_facts(doc: Doc) -> bool:
+    """A fact shape anywhere: a request or question that also tells something ("remind me
+    ... and note that she likes tulips") leaves its facts to the extraction model."""
+    matcher = _matcher(doc)
+    return bool(matcher(doc))
+
+
+def _matcher(doc: Doc) -> Matcher:
+    matcher = Matcher(doc.vocab)
+    for name, patterns in _PATTERNS.items():
+        matcher.add(name, patterns)
+    return matcher
 
 
 def relationship_facts(found: Found, covered: set[str]) -> list[StatedFact]:
@@ -154,6 +167,8 @@ def _object_words(rest: Span, *, head: int = -1) -> str:
         words.append(token)
     if not words or len(words) > MAX_OBJECT_TOKENS or {w.lower_ for w in words} & _PERSONAL:
         raise _Unreadable("no plain object")
+    if words[0].tag_ in ("WDT", "WP", "WRB", "IN"):
+        raise _Unreadable(f"a clause, not a thing: {words[0].text!r}")
     return rest.doc[words[0].i : words[-1].i + 1].text
 
 

@@ -46,6 +46,16 @@ RELATION_WORDS: dict[str, RelationWord] = {
     **_words("other", None, "cousin neighbour neighbor"),
 }
 
+# Family words used as a title ("Grandma Rosa", "Uncle Tom") name the user's relative.
+TITLE_WORDS = frozenset(
+    {"grandma", "grandpa", "granny", "uncle", "aunt", "mom", "mum", "dad", "mama", "papa"}
+)
+# "my best friend", "my older sister": kept in the relation as written.
+KEPT_MODIFIERS = frozenset(
+    {"best", "older", "younger", "little", "big", "elder", "oldest", "youngest", "twin"}
+)
+# "my ex-wife", "my late husband": not the role the noun says; left to the model.
+DOUBTFUL_MODIFIERS = frozenset({"ex", "former", "late", "future", "dead", "deceased"})
 USER_OWNERS = frozenset({"my", "our"})
 OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
 SELF_SUBJECTS = frozenset({"i"})

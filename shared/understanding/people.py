@@ -15,14 +15,24 @@ from dataclasses import dataclass, field
 from spacy.matcher import Matcher
 from spacy.tokens import Doc, Token
 
-from shared.understanding.lexicon import OTHER_OWNERS, RELATION_WORDS, USER_OWNERS
+from shared.understanding.lexicon import (
+    DOUBTFUL_MODIFIERS,
+    KEPT_MODIFIERS,
+    OTHER_OWNERS,
+    RELATION_WORDS,
+    TITLE_WORDS,
+    USER_OWNERS,
+)
 from shared.understanding.result import People, PersonMention
 
 NOT_PEOPLE = frozenset(
     {"GPE", "LOC", "ORG", "NORP", "FAC", "DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL",
      "QUANTITY", "PERCENT", "EVENT", "PRODUCT", "WORK_OF_ART", "LANGUAGE", "LAW"}
 )  # fmt: skip
+NOT_NAMES = frozenset({"DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"})
 NAMING_VERBS = frozenset({"name", "call"})
+# A single-word "organisation" or "place" in these positions may be a missed name.
+_PERSON_SLOTS = frozenset({"nsubj", "nsubjpass", "appos", "poss", "dobj"})
 
 
 @dataclass
@@ -68,7 +78,7 @@ def find_people(doc: Doc) -> Found:
         if ent.label_ == "PERSON" and not any(t.i in found.by_token for t in ent):
             found.add(PersonMention(name=ent.text), list(ent))
     for token in doc:
-        if _unplaced_name(token, found):
+        if _unplaced_name(token, found) or _maybe_name(token, found):
             found.doubts.append(f"unplaced name {token.text!r}")
     return found
 
@@ -76,6 +86,14 @@ def find_people(doc: Doc) -> Found:
 def _relation(doc: Doc, noun: Token, found: Found) -> None:
     owner, relation = _owner(noun)
     names = _names(doc, noun)
+    if owner is None and noun.is_title and noun.lower_ in TITLE_WORDS and names:
+        owner = "user"
+    modifiers = [c.lower_ for c in noun.children if c.dep_ in ("amod", "compound", "nmod")]
+    if set(modifiers) & DOUBTFUL_MODIFIERS or (noun.i > 0 and noun.nbor(-1).lower_ in ("ex", "-")):
+        found.doubts.append(f"{noun.text!r} with {modifiers}: not plainly that role")
+        return
+    kept = [m for m in modifiers if m in KEPT_MODIFIERS]
+    relation = " ".join([*kept, relation]) if kept and "'" not in relation else relation
     if owner is None:
         if names:
             found.doubts.append(f"{noun.text!r} of nobody named {names[0].text!r}")
@@ -126,14 +144,16 @@ def _names(doc: Doc, noun: Token) -> list[Token]:
             return [first, *_coordinated(doc, noun.i + end)] if plural else [first]
     heads = []
     for child in noun.children:
-        if child.dep_ == "appos" and _is_name(child):
+        if child.dep_ == "appos" and _is_name(child, NOT_NAMES):
             heads.append(child)
         if child.dep_ == "acl" and child.lemma_ in NAMING_VERBS:
-            heads.extend(c for c in child.children if _is_name(c))
-    if noun.dep_ in ("appos", "compound", "nmod") and _is_name(noun.head):
+            heads.extend(c for c in child.children if _is_name(c, NOT_NAMES))
+    if noun.dep_ in ("appos", "compound", "nmod") and _is_name(noun.head, NOT_NAMES):
         heads.append(noun.head)
     if noun.dep_ == "attr" and noun.head.lemma_ == "be":
-        heads.extend(c for c in noun.head.children if c.dep_ == "nsubj" and _is_name(c))
+        heads.extend(
+            c for c in noun.head.children if c.dep_ == "nsubj" and _is_name(c, NOT_NAMES)
+        )
     return heads
 
 
@@ -149,15 +169,17 @@ def _coordinated(doc: Doc, after: int) -> list[Token]:
     return names
 
 
-def _is_name(token: Token) -> bool:
-    return token.pos_ == "PROPN" and token.is_title and token.ent_type_ not in NOT_PEOPLE
+def _is_name(token: Token, not_names: frozenset[str] = NOT_PEOPLE) -> bool:
+    """A capitalised proper noun; linked to a relation word ("Lukas, my colleague"), the
+    recognizer's "organisation" or "place" label is overruled."""
+    return token.pos_ == "PROPN" and token.is_title and token.ent_type_ not in not_names
 
 
 def _name_tokens(doc: Doc, first: Token) -> list[Token]:
     """A name of several words: the person entity around it, else the run of names."""
-    if first.ent_type_ == "PERSON":
+    if first.ent_type_ == "PERSON":  # from ``first`` on: "Grandma Rosa" is Rosa
         ent = next(e for e in doc.ents if e.start <= first.i < e.end)
-        return list(ent)
+        return list(doc[first.i : ent.end])
     tokens = [first]
     while tokens[-1].i + 1 < len(doc) and _is_name(doc[tokens[-1].i + 1]):
         tokens.append(doc[tokens[-1].i + 1])
@@ -165,9 +187,22 @@ def _name_tokens(doc: Doc, first: Token) -> list[Token]:
 
 
 def _unplaced_name(token: Token, found: Found) -> bool:
-    """A capitalised proper noun inside a sentence that no rule placed: maybe a name."""
-    if token.i in found.by_token or not token.is_title or token.pos_ != "PROPN":
+    """A capitalised word no rule placed (a proper noun, or any word inside a sentence):
+    maybe a name the recognizer missed ("What does Eva like?" tags Eva a verb)."""
+    if token.i in found.by_token or not token.is_title or token.text == "I":
         return False
-    if token.ent_type_ in NOT_PEOPLE:
+    if token.ent_type_ in NOT_PEOPLE or (token.is_sent_start and token.pos_ != "PROPN"):
         return False
     return not (token.i > 0 and token.nbor(-1).text in ('"', "'"))
+
+
+def _maybe_name(token: Token, found: Found) -> bool:
+    """A one-word "organisation" or "place" where a person would stand ("about Sophie")."""
+    if token.i in found.by_token or token.pos_ != "PROPN" or token.ent_type_ not in NOT_PEOPLE:
+        return False
+    ent = next((e for e in token.doc.ents if e.start <= token.i < e.end), None)
+    if ent is None or len(ent) > 1 or ent.label_ in NOT_NAMES:
+        return False
+    return token.dep_ in _PERSON_SLOTS or (
+        token.dep_ == "pobj" and token.head.lower_ in ("about", "with")
+    )

@@ -123,12 +123,18 @@ class ToolCall(Strict):
     args: dict[str, str]
 
 
+class Money(Strict):
+    amount_minor: int  # in the currency's minor unit (shared.models.money)
+    currency: str
+
+
 class PlannedStep(Strict):
     id: str
     agent: str
     goal: str = Field(min_length=3, max_length=500)
     depends_on: list[str] = Field(default_factory=list)
     call: ToolCall | None = None
+    money: Money | None = None  # an amount the call carries, checked in minor units
 
     def plan_step(self) -> dict[str, Any]:
         """The graph's ``PlanStep`` shape."""

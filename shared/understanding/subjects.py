@@ -49,6 +49,8 @@ def subject_of(token: Token, found: Found) -> Subject | None:
     """None when the rules cannot vouch for one subject ("Anna and Tom", "my parents")."""
     if token.i in found.shared or any(c.dep_ == "conj" for c in token.children):
         return None
+    if any(t.dep_ == "case" for t in token.subtree):
+        return None  # "my friend Anna's son Max": whose clause it is needs a better parse
     if token.lower_ in SELF_SUBJECTS:
         return Subject(USER, "The user")
     mention = found.by_token.get(token.i)
