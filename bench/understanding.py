@@ -111,7 +111,9 @@ def _decided(figures: Figures) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--providers", default="tier", help="comma-separated: " + ",".join(PROVIDERS))
+    parser.add_argument(
+        "--providers", default="tier", help="comma-separated: " + ",".join(PROVIDERS)
+    )
     parser.add_argument("--limit", type=int, default=0, help="first N messages only")
     parser.add_argument("--misses", action="store_true", help="list what the tier got wrong")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-start figures")

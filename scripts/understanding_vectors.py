@@ -11,8 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from shared.adapters.local_embedder import LocalEmbedder  # noqa: E402
-from shared.understanding.router import VECTORS_FILE, write_vectors  # noqa: E402
+from shared.adapters.local_embedder import LocalEmbedder
+from shared.understanding.router import VECTORS_FILE, write_vectors
 
 
 def main() -> None:

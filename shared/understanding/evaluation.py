@@ -24,7 +24,8 @@ from shared.understanding.answers import KnownFact
 from shared.understanding.tier import Context
 
 _STOP = frozenset(
-    "a an the is are was in at on to of for as and user user's the's s".split()
+    ["a", "an", "the", "is", "are", "was", "in", "at", "on", "to", "of", "for", "as", "and",
+     "user", "s"]
 )  # fmt: skip
 _NEGATION = re.compile(r"\b(not|n't|no|never|no longer|dislikes?)\b", re.IGNORECASE)
 

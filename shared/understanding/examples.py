@@ -88,7 +88,8 @@ _EXAMPLES: dict[Label, tuple[str, ...]] = {
         "please write an email to the plumber",
     ),
     "budget": (
-        "I spent 25 on lunch", "paid 60 francs for the taxi", "I just paid 120 for the electricity bill",
+        "I spent 25 on lunch", "paid 60 francs for the taxi",
+        "I just paid 120 for the electricity bill",
         "set my food budget to 400 a month", "how much did I spend this month?",
         "what's my budget for groceries?", "log 15 dollars for coffee",
         "record an expense of 80 for the doctor", "am I over budget on restaurants?",

@@ -110,7 +110,7 @@ def _matcher(doc: Doc) -> Matcher:
 
 
 def relationship_facts(found: Found, covered: set[str]) -> list[StatedFact]:
-    """ "Maria is the user's mother" for each named relative no other fact is about."""
+    """For each named relative no other fact is about: "Maria is the user's mother"."""
     return [
         _fact(f"{m.name} is the user's {m.relation}", "Relationship", m.name)
         for m in found.mentions
@@ -181,7 +181,7 @@ def _proper_object(rest: Span) -> str:
         elif not (token.lower_ == "the" and not words):
             break
     after = rest.doc[words[-1].i + 1] if words and words[-1].i + 1 < len(rest.doc) else None
-    if not words or words[0].pos_ == "DET" and len(words) == 1:
+    if not words or (words[0].pos_ == "DET" and len(words) == 1):
         raise _Unreadable("the place or organisation is not a name")
     if after is not None and not (after.is_punct or after.dep_ == "cc" or after.lower_ == "as"):
         raise _Unreadable(f"more after the name: {after.text!r}")
@@ -198,7 +198,7 @@ def _lives_in(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> l
 
 
 def _works_at(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[Reading]:
-    """ "works at ACME", and "works at ACME as a nurse" (two facts)."""
+    """Works at (or for) an organisation; "at ACME as a nurse" adds the occupation."""
     _present(predicate)
     subject = _subject(predicate, found)
     employer = _proper_object(rest)
@@ -270,18 +270,16 @@ def _birthday(predicate: Token, rest: Span, found: Found, times: list[TimeRef]) 
 
 
 def _relations_stated(sent: Span, found: Found) -> list[Reading]:
-    """ "Anna is my sister", "I have a son named Leo": the clause states the relation."""
+    """Clauses that state a relation: "Anna is my sister", "I have a son named Leo"."""
     readings = []
     for token in sent:
         mention = found.by_token.get(token.i)
         if mention is None or mention.role in (None, "other") or not mention.named:
             continue
-        if token.dep_ == "attr" and token.head.lemma_ == "be":
-            verb = token.head
-        elif token.dep_ == "dobj" and token.head.lemma_ == "have":
-            verb = token.head
-        else:
+        stated = (token.dep_, token.head.lemma_) in (("attr", "be"), ("dobj", "have"))
+        if not stated:
             continue
+        verb = token.head
         text = f"{mention.name} is the user's {mention.relation}"
         readings.append(Reading(_fact(text, "Relationship", mention.name), verb))
     return readings

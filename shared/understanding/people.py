@@ -112,8 +112,8 @@ def _relation(doc: Doc, noun: Token, found: Found) -> None:
 
 
 def _owner(noun: Token) -> tuple[str | None, str]:
-    """ "user" (my, our, "I have a sister"), "other" (his, Anna's) or None; and the relation
-    as written ("sister", "friend's sister")."""
+    """Whose relation: "user" (my, our, "I have a sister"), "other" (his, Anna's) or None;
+    and the relation as written ("sister", "friend's sister")."""
     word = noun.lemma_.lower()
     # "our dog Rex" is parsed with the relation as a modifier of the name: "our" is its.
     holders = [noun, noun.head] if noun.dep_ in ("compound", "nmod") else [noun]
@@ -151,9 +151,7 @@ def _names(doc: Doc, noun: Token) -> list[Token]:
     if noun.dep_ in ("appos", "compound", "nmod") and _is_name(noun.head, NOT_NAMES):
         heads.append(noun.head)
     if noun.dep_ == "attr" and noun.head.lemma_ == "be":
-        heads.extend(
-            c for c in noun.head.children if c.dep_ == "nsubj" and _is_name(c, NOT_NAMES)
-        )
+        heads.extend(c for c in noun.head.children if c.dep_ == "nsubj" and _is_name(c, NOT_NAMES))
     return heads
 
 

@@ -64,7 +64,9 @@ _CREATES: dict[Label, re.Pattern[str]] = {
         r"\b(remind|add|put|schedule|book|set|create|move|cancel|block|reschedule)\b", re.I
     ),
     "notes": re.compile(r"\b(note|notes|write|jot|save|keep)\b(?! down about)", re.I),
-    "budget": re.compile(r"\b(spent|spend|paid|pay|log|record|set|bought|track)\b(?! (this|last|in))", re.I),
+    "budget": re.compile(
+        r"\b(spent|spend|paid|pay|log|record|set|bought|track)\b(?! (this|last|in))", re.I
+    ),
     "email": re.compile(r"$^"),
 }
 _AGENT_OF: dict[Label, str] = {
@@ -73,7 +75,9 @@ _AGENT_OF: dict[Label, str] = {
 }  # fmt: skip
 
 
-def plan_command(label: Label, message: str, times: Times, now: datetime, currency: str | None) -> Plan:
+def plan_command(
+    label: Label, message: str, times: Times, now: datetime, currency: str | None
+) -> Plan:
     text = message.strip()
     if label in _SINGLE_STEP:
         return _single(_SINGLE_STEP[label], text)
@@ -182,9 +186,7 @@ def _note(text: str) -> Plan | None:
     return Plan(decided=True, steps=[step])
 
 
-def _expense(
-    text: str, times: list[TimeRef], now: datetime, fallback: str | None
-) -> Plan | None:
+def _expense(text: str, times: list[TimeRef], now: datetime, fallback: str | None) -> Plan | None:
     spent_at = times[0] if len(times) == 1 and not times[0].clock else None
     if len(times) > 1 or (times and spent_at is None):
         return None

@@ -48,7 +48,9 @@ def write_vectors(embedder: Embedder, path: Path = VECTORS_FILE) -> None:
     vectors = np.asarray(embedder.embed([text for _, text in EXAMPLES]), dtype=np.float16)
     labels = np.asarray([label for label, _ in EXAMPLES])
     with path.open("wb") as out:
-        np.savez_compressed(out, vectors=vectors, labels=labels, digest=np.asarray(examples_digest()))
+        np.savez_compressed(
+            out, vectors=vectors, labels=labels, digest=np.asarray(examples_digest())
+        )
 
 
 def stored_digest(path: Path = VECTORS_FILE) -> str:

@@ -225,7 +225,11 @@ def _form(doc: Doc) -> Form:
     first = doc[0]
     if any(t.lower_ == "you" and t.dep_ == "nsubj" and t.head.tag_ == "VBD" for t in doc):
         return "about_assistant"  # "you got the date wrong", "how you handled it"
-    if _POLITE.match(text) or (first.tag_ == "VB" and first.dep_ == "ROOT") or first.lower_ == "please":
+    if (
+        _POLITE.match(text)
+        or (first.tag_ == "VB" and first.dep_ == "ROOT")
+        or first.lower_ == "please"
+    ):
         return "request"
     inverted = first.pos_ == "AUX" and len(doc) > 1 and doc[1].dep_ in ("nsubj", "expl")
     if text.endswith("?") or first.tag_ in _WH_TAGS or inverted:

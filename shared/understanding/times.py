@@ -78,9 +78,8 @@ def _expressions(doc: Doc) -> list[tuple[int, int]]:
         else:
             spans.append([ent.start, ent.end])
     out = []
-    for first, last in spans:
-        if first > 0 and doc[first - 1].lower_ in _LEAD:
-            first -= 1
+    for start, last in spans:
+        first = start - 1 if start > 0 and doc[start - 1].lower_ in _LEAD else start
         out.append((doc[first].idx, doc[last - 1].idx + len(doc[last - 1].text)))
     return out
 
