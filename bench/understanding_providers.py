@@ -24,7 +24,7 @@ from shared.ports import LLM, ChatTurn, LLMRequest
 from shared.services.memory.prompt import extraction_prompt
 from shared.services.memory.schema import Extraction
 from shared.services.structured import structured_with_retry
-from shared.understanding.evaluation import Prediction
+from shared.understanding.evaluation import Prediction, from_understanding
 from shared.understanding.result import Label, Understanding
 from shared.understanding.tier import Context, UnderstandingTier
 
@@ -53,28 +53,6 @@ class NamedPerson(BaseModel):
 class Reading(BaseModel):
     label: Label
     people: list[NamedPerson] = Field(default_factory=list, max_length=4)
-
-
-def from_understanding(understanding: Understanding) -> Prediction:
-    people = understanding.people
-    plan = understanding.plan
-    step = plan.steps[0] if plan.decided and plan.steps else None
-    said_plan = None
-    if step is not None:
-        said_plan = {"agent": step.agent}
-        if step.call is not None:
-            said_plan |= {"tool": step.call.tool, "args": step.call.args}
-    return Prediction(
-        route=understanding.route.label,
-        people=[(m.name, m.role) for m in people.mentions] if people.decided else None,
-        facts=[(f.about, f.text) for f in understanding.facts.facts]
-        if understanding.facts.decided
-        else None,
-        plan=said_plan,
-        plan_decided=plan.decided,
-        answer=understanding.answer.text if understanding.answer else None,
-        settled=understanding.settled,
-    )
 
 
 class TierProvider:

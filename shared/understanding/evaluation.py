@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.understanding.answers import KnownFact
+from shared.understanding.result import Understanding
 from shared.understanding.tier import Context
 
 _STOP = frozenset(
@@ -51,6 +52,28 @@ class Prediction:
     answer: str | None = None
     settled: bool = False  # no model call before the reply
     ms: float = 0.0
+
+
+def from_understanding(understanding: Understanding) -> Prediction:
+    people = understanding.people
+    plan = understanding.plan
+    step = plan.steps[0] if plan.decided and plan.steps else None
+    said_plan: dict[str, Any] | None = None
+    if step is not None:
+        said_plan = {"agent": step.agent}
+        if step.call is not None:
+            said_plan |= {"tool": step.call.tool, "args": step.call.args}
+    return Prediction(
+        route=understanding.route.label,
+        people=[(m.name, m.role) for m in people.mentions] if people.decided else None,
+        facts=[(f.about, f.text) for f in understanding.facts.facts]
+        if understanding.facts.decided
+        else None,
+        plan=said_plan,
+        plan_decided=plan.decided,
+        answer=understanding.answer.text if understanding.answer else None,
+        settled=understanding.settled,
+    )
 
 
 def load(path: Path) -> tuple[Context, list[Case]]:

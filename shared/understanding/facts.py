@@ -16,14 +16,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from spacy.matcher import Matcher
-from spacy.tokens import Doc, Span, Token
+from typing import TYPE_CHECKING
 
 from shared.understanding.lexicon import HEDGES, NEGATIONS
 from shared.understanding.people import Found
 from shared.understanding.result import Facts, StatedFact, TimeRef
-from shared.understanding.subjects import USER, Subject, subject_of, subject_token
+from shared.understanding.subjects import (
+    USER,
+    Subject,
+    mention_subject,
+    subject_of,
+    subject_token,
+)
+
+if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
+    from spacy.matcher import Matcher
+    from spacy.tokens import Doc, Span, Token
 
 PREFERENCE_VERBS = ("like", "love", "enjoy", "hate", "dislike", "adore")
 # Inflected forms, not lemmas: the small model lemmatizes "hates" as "hat".
@@ -103,6 +111,8 @@ def states_facts(doc: Doc) -> bool:
 
 
 def _matcher(doc: Doc) -> Matcher:
+    from spacy.matcher import Matcher
+
     matcher = Matcher(doc.vocab)
     for name, patterns in _PATTERNS.items():
         matcher.add(name, patterns)
@@ -250,9 +260,11 @@ def _birthday(predicate: Token, rest: Span, found: Found, times: list[TimeRef]) 
         verb = predicate.head if predicate.dep_ == "auxpass" else predicate
     else:
         owner = next((c for c in predicate.children if c.dep_ == "poss"), None)
-        found_subject = subject_of(owner, found) if owner is not None else None
+        found_subject = None
         if owner is not None and owner.lower_ == "my":
             found_subject = Subject(USER, "The user")
+        elif owner is not None and owner.i in found.by_token and owner.i not in found.shared:
+            found_subject = mention_subject(found.by_token[owner.i])
         if found_subject is None:
             raise _Unreadable("whose birthday?")
         subject, verb = found_subject, predicate.head

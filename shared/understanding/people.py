@@ -11,9 +11,7 @@ relation without an owner) leaves the part undecided: it falls through to the mo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from spacy.matcher import Matcher
-from spacy.tokens import Doc, Token
+from typing import TYPE_CHECKING
 
 from shared.understanding.lexicon import (
     DOUBTFUL_MODIFIERS,
@@ -24,6 +22,10 @@ from shared.understanding.lexicon import (
     USER_OWNERS,
 )
 from shared.understanding.result import People, PersonMention
+
+if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
+    from spacy.matcher import Matcher
+    from spacy.tokens import Doc, Token
 
 NOT_PEOPLE = frozenset(
     {"GPE", "LOC", "ORG", "NORP", "FAC", "DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL",
@@ -62,6 +64,8 @@ class Found:
 
 
 def _relation_matcher(doc: Doc) -> Matcher:
+    from spacy.matcher import Matcher
+
     matcher = Matcher(doc.vocab)
     relation = {"LOWER": {"IN": list(RELATION_WORDS)}, "POS": {"IN": ["NOUN", "PROPN"]}}
     name = {"IS_TITLE": True, "POS": "PROPN"}

@@ -81,8 +81,6 @@ def plan_command(
     text = message.strip()
     if label in _SINGLE_STEP:
         return _single(_SINGLE_STEP[label], text)
-    if times.unresolved:
-        return Plan(decided=False, reason=f"unresolved time {times.unresolved[0]!r}")
     read = read_command(label, text, times, now, currency)
     if read is not None:
         return read

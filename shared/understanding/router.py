@@ -74,7 +74,7 @@ class Router:
     ) -> None:
         if embedder.model_name != MODEL:
             raise ConfigurationError(f"the router needs {MODEL}, got {embedder.model_name}")
-        self._embedder = embedder
+        self.embedder = embedder
         self._path = path
         self.min_score = min_score
         self.min_margin = min_margin
@@ -86,7 +86,7 @@ class Router:
         self._loaded()
 
     def route(self, text: str) -> RouteDecision:
-        return self.decide(self.scores(self._embedder.embed([text])[0]))
+        return self.decide(self.scores(self.embedder.embed([text])[0]))
 
     def scores(self, vector: Sequence[float]) -> dict[Label, float]:
         """Each label's score for a message's unit vector."""

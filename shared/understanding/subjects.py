@@ -8,12 +8,14 @@ contradict; with two such people, or none, the clause has no subject the rules c
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from spacy.tokens import Token
+from typing import TYPE_CHECKING
 
 from shared.understanding.lexicon import PRONOUN_GENDER, RELATION_WORDS, SELF_SUBJECTS
 from shared.understanding.people import Found
 from shared.understanding.result import PersonMention
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
 
 USER = "user"
 _SUBJECT_DEPS = ("nsubj", "nsubjpass")
@@ -49,23 +51,25 @@ def subject_of(token: Token, found: Found) -> Subject | None:
     """None when the rules cannot vouch for one subject ("Anna and Tom", "my parents")."""
     if token.i in found.shared or any(c.dep_ == "conj" for c in token.children):
         return None
-    if any(t.dep_ == "case" for t in token.subtree):
+    named = {found.by_token[t.i].name for t in token.subtree if t.i in found.by_token}
+    named &= {m.name for m in found.mentions if m.named}
+    if len(named) > 1:
         return None  # "my friend Anna's son Max": whose clause it is needs a better parse
     if token.lower_ in SELF_SUBJECTS:
         return Subject(USER, "The user")
     mention = found.by_token.get(token.i)
     if mention is not None:
-        return _mention_subject(mention)
+        return mention_subject(mention)
     gender = PRONOUN_GENDER.get(token.lower_)
     if gender is not None:
         earlier = {found.by_token[i].name: found.by_token[i] for i in found.by_token if i < token.i}
         fits = [m for m in earlier.values() if m.named and _gender(m) in (None, gender)]
         if len(fits) == 1:
-            return _mention_subject(fits[0])
+            return mention_subject(fits[0])
     return None
 
 
-def _mention_subject(mention: PersonMention) -> Subject:
+def mention_subject(mention: PersonMention) -> Subject:
     if mention.named:
         return Subject(mention.name, mention.name)
     # Unnamed mentions are the user's relations ("my boss"): people.find_people adds no other.

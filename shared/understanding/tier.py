@@ -13,10 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
-
-from spacy.lang.en.stop_words import STOP_WORDS
-from spacy.tokens import Doc
+from typing import TYPE_CHECKING, Literal
 
 from shared.ports import Embedder
 from shared.understanding.answers import KnownFact, answer_from_facts
@@ -36,6 +33,9 @@ from shared.understanding.result import (
 )
 from shared.understanding.router import Router
 from shared.understanding.times import Times, find_times
+
+if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
+    from spacy.tokens import Doc
 
 _POLITE = re.compile(r"^(?:please\s+)?(?:can|could|would|will) you\b", re.IGNORECASE)
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
@@ -213,6 +213,8 @@ def _first_verb(doc: Doc) -> str:
 
 def _english(doc: Doc) -> bool:
     """Enough English function words: the rules and the model behind them read English."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
     words = [t.lower_ for t in doc if t.is_alpha]
     if len(words) <= 2:
         return False

@@ -17,12 +17,11 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
-from spacy.tokens import Doc
-
 from shared.understanding.result import TimeRef
 
 if TYPE_CHECKING:
     from dateparser.date import DateDataParser
+    from spacy.tokens import Doc
 
 _JOINERS = frozenset({"at", "on", ",", "around"})
 _LEAD = frozenset({"in", "on", "at"})
