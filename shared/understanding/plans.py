@@ -64,9 +64,7 @@ _CREATES: dict[Label, re.Pattern[str]] = {
         r"\b(remind|add|put|schedule|book|set|create|move|cancel|block|reschedule)\b", re.I
     ),
     "notes": re.compile(r"\b(note|notes|write|jot|save|keep)\b(?! down about)", re.I),
-    "budget": re.compile(
-        r"\b(spent|spend|paid|pay|log|record|set|bought|track)\b(?! (this|last|in))", re.I
-    ),
+    "budget": re.compile(r"\b(spent|paid|log|record|set|bought|track)\b", re.I),
     "email": re.compile(r"$^"),
 }
 _AGENT_OF: dict[Label, str] = {
