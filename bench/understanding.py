@@ -1,7 +1,8 @@
 """The understanding tier against the labelled set, per provider, and its cold start.
 
 Run from the repository root: ``.venv/bin/python -m bench.understanding [--providers
-tier,local,tier+local] [--limit N]``. Providers:
+tier,local,tier+local] [--every N] [--limit N]`` (SmolLM2 takes seconds per message: a
+sample, ``--every 3``, keeps the model columns to minutes). Providers:
 
 - ``tier``: the deterministic tier alone (what falls through counts as nothing said);
 - ``local``: the model alone through the ``LLM`` port (``MODEL_PROVIDER=local``: SmolLM2 in
@@ -19,9 +20,12 @@ from __future__ import annotations
 
 import argparse
 import resource
+import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.understanding_providers import PROVIDERS, Provider
@@ -72,6 +76,33 @@ def cold_start(name: str) -> tuple[float, float, float]:
     return float(first), float(second), float(rss)
 
 
+def warm_parts(runs: int = 20) -> dict[str, float]:
+    """Median milliseconds of each part on one message, everything loaded."""
+    from shared.adapters.local_embedder import LocalEmbedder
+    from shared.understanding.nlp import pipeline
+    from shared.understanding.tier import UnderstandingTier
+
+    text = "Remind me to call my mother Maria tomorrow at 10am"
+    embedder = LocalEmbedder()
+    tier = UnderstandingTier(embedder)
+    tier.load()
+    context = Context(now=datetime.now(UTC), timezone="Europe/Zurich")
+    parts: dict[str, Callable[[], object]] = {
+        "embed one message (MiniLM)": lambda: embedder.embed([text]),
+        "spaCy parse": lambda: pipeline()(text),
+        "whole tier": lambda: tier.understand(text, context),
+    }
+    medians = {}
+    for name, call in parts.items():
+        seconds = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            call()
+            seconds.append(time.perf_counter() - started)
+        medians[name] = statistics.median(seconds) * 1000
+    return medians
+
+
 def run(provider: Provider, context: Context, texts: list[str]) -> list[Prediction]:
     provider.warm_up()
     return [provider.predict(text, context) for text in texts]
@@ -115,16 +146,21 @@ def main() -> None:
         "--providers", default="tier", help="comma-separated: " + ",".join(PROVIDERS)
     )
     parser.add_argument("--limit", type=int, default=0, help="first N messages only")
+    parser.add_argument("--every", type=int, default=1, help="every Nth message (a sample)")
     parser.add_argument("--misses", action="store_true", help="list what the tier got wrong")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-start figures")
     args = parser.parse_args()
     context, cases = load(DATA)
+    cases = cases[:: args.every]
     cases = cases[: args.limit] if args.limit else cases
     if not args.no_cold:
         print("cold start (fresh interpreter): import s, first call s, peak RSS MiB")
         for name in _COLD:
             imported, first, rss = cold_start(name)
             print(f"  {name:<27} {imported:6.2f} {first:6.2f} {rss:8.0f}")
+        print("warm, one message (median ms)")
+        for name, ms in warm_parts().items():
+            print(f"  {name:<27} {ms:8.1f}")
     for name in args.providers.split(","):
         provider = PROVIDERS[name]()
         started = time.perf_counter()
