@@ -65,8 +65,7 @@ _CREATES: dict[Label, re.Pattern[str]] = {
     ),
     "notes": re.compile(r"\b(note|notes|write|jot|save|keep)\b(?! down about)", re.I),
     "budget": re.compile(r"\b(spent|paid|log|record|set|bought|track)\b", re.I),
-    "email": re.compile(r"$^"),
-}
+}  # an email is always written by the agent: no grammar reads one
 _AGENT_OF: dict[Label, str] = {
     "schedule": "productivity", "notes": "productivity", "email": "productivity",
     "budget": "wealth",
@@ -84,7 +83,8 @@ def plan_command(
         return read
     if label not in _AGENT_OF or _SECOND_REQUEST.search(text):
         return _no(f"no rule plans this {label} request")
-    if _CREATES[label].search(text):
+    creates = _CREATES.get(label)
+    if creates is not None and creates.search(text):
         return _no(f"a {label} request the grammar does not read")
     return _single(_AGENT_OF[label], text)
 

@@ -52,6 +52,11 @@ _ALLOWED: dict[Form, frozenset[Label]] = {
     "other": frozenset(LABELS),
 }
 COMMANDS: tuple[Label, ...] = ("schedule", "notes", "budget")
+# Short answers a question may be waiting for: never read as a greeting.
+_ACKNOWLEDGEMENTS = frozenset(
+    {"ok", "okay", "k", "yes", "yeah", "yep", "no", "nope", "sure", "fine", "alright",
+     "got it", "cool", "right", "ja", "nein", "oui", "non", "si", "sì"}
+)  # fmt: skip
 # The verb of a request names its kind; the examples must agree with it, or it falls through.
 _REQUEST_VERBS: dict[str, Label] = {
     "remind": "schedule", "schedule": "schedule", "book": "schedule",
@@ -109,6 +114,8 @@ class UnderstandingTier:
 
     def _foreign(self, text: str, scores: dict[Label, float]) -> Understanding:
         route = self.router.decide(scores)
+        if re.sub(r"[^\w ]", "", text.casefold()).strip() in _ACKNOWLEDGEMENTS:
+            return _unread(text, "an answer, not a greeting")
         if route.label in ("greeting", "thanks") and len(text.split()) <= SHORT:
             return Understanding(
                 message=text,

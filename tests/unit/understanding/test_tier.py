@@ -72,6 +72,7 @@ def test_short_greetings_in_other_languages(
     [
         "Meine Schwester Anna wohnt in Berlin.",  # not English: not read
         "Schedule a call with the plumber sometime next week.",  # vague: the planner's
+        "ok",  # an answer, not a greeting
         "x" * 1200,  # too long to read
     ],
 )
