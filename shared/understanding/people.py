@@ -75,9 +75,11 @@ def _relation_matcher(doc: Doc) -> Matcher:
 
 def find_people(doc: Doc) -> Found:
     found = Found()
+    # relation noun -> the end of the names right after it ("sisters Anna and Eva")
+    runs = {start: end for _, start, end in _relation_matcher(doc)(doc)}
     for token in doc:
         if token.lower_ in RELATION_WORDS and token.pos_ in ("NOUN", "PROPN"):
-            _relation(doc, token, found)
+            _relation(doc, token, found, runs)
     for ent in doc.ents:
         if ent.label_ == "PERSON" and not any(t.i in found.by_token for t in ent):
             found.add(PersonMention(name=ent.text), list(ent))
@@ -87,9 +89,9 @@ def find_people(doc: Doc) -> Found:
     return found
 
 
-def _relation(doc: Doc, noun: Token, found: Found) -> None:
+def _relation(doc: Doc, noun: Token, found: Found, runs: dict[int, int]) -> None:
     owner, relation = _owner(noun)
-    names = _names(doc, noun)
+    names = _names(doc, noun, runs)
     if owner is None and noun.is_title and noun.lower_ in TITLE_WORDS and names:
         owner = "user"
     modifiers = [c.lower_ for c in noun.children if c.dep_ in ("amod", "compound", "nmod")]
@@ -106,7 +108,8 @@ def _relation(doc: Doc, noun: Token, found: Found) -> None:
     role = word.role if owner == "user" else "other"
     if not names:
         if owner == "user":
-            phrase = doc[noun.i - 1 : noun.i + 1].text if noun.i > 0 else noun.text
+            words = [c.i for c in noun.children if c.dep_ in ("poss", "amod")]
+            phrase = doc[min([*words, noun.i]) : noun.i + 1].text
             found.add(PersonMention(name=phrase, role=role, relation=relation, named=False), [noun])
         return
     for name in names:
@@ -139,13 +142,12 @@ def _owner(noun: Token) -> tuple[str | None, str]:
     return None, word
 
 
-def _names(doc: Doc, noun: Token) -> list[Token]:
+def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
     """The name tokens the relation noun introduces, by word order first, then the parse."""
-    for _, start, end in _relation_matcher(doc)(doc[noun.i : noun.i + 8]):
-        if start == 0:
-            first = doc[noun.i + 1]
-            plural = noun.tag_ == "NNS"
-            return [first, *_coordinated(doc, noun.i + end)] if plural else [first]
+    if noun.i in runs:
+        first = doc[noun.i + 1]
+        plural = noun.tag_ == "NNS"
+        return [first, *_coordinated(doc, runs[noun.i])] if plural else [first]
     heads = []
     for child in noun.children:
         if child.dep_ == "appos" and _is_name(child, NOT_NAMES):
