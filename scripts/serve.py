@@ -1,9 +1,11 @@
-"""Serve the four functions with functions-framework on the stack's local ports.
+"""Serve the five functions with functions-framework on the stack's local ports, and the web
+client in front of them.
 
     .venv/bin/python scripts/serve.py up|down|status [--profile dev|test]
 
 Each function runs in its own process exactly as gen2 runs it (functions-framework on
-gunicorn), with the environment the stack wrote to ``<state>/env``.
+gunicorn), with the environment the stack wrote to ``<state>/env``. ``web`` is
+``scripts/web_serve.py``: the built client and the functions' API on one origin.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ FUNCTIONS = {
     "resume": (22, "http"),
     "agents": (23, "cloudevent"),
     "memory": (24, "http"),
+    "web": (25, "web"),  # not a function: the web client's server (scripts/web_serve.py)
 }
 BASES = {"dev": 8500, "test": 8600}
 # Processes this interpreter started, kept so they are reaped (tests start and stop them).
@@ -70,6 +73,8 @@ def _running_pid(profile: str, name: str) -> int | None:
 def command(name: str, port: int) -> list[str]:
     """functions-framework serving one function, as the gen2 runtime does."""
     signature = FUNCTIONS[name][1]
+    if signature == "web":  # it reads the functions' URLs from the environment spawn gives
+        return [sys.executable, str(ROOT / "scripts" / "web_serve.py"), "--port", str(port)]
     source = ROOT / "functions" / name / "main.py"
     return [
         sys.executable, "-m", "functions_framework", "--target", name, "--source", str(source),
