@@ -16,6 +16,7 @@ mints a user token with the stack's local signing key; it exists only while the 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import mimetypes
@@ -72,6 +73,11 @@ class Handler(BaseHTTPRequestHandler):
     upstreams: Mapping[str, str] = {}  # function name -> its base URL
     dist: Path = DIST
     state: Path | None = None  # the stack's state dir: set only where dev tokens are allowed
+
+    def handle(self) -> None:
+        # The browser may go away mid-answer (a closed tab, a reload): nothing to answer then.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            super().handle()
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         if str(code)[:1] in ("4", "5"):  # only refusals and failures: the log stays readable
@@ -149,13 +155,17 @@ class Handler(BaseHTTPRequestHandler):
             return
         target = urlsplit(self.upstreams[function])
         upstream = http.client.HTTPConnection(target.hostname or HOST, target.port, timeout=300)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in _NOT_FORWARDED}
         try:
-            headers = {k: v for k, v in self.headers.items() if k.lower() not in _NOT_FORWARDED}
             upstream.request(self.command, self.path, body=body, headers=headers)
-            self._relay(upstream.getresponse())
+            response = upstream.getresponse()
         except OSError:
+            upstream.close()
             message = f"the {function} function does not answer (is `make dev` running?)"
             self._json(503, {"error": {"code": "dependency_unavailable", "message": message}})
+            return
+        try:
+            self._relay(response)
         finally:
             upstream.close()
 

@@ -27,6 +27,8 @@ from tests.e2e.test_turn_graph_over_http import _stores
 ROOT = Path(__file__).resolve().parents[3]
 FAILURES = ROOT / "test-results" / "browser"
 PHONE = {"width": 390, "height": 844}
+# A function's first request in a fresh process is slow (imports, clients, the graph).
+expect.set_options(timeout=20_000)
 # Without the background-networking flags Chromium keeps calling Google's hosts, which the
 # closed network refuses; root needs --no-sandbox.
 CHROMIUM_FLAGS = [

@@ -1,4 +1,4 @@
-import { type FormEvent, type KeyboardEvent, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import type { Api, ChatSummary } from "../api/client";
 import { Jobs } from "./Jobs";
 import { finishedJobs } from "./messages";
@@ -15,6 +15,12 @@ export function ChatPage({ api, user }: { api: Api; user: string }) {
   const chat = useChat(api, user);
   const [draft, setDraft] = useState("");
   const question = chat.interrupt;
+  const log = useRef<HTMLOListElement>(null);
+  const liveText = chat.live?.text;
+  useEffect(() => {
+    // Keep the newest message in view as messages arrive and the reply streams in.
+    log.current?.scrollTo({ top: log.current.scrollHeight });
+  }, [chat.messages.length, liveText]);
 
   function submit(event?: FormEvent) {
     event?.preventDefault();
@@ -46,7 +52,7 @@ export function ChatPage({ api, user }: { api: Api; user: string }) {
         </ul>
       </nav>
       <section className="conversation" aria-label="Conversation">
-        <ol className="messages" role="log" aria-live="polite" aria-label="Messages">
+        <ol ref={log} className="messages" role="log" aria-live="polite" aria-label="Messages">
           {chat.messages.map((m) => (
             <li key={m.id} className={`message ${m.role}`} data-id={m.id}>
               {m.text}

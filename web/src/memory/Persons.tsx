@@ -152,7 +152,7 @@ function Split({ api, person, onSplit }: { api: Api; person: Person; onSplit: (b
     }
   };
   return (
-    <form onSubmit={submit}>
+    <form onSubmit={submit} className="split">
       <fieldset>
         <legend>Facts that are about someone else</legend>
         {facts.map((f) => (
