@@ -98,7 +98,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path
-        if path == "/dev/token" and self.state is not None:
+        if path == "/dev/token" and self.command == "POST" and self.state is not None:
             self._dev_token()
         elif function_for(path):
             self._proxy(path)

@@ -1,5 +1,5 @@
 import { type JobAction, actionsFor } from "./messages";
-import type { JobView } from "./useChat";
+import type { JobView } from "./jobs";
 
 const LABELS: Record<JobAction, string> = {
   pause: "Pause",

@@ -7,11 +7,11 @@ import {
   type ChatMessage,
   type ChatSummary,
   type Interrupt,
-  type Schemas,
   ok,
 } from "../api/client";
 import { type Exchange, streamExchange } from "../api/exchange";
-import { type JobAction, type JobStatus, mergeMessages, newClientMessageId, newestTime } from "./messages";
+import { type JobView, addJobs, controlJob as askJob, storedJobs, updateJob } from "./jobs";
+import { type JobAction, mergeMessages, newClientMessageId, newestTime } from "./messages";
 
 const POLL_MS = 2000;
 
@@ -20,25 +20,8 @@ export interface LiveReply {
   chunks: number;
 }
 
-export interface JobView {
-  id: string;
-  status: JobStatus;
-  context?: Schemas["JobContext"];
-}
-
 function asFailure(error: unknown): ApiFailure {
   return error instanceof ApiFailure ? error : new ApiFailure(0, "client_error", String(error));
-}
-
-const jobsKey = (user: string, chat: string) => `assistant.jobs.${user}.${chat}`;
-
-function storedJobs(user: string, chat: string | null): JobView[] {
-  if (!chat) return [];
-  try {
-    return JSON.parse(localStorage.getItem(jobsKey(user, chat)) ?? "[]") as JobView[];
-  } catch {
-    return [];
-  }
 }
 
 export function useChat(api: Api, user: string) {
@@ -68,14 +51,6 @@ export function useChat(api: Api, user: string) {
       setInterrupt(view.interrupt ?? null);
     },
     [api],
-  );
-
-  const saveJobs = useCallback(
-    (id: string, next: JobView[]) => {
-      localStorage.setItem(jobsKey(user, id), JSON.stringify(next));
-      setJobs(next);
-    },
-    [user],
   );
 
   const open = useCallback(
@@ -125,8 +100,7 @@ export function useChat(api: Api, user: string) {
           current.current.chatId = id;
           setChatId(id);
         }
-        const started = (reply.jobs ?? []).map((job): JobView => ({ id: job, status: "running" }));
-        if (started.length) saveJobs(id, [...storedJobs(user, id), ...started]);
+        if (reply.jobs?.length) setJobs(addJobs(user, id, reply.jobs));
         await poll(id, isNew);
       } catch (error) {
         const failed = asFailure(error);
@@ -145,7 +119,7 @@ export function useChat(api: Api, user: string) {
         refreshChats().catch(() => undefined);
       }
     },
-    [api, poll, refreshChats, saveJobs, user],
+    [api, poll, refreshChats, user],
   );
 
   const send = (message: string) =>
@@ -163,22 +137,14 @@ export function useChat(api: Api, user: string) {
   const controlJob = async (job: string, action: JobAction) => {
     const chat = current.current.chatId;
     if (!chat) return;
-    const update = (change: Partial<JobView>) =>
-      saveJobs(chat, storedJobs(user, chat).map((j) => (j.id === job ? { ...j, ...change } : j)));
     try {
-      if (action === "takeover") {
-        const context = await ok(api.POST("/jobs/takeover", { body: { job_id: job } }));
-        update({ status: "cancelled", context });
-      } else {
-        update({ status: (await jobControl(api, job, action)).status as JobStatus });
-      }
+      setJobs(updateJob(user, chat, job, await askJob(api, job, action)));
       await poll(chat);
     } catch (error) {
       const failed = asFailure(error);
-      if (failed.code === "job_not_active") {
-        update({ status: "finished" });
-        setNotice("That job is no longer active.");
-      } else setFailure(failed);
+      if (failed.code !== "job_not_active") return setFailure(failed);
+      setJobs(updateJob(user, chat, job, { status: "finished" }));
+      setNotice("That job is no longer active.");
     }
   };
 
@@ -187,16 +153,4 @@ export function useChat(api: Api, user: string) {
 
 async function listChats(api: Api): Promise<ChatSummary[]> {
   return (await ok(api.POST("/chats", { body: {} }))).chats;
-}
-
-function jobControl(api: Api, job: string, action: Exclude<JobAction, "takeover">) {
-  const body = { body: { job_id: job } };
-  switch (action) {
-    case "pause":
-      return ok(api.POST("/jobs/pause", body));
-    case "resume":
-      return ok(api.POST("/jobs/resume", body));
-    case "cancel":
-      return ok(api.POST("/jobs/cancel", body));
-  }
 }
