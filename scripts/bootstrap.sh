@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Idempotent installer shared by `make dev` and `make test`: uv in .tools/, the project venv,
 # Debian's redis-server and chromium (the web client's browser tests), the web client's npm
-# packages from web/package-lock.json (`npm ci`), the Cloud Tasks emulator in a venv of its own (it pins protobuf<5,
-# which the project's google-cloud libraries cannot use) and checkov, the terraform scanner,
-# in another (its large dependency tree must not move the project's pins). A stamp skips all
-# of it when nothing that feeds it has changed.
+# packages from web/package-lock.json (`npm ci`), the Cloud Tasks emulator in a venv of its
+# own (it pins protobuf<5, which the project's google-cloud libraries cannot use) and checkov,
+# the terraform scanner, in another (its large dependency tree must not move the project's
+# pins). A stamp skips all of it when nothing that feeds it has changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SELF=scripts/bootstrap.sh
@@ -45,11 +45,13 @@ installed() {
     [[ -f $STAMP && "$(cat "$STAMP")" == "$(wanted_stamp)" ]] \
         && [[ -x .venv/bin/python && -x $TASKS_VENV/bin/python && -x $CHECKOV_VENV/bin/checkov ]] \
         && [[ -x $FUZZ_VENV/bin/schemathesis && -d web/node_modules ]] \
-        && command -v redis-server chromium node >/dev/null
+        && have redis-server && have chromium && have node
 }
 
+have() { command -v "$1" >/dev/null; }
+
 node_recent() {
-    command -v node >/dev/null && node -e '
+    have node && node -e '
         const [major, minor] = process.versions.node.split(".").map(Number);
         const [wantMajor, wantMinor] = process.argv[1].split(".").map(Number);
         process.exit(major > wantMajor || (major === wantMajor && minor >= wantMinor) ? 0 : 1);
@@ -62,9 +64,9 @@ fi
 
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
-    command -v "$package" >/dev/null || missing+=("$package")
+    have "$package" || missing+=("$package")
 done
-command -v node >/dev/null || missing+=(nodejs npm)
+have node || missing+=(nodejs npm)
 if (( ${#missing[@]} )); then
     sudo=""
     [[ $(id -u) -eq 0 ]] || sudo="sudo"

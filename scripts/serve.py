@@ -29,8 +29,9 @@ FUNCTIONS = {
     "resume": (22, "http"),
     "agents": (23, "cloudevent"),
     "memory": (24, "http"),
-    "web": (25, "web"),  # not a function: the web client's server (scripts/web_serve.py)
 }
+# Everything `up` starts: the functions, and the web client's server (scripts/web_serve.py).
+PROCESSES = {**FUNCTIONS, "web": (25, "web")}
 BASES = {"dev": 8500, "test": 8600}
 # Processes this interpreter started, kept so they are reaped (tests start and stop them).
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
@@ -72,7 +73,7 @@ def _running_pid(profile: str, name: str) -> int | None:
 
 def command(name: str, port: int) -> list[str]:
     """functions-framework serving one function, as the gen2 runtime does."""
-    signature = FUNCTIONS[name][1]
+    signature = PROCESSES[name][1]
     if signature == "web":  # it reads the functions' URLs from the environment spawn gives
         return [sys.executable, str(ROOT / "scripts" / "web_serve.py"), "--port", str(port)]
     source = ROOT / "functions" / name / "main.py"
@@ -111,7 +112,7 @@ def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
     logs.mkdir(parents=True, exist_ok=True)
     _pidfile(profile, "x").parent.mkdir(parents=True, exist_ok=True)
     started: list[tuple[str, int]] = []
-    for name, (offset, _) in FUNCTIONS.items():
+    for name, (offset, _) in PROCESSES.items():
         port = BASES[profile] + offset
         if _running_pid(profile, name):
             continue
@@ -127,7 +128,7 @@ def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
 
 
 def down(profile: str) -> None:
-    for name in FUNCTIONS:
+    for name in PROCESSES:
         pid = _running_pid(profile, name)
         if pid is None:
             continue
@@ -145,7 +146,7 @@ def down(profile: str) -> None:
 
 
 def status(profile: str) -> None:
-    for name, (offset, _) in FUNCTIONS.items():
+    for name, (offset, _) in PROCESSES.items():
         pid = _running_pid(profile, name)
         where = f"pid {pid} port {BASES[profile] + offset}" if pid else "stopped"
         print(f"{name}: {where}")

@@ -4,6 +4,7 @@ approval with a double click, and one question answered in two tabs."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ def test_a_disambiguation_answered_by_a_button_stores_the_fact_on_that_person(
 ) -> None:
     user = new_user()
     ids = seed_thomases(user)
-    context = browser.new_context(viewport={"width": 900, "height": 640})
+    context = browser.new_context(viewport={"width": 600, "height": 720})
     page = context.new_page()
     sign_in(page, web_url, user)
     send(page, ASK_THOMAS)
@@ -102,17 +103,17 @@ def test_a_disambiguation_answered_by_a_button_stores_the_fact_on_that_person(
 
 def save_readme_shot(page: Page, path: Path) -> None:
     """The README's picture of the chat with a question open (the conversation only: no
-    dates or user names, so the same run draws the same picture)."""
+    dates or user names; whole-pixel edges: the same picture each run)."""
     expect(messages(page).locator(".message.assistant")).to_have_count(1)
     page.locator(":focus").blur()
     box = page.locator(".conversation").bounding_box()
     assert box is not None
-    margin = 8  # the page around it too: the edges' anti-aliasing is then the same each run
+    margin = 8  # a little of the page around it, the clip on whole pixels
     clip = {
-        "x": box["x"] - margin,
-        "y": box["y"] - margin,
-        "width": box["width"] + 2 * margin,
-        "height": box["height"] + 2 * margin,
+        "x": math.floor(box["x"]) - margin,
+        "y": math.floor(box["y"]) - margin,
+        "width": math.ceil(box["width"]) + 2 * margin,
+        "height": math.ceil(box["height"]) + 2 * margin,
     }
     page.screenshot(path=str(path), clip=clip, animations="disabled")
 
