@@ -128,8 +128,11 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _body(self) -> bytes | None:
-        length = int(self.headers.get("Content-Length") or 0)
-        return None if length > MAX_BODY else self.rfile.read(length)
+        """The request's body; None when it is over the cap or its length is not a number."""
+        declared = self.headers.get("Content-Length") or "0"
+        if not declared.isdigit() or int(declared) > MAX_BODY:
+            return None
+        return self.rfile.read(int(declared))
 
     def _dev_token(self) -> None:
         assert self.state is not None
@@ -150,7 +153,7 @@ class Handler(BaseHTTPRequestHandler):
         assert function is not None
         body = self._body()
         if body is None:
-            message = f"body over {MAX_BODY} bytes"
+            message = f"a body over {MAX_BODY} bytes, or without a valid Content-Length"
             self._json(413, {"error": {"code": "payload_too_large", "message": message}})
             return
         target = urlsplit(self.upstreams[function])

@@ -136,6 +136,17 @@ def test_the_api_is_passed_on_unchanged_and_a_stream_relayed_as_it_comes(
     assert facts["path"] == "/facts/list?x=1"
 
 
+def test_an_oversized_or_unmeasured_body_is_refused_before_any_function(tmp_path: Path) -> None:
+    for length in (str((1 << 20) + 1), "-5", "lots"):
+        with web("http://127.0.0.1:1/", tmp_path) as browser:
+            browser.putrequest("POST", "/turn")
+            browser.putheader("Content-Length", length)
+            browser.endheaders()
+            response = browser.getresponse()
+            body = json.loads(response.read())
+        assert (response.status, body["error"]["code"]) == (413, "payload_too_large"), length
+
+
 def test_a_missing_function_is_a_503_with_the_products_error_shape(tmp_path: Path) -> None:
     with socket_free_port() as port, web(f"http://127.0.0.1:{port}/", tmp_path) as browser:
         browser.request("POST", "/messages", b"{}")
