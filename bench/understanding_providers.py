@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field
 from shared.adapters.local_embedder import LocalEmbedder
 from shared.adapters.models import build_models
 from shared.config import Settings
+from shared.conversation.greetings import is_plain_greeting
 from shared.errors import ModelOutputInvalid
-from shared.graph.nodes.greetings import is_plain_greeting
 from shared.models.memory import PersonRole
 from shared.ports import LLM, ChatTurn, LLMRequest
 from shared.services.memory.prompt import extraction_prompt

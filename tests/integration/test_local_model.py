@@ -166,30 +166,30 @@ def test_the_turn_graph_runs_on_the_offline_model(llm: LocalLLM, embedder: Local
     from datetime import UTC, datetime
 
     from shared.adapters.clock import FixedClock
-    from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
-    from shared.adapters.memory_conversations import MemoryConversationStore
-    from shared.adapters.memory_facts import (
-        MemoryContactStore,
-        MemoryFactStore,
-        MemoryPendingStore,
+    from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
+    from shared.adapters.fake_conversations import FakeConversationStore
+    from shared.adapters.fake_facts import (
+        FakeContactStore,
+        FakeFactStore,
+        FakePendingStore,
     )
-    from shared.adapters.memory_keyring import MemoryKeyRing
-    from shared.adapters.memory_profiles import MemoryProfileStore
-    from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
+    from shared.adapters.fake_keyring import FakeKeyRing
+    from shared.adapters.fake_profiles import FakeProfileStore
+    from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+    from shared.app.turn import TurnService
     from shared.config import Settings
     from shared.deps import Deps
     from shared.models.wire import TurnRequest
-    from shared.services.turn import TurnService
 
     clock = FixedClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
-    contacts = MemoryContactStore(clock)
+    contacts = FakeContactStore(clock)
     deps = Deps(
         Settings(env="test", model_provider="local"),
         clock=clock, llm=llm, embedder=embedder,
-        conversations=MemoryConversationStore(), idempotency=MemoryIdempotencyStore(),
-        cache=MemoryCache(clock), facts=MemoryFactStore(contacts, clock), contacts=contacts,
-        pending=MemoryPendingStore(contacts), tasks=MemoryTaskQueue(),
-        publisher=MemoryPublisher(), profiles=MemoryProfileStore(), keyring=MemoryKeyRing(),
+        conversations=FakeConversationStore(), idempotency=FakeIdempotencyStore(),
+        cache=FakeCache(clock), facts=FakeFactStore(contacts, clock), contacts=contacts,
+        pending=FakePendingStore(contacts), tasks=FakeTaskQueue(),
+        publisher=FakePublisher(), profiles=FakeProfileStore(), keyring=FakeKeyRing(),
     )  # fmt: skip
     service = TurnService(deps)
     for number, message in enumerate(

@@ -25,3 +25,14 @@ def test_every_function_gets_a_self_contained_bundle(tmp_path: Path) -> None:
         # every pinned entry (its continuation lines included) is hashed
         entries = [e for e in re.split(r"\n(?=\S)", requirements) if "==" in e.split(" ")[0]]
         assert entries and all("--hash=sha256:" in entry for entry in entries)
+
+
+def test_the_readme_names_every_function_and_how_many() -> None:
+    """Docs went stale once ("four functions" after the fifth landed): they are checked."""
+    readme = Path("README.md").read_text()
+    names = {p.name for p in Path("functions").iterdir()}
+    table = {line.split("`")[1] for line in readme.splitlines() if line.startswith("| `")}
+    assert names <= table
+    numbers = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+    said = {n for n, word in numbers.items() if f"{word} functions" in readme}
+    assert said <= {len(names)}
