@@ -1,4 +1,4 @@
-"""Intent routing by nearest labelled examples (seed 003's deterministic router).
+"""Intent routing by nearest labelled examples: deterministic, and never forced.
 
 The message is embedded with all-MiniLM-L6-v2 (through the ``Embedder`` port) and compared
 with the examples of ``examples.py``, whose vectors are precomputed into the committed
