@@ -29,8 +29,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.understanding_providers import PROVIDERS, Provider
-from shared.understanding.evaluation import Figures, Prediction, load, score
 from shared.understanding.tier import Context
+from testkit.understanding_eval import Figures, Prediction, load, score
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "understanding.jsonl"

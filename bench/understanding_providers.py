@@ -24,9 +24,9 @@ from shared.ports import LLM, ChatTurn, LLMRequest
 from shared.services.memory.prompt import extraction_prompt
 from shared.services.memory.schema import Extraction
 from shared.services.structured import structured_with_retry
-from shared.understanding.evaluation import Prediction, from_understanding
 from shared.understanding.result import Label, Understanding
 from shared.understanding.tier import Context, UnderstandingTier
+from testkit.understanding_eval import Prediction, from_understanding
 
 _CLASSIFY = (
     "Classify the user's message for a personal assistant. label: greeting, thanks, "

@@ -9,8 +9,8 @@ import pytest
 
 from shared.graph.state import Intent
 from shared.understanding.answers import KnownFact
-from shared.understanding.evaluation import from_understanding, load, score
 from shared.understanding.tier import Context, UnderstandingTier
+from testkit.understanding_eval import from_understanding, load, score
 from tests.unit.understanding.conftest import NOW, ZONE
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "understanding.jsonl"

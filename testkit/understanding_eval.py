@@ -1,5 +1,5 @@
-"""Scoring against the labelled set (tests/data/understanding.jsonl): route, people, facts,
-plans, answers. Shared by the benchmark (bench/understanding.py) and its floor test.
+"""Scoring of the understanding tier against its labelled set (tests/data/understanding.jsonl):
+route, people, facts, plans, answers. Shared by bench/understanding.py and its floor test.
 
 A prediction leaves a part None when the provider did not decide it (the tier fell
 through): for the figures that counts as nothing said, so a tier that abstains loses recall,
