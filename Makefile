@@ -51,6 +51,7 @@ bench: install  ## benchmarks that print figures (not tests)
 	@$(PY) -m bench.turn
 	@$(PY) -m bench.hitl
 	@$(PY) -m bench.agents
+	@$(PY) -m bench.understanding
 
 graph: install  ## regenerate docs/graph.md from the compiled turn graph
 	@$(PY) scripts/graph_diagram.py

