@@ -1,0 +1,12 @@
+"""The local model service: one process that holds the offline models for the whole stack.
+
+It speaks the part of the Vertex AI REST API the product's ``vertex`` adapters use, so the
+functions run their production code path against it (``VERTEX_BASE_URL``, a static
+``VERTEX_ACCESS_TOKEN``). ``scripts/stack`` starts it; see ``python -m scripts.model_service -h``.
+
+- ``engine``: SmolLM2 on llama.cpp (xllamacpp), JSON-schema output by grammar, stopped at a
+  deadline; embeddings come from ``shared.adapters.local_embedder`` (all-MiniLM-L6-v2).
+- ``lanes``: first-come-first-served admission, one generation at a time, with deadlines.
+- ``vertex_wire``: Vertex request and response bodies <-> the engine's calls and results.
+- ``server``: the HTTP front (routes, bearer token, limits, server-sent events).
+"""
