@@ -19,6 +19,9 @@ store, the nodes' own timings from the turn record, and the issue's targets.
 
     .venv/bin/python -m bench.turn [--turns 200] [--warmup 20] [--new-chat-turns 50]
 
+With ``--local`` it measures something else: whole turns over HTTP with the real local model
+service, one alone and several at once (``bench/turn_local.py``).
+
 Needs ``scripts/stack up --profile test``. Runs as a fresh user, in a scratch PostgreSQL
 database (migrated, dropped at the end) and a paused scratch Cloud Tasks queue (deleted at the
 end, so no extraction runs); the user's Firestore documents and Redis keys are deleted too.
@@ -261,7 +264,15 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--new-chat-turns", type=int, default=50)
+    parser.add_argument("--local", action="store_true", help="turns on the local model")
+    parser.add_argument("--rounds", type=int, default=3, help="--local: rounds of each kind")
+    parser.add_argument("--concurrent", type=int, default=4, help="--local: turns at once")
     args = parser.parse_args()
+    if args.local:
+        from bench import turn_local
+
+        turn_local.main(args.rounds, args.concurrent)
+        return
     base = stack_settings()
     user = f"bench-turn-{uuid.uuid4().hex[:8]}"
     with scratch_database(base) as url, paused_queue(base) as queue:

@@ -38,6 +38,7 @@ class Outcome:
     finish: Finish
     prompt_tokens: int
     output_tokens: int
+    cached_tokens: int = 0  # of the prompt, taken from an earlier call's cache
 
 
 class EngineError(Exception):

@@ -96,6 +96,7 @@ class _Progress:
     ended: bool = False  # the model gave its finish reason (only usage may follow)
     prompt_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
     error: Json | None = None
     failure: BaseException | None = None
 
@@ -151,7 +152,9 @@ class LlamaEngine:
         if progress.error is not None:
             status = 400 if int(progress.error.get("code", 500)) == 400 else 500
             raise EngineError(str(progress.error.get("message", progress.error)), status)
-        return Outcome(progress.finish, progress.prompt_tokens, progress.output_tokens)
+        return Outcome(
+            progress.finish, progress.prompt_tokens, progress.output_tokens, progress.cached_tokens
+        )
 
     def _body(self, call: ChatCall) -> Json:
         system = call.system
@@ -191,7 +194,8 @@ def _consume(chunk: Json, progress: _Progress, on_text: OnText, deadline: float)
         return True
     timings: dict[str, Any] = chunk.get("timings") or {}
     if timings:
-        progress.prompt_tokens = int(timings.get("prompt_n", 0)) + int(timings.get("cache_n", 0))
+        progress.cached_tokens = int(timings.get("cache_n", 0))
+        progress.prompt_tokens = int(timings.get("prompt_n", 0)) + progress.cached_tokens
         progress.output_tokens = int(timings.get("predicted_n", 0))
     for choice in chunk.get("choices") or []:
         text = (choice.get("delta") or {}).get("content")

@@ -138,11 +138,12 @@ class ModelService:
         with self._lock:
             self._outcomes[outcome.finish] = self._outcomes.get(outcome.finish, 0) + 1
         log.info(
-            "%s finish=%s waited=%.0fms ran=%.0fms tokens=%d+%d",
+            "%s finish=%s waited=%.0fms ran=%.0fms prompt=%d (cached %d) output=%d",
             rpc,
             outcome.finish,
             waited * 1000,
             ran * 1000,
             outcome.prompt_tokens,
+            outcome.cached_tokens,
             outcome.output_tokens,
         )
