@@ -19,8 +19,7 @@ store, the nodes' own timings from the turn record, and the issue's targets.
 
     .venv/bin/python -m bench.turn [--turns 200] [--warmup 20] [--new-chat-turns 50]
 
-With ``--local`` it measures something else: whole turns over HTTP with the real local model
-service, one alone and several at once (``bench/turn_local.py``).
+``--local [--rounds 3] [--concurrent 4]``: whole turns on the local model, see bench/turn_local.py.
 
 Needs ``scripts/stack up --profile test``. Runs as a fresh user, in a scratch PostgreSQL
 database (migrated, dropped at the end) and a paused scratch Cloud Tasks queue (deleted at the

@@ -168,7 +168,9 @@ class LlamaEngine:
             "dry_multiplier": self._dry_multiplier,
         }
         if call.schema is not None:
-            system = f"{system}\n\n{schema_instruction(call.schema)}".strip()
+            # First, so that calls with the same schema share a long prompt prefix, which
+            # llama.cpp's prompt cache then skips evaluating.
+            system = f"{schema_instruction(call.schema)}\n\n{system}".strip()
             schema_json = json.dumps(call.schema, sort_keys=True)
             body["grammar"] = _grammar(schema_json, self._max_items, self._max_string_length)
         elif call.json_mode:
