@@ -15,10 +15,8 @@ Needs ``scripts/stack up --profile test`` and the test profile's function ports 
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-import urllib.request
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +25,7 @@ import httpx
 
 from bench.turn_report import pct
 from scripts import serve
+from scripts.model_service.child import service_health
 from scripts.stacklib import tokens
 from scripts.stacklib.profile import Profile
 
@@ -40,7 +39,6 @@ MESSAGES = (
     "My colleague Tom prefers meetings in the morning.",
 )
 TARGET_RATIO = 3.0  # issue 16: p95 of 4 simultaneous turns within 3x a single turn
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 @dataclass(frozen=True)
@@ -57,9 +55,7 @@ class LocalStack:
         self.model_url = profile.url("model").rstrip("/")
 
     def model_health(self) -> dict[str, Any]:
-        with _OPENER.open(f"{self.model_url}/healthz", timeout=5) as response:
-            health: dict[str, Any] = json.load(response)
-            return health
+        return service_health(self.model_url)
 
     def wait_idle(self, quiet: float = 2.0, timeout: float = 300.0) -> None:
         """Until the model has had nothing to do for ``quiet`` seconds (background

@@ -47,9 +47,14 @@ class Child:
         }
 
     def health(self) -> dict[str, Any]:
-        with _OPENER.open(f"{self.url}/healthz", timeout=5) as response:
-            health: dict[str, Any] = json.load(response)
-            return health
+        return service_health(self.url)
+
+
+def service_health(url: str) -> dict[str, Any]:
+    """A running service's ``/healthz``: its models, limits, lanes and finish counts."""
+    with _OPENER.open(f"{url.rstrip('/')}/healthz", timeout=5) as response:
+        health: dict[str, Any] = json.load(response)
+        return health
 
 
 def _free_port() -> int:

@@ -102,12 +102,13 @@ def _handler_for(service: ModelService, token: str) -> type[BaseHTTPRequestHandl
             self._send_json(error.status, error.body())
 
         def _send_json(self, status: int, body: Json) -> None:
-            data = json.dumps(body).encode()
+            payload = json.dumps(body, separators=(",", ":")).encode()  # vectors: keep it small
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=UTF-8")
-            self.send_header("Content-Length", str(len(data)))
+            headers = {"Content-Type": "application/json", "Content-Length": str(len(payload))}
+            for name, value in headers.items():
+                self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(data)
+            self.wfile.write(payload)
 
         def _send_event(self, event: Json) -> bool:
             """One server-sent event. The status line goes out with the first one, so a

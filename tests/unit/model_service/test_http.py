@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -101,42 +103,42 @@ def test_a_generation_past_its_time_limit_stops_and_says_so() -> None:
         assert response.text and response.text.startswith("tick ")
 
 
-def test_a_busy_engine_with_a_full_queue_is_429_and_dependency_unavailable() -> None:
+@contextmanager
+def busy(limits: Limits) -> Iterator[Running]:
+    """A service whose engine is held by a first generation for the ``with`` block."""
     engine = ScriptedEngine()
     engine.hold.set()
-    with serving(engine, Limits(max_waiting=0)) as running:
+    with serving(engine, limits) as running:
         llm, _ = running.models()
         first = threading.Thread(target=lambda: llm.generate(conversation()))
         first.start()
         assert engine.started.wait(5)
+        try:
+            yield running
+        finally:
+            engine.hold.clear()
+            first.join(5)
 
+
+def test_a_busy_engine_with_a_full_queue_is_429_and_dependency_unavailable() -> None:
+    with busy(Limits(max_waiting=0)) as running:
         refused = post(running, "generateContent", {"contents": [{"parts": [{"text": "x"}]}]})
         with pytest.raises(DependencyUnavailable, match="429"):
-            llm.generate(conversation())
+            running.models()[0].generate(conversation())
 
-        engine.hold.clear()
-        first.join(5)
-        assert refused.status_code == 429
-        assert refused.json()["error"]["status"] == "RESOURCE_EXHAUSTED"
-        assert len(engine.calls) == 1  # nothing ran for the refused requests
-        assert running.service.text_lane.stats().turned_away == 3  # 1 + the SDK's 2 tries
+    assert refused.status_code == 429
+    assert refused.json()["error"]["status"] == "RESOURCE_EXHAUSTED"
+    assert len(running.engine.calls) == 1  # nothing ran for the refused requests
+    assert running.service.text_lane.stats().turned_away == 3  # 1 + the SDK's 2 tries
 
 
 def test_a_request_still_waiting_at_its_deadline_is_refused() -> None:
-    engine = ScriptedEngine()
-    engine.hold.set()
-    with serving(engine, Limits(max_queue_seconds=0.05)) as running:
-        llm, _ = running.models()
-        first = threading.Thread(target=lambda: llm.generate(conversation()))
-        first.start()
-        assert engine.started.wait(5)
-
+    with busy(Limits(max_queue_seconds=0.05)) as running:
         refused = post(running, "generateContent", {"contents": [{"parts": [{"text": "x"}]}]})
 
-        engine.hold.clear()
-        first.join(5)
-        assert refused.status_code == 429
-        assert "busy" in refused.json()["error"]["message"]
+    assert refused.status_code == 429
+    assert "busy" in refused.json()["error"]["message"]
+    assert running.engine.calls[1:] == []
 
 
 def test_a_wrong_token_is_a_configuration_error(running: Running) -> None:
