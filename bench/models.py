@@ -118,7 +118,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--gguf", type=Path, help="another GGUF text model to measure")
     parser.add_argument("--model-name", default=MODEL_NAME)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     options = ["--threads", str(args.threads)]
     if args.gguf:

@@ -31,7 +31,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--token-file", type=Path, required=True, help="the static bearer token")
     parser.add_argument("--gguf", type=Path, help="another GGUF text model (default: SmolLM2)")
     parser.add_argument("--model-name", default=MODEL_NAME, help="the text model's name in URLs")
-    parser.add_argument("--threads", type=int, default=2)
+    # One: measured on 2 cores, llama.cpp's second thread adds little to a 135M model alone,
+    # and as soon as anything else wants the cores, two threads fall to a tenth of the speed.
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--n-ctx", type=int, default=4096, help="context, in tokens")
     parser.add_argument("--prompt-cache-mib", type=int, default=64)
     parser.add_argument("--max-output-tokens", type=int, default=defaults.max_output_tokens)

@@ -107,7 +107,7 @@ class LlamaEngine:
         path: Path,
         *,
         name: str = MODEL_NAME,
-        threads: int = 2,
+        threads: int = 1,
         n_ctx: int = 4096,
         prompt_cache_mib: int = 64,
         max_items: int = 8,

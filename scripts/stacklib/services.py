@@ -169,7 +169,7 @@ def build(profile: Profile) -> list[Service]:
             port("model"),
             model,
             lambda: http_ok(port("model"), "/healthz"),
-            # llama.cpp takes both cores; MiniLM's numpy keeps to one beside it.
+            # llama.cpp runs on one thread (see its --threads); MiniLM's numpy on one beside it.
             env={"OPENBLAS_NUM_THREADS": "1"},
         ),
     ]
