@@ -42,6 +42,9 @@ def _handler_for(service: ModelService, token: str) -> type[BaseHTTPRequestHandl
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive for JSON; an event stream closes at its end
         streaming = False  # the status line of an event stream has gone out
+        # Headers and body leave in separate writes: without this, Nagle's algorithm holds
+        # the body until the client's delayed ACK, ~40 ms on every answer.
+        disable_nagle_algorithm = True
 
         def do_GET(self) -> None:
             if urlsplit(self.path).path != "/healthz":
