@@ -35,20 +35,21 @@ from typing import Any
 
 from google.cloud import pubsub_v1
 
-from scripts.serve import read_env, spawn, wait_ready
+from scripts.serve import spawn, wait_ready
 from shared.adapters.clock import SystemClock
-from shared.adapters.memory_conversations import MemoryConversationStore
-from shared.adapters.memory_jobs import MemoryJobStore, MemoryOperatorAlerts
+from shared.adapters.fake_conversations import FakeConversationStore
+from shared.adapters.fake_jobs import FakeJobStore, FakeOperatorAlerts
 from shared.adapters.pubsub import PubSubPublisher
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.agents.spec import AgentPorts, AgentSpec, Tool
+from shared.app.agent_delivery import AgentJobService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.models.domain import AgentJob, Subtask
 from shared.ports import LLMRequest
-from shared.services.agent_jobs.delivery import AgentJobService
 from shared.services.agent_jobs.prompts import AgentStep
-from tests.fakes.vertex_server import FakeReply, FakeVertexServer, RecordedRequest, json_reply
+from testkit.stack_env import require_stack_env
+from testkit.vertex_server import FakeReply, FakeVertexServer, RecordedRequest, json_reply
 
 SEED_SECONDS = {"A": 15, "B": 12, "C": 18, "D": 15, "E": 15, "F": 10, "C-r1": 10}
 WORKER = AgentSpec("worker", "analyst", "does one part", "Do your part.", max_steps=5)
@@ -114,7 +115,7 @@ def figures(label: str, seconds: list[float], wall: float) -> None:
 
 # -- 1. the runner on the stack's Firestore ---------------------------------------------------
 def runner_part(settings: Settings, jobs: int) -> None:
-    deps = Deps(settings, llm=ScriptedLLM(handler=instant), operator_alerts=MemoryOperatorAlerts())
+    deps = Deps(settings, llm=ScriptedLLM(handler=instant), operator_alerts=FakeOperatorAlerts())
     service = AgentJobService(deps, BenchCatalog())
     print("1. runner (in-process, Firestore emulator, agents at 0 ms)")
     for label, make in (("one subtask", single_job), ("seed DAG, six subtasks", seed_job)):
@@ -229,9 +230,9 @@ def speedup_part(settings: Settings, ms_per_second: float) -> None:
             settings.model_copy(update={"agent_parallelism": workers}),
             llm=ScriptedLLM(handler=timed),
             clock=SystemClock(),
-            conversations=MemoryConversationStore(),
-            jobs=MemoryJobStore(),
-            operator_alerts=MemoryOperatorAlerts(),
+            conversations=FakeConversationStore(),
+            jobs=FakeJobStore(),
+            operator_alerts=FakeOperatorAlerts(),
         )
         deps.conversations.create_chat("bench", "c1", deps.clock.now())
         began = time.perf_counter()
@@ -253,8 +254,7 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=50)
     parser.add_argument("--ms-per-second", type=float, default=20.0)
     args = parser.parse_args()
-    for key, value in read_env("test").items():
-        os.environ.setdefault(key, value)
+    require_stack_env()
     settings = Settings(env="test", model_provider="scripted")
     runner_part(settings, args.jobs)
     pubsub_part(settings, args.jobs, args.burst)

@@ -20,22 +20,21 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
 from shared.adapters.clock import SystemClock
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.app.extraction import ExtractionService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.memory import Person
 from shared.ports import LLMRequest
-from shared.services.memory.extraction import ExtractionService
 from shared.services.memory.schema import Extraction
+from testkit.stack_env import load_stack_env
 
-ROOT = Path(__file__).resolve().parent.parent
 CITIES = ["Bern", "Basel", "Zurich", "Geneva", "Lucerne", "Lugano", "Chur"]
 HOBBIES = ["jazz", "chess", "sailing", "pottery", "climbing", "tango", "baking", "opera"]
 COLLEAGUES = ["Lukas", "Mia", "Noah", "Lea", "Elias", "Lina", "Jonas", "Nora", "Leon", "Emma"]
@@ -126,22 +125,10 @@ def deps_with(settings: Settings, **stores: Any) -> Deps:
 
 
 def memory_deps(settings: Settings) -> Iterator[Deps]:
-    from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore
+    from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
 
-    contacts = MemoryContactStore()
-    yield deps_with(settings, facts=MemoryFactStore(contacts), contacts=contacts)
-
-
-def _load_stack_env() -> bool:
-    """The test stack's environment (or ``STACK_ENV_FILE``'s), as the tests load it."""
-    env = Path(os.environ.get("STACK_ENV_FILE", ROOT / ".stack-test" / "env"))
-    if not env.exists():
-        return False
-    for line in env.read_text().splitlines():
-        if line and not line.startswith("#") and "=" in line:
-            key, value = line.split("=", 1)
-            os.environ.setdefault(key, value)
-    return True
+    contacts = FakeContactStore()
+    yield deps_with(settings, facts=FakeFactStore(contacts), contacts=contacts)
 
 
 @contextmanager
@@ -193,7 +180,7 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=20)
     parser.add_argument("--backend", choices=["memory", "postgres", "both"], default="both")
     args = parser.parse_args()
-    stack_up = _load_stack_env()
+    stack_up = load_stack_env()
     os.environ["ENV"], os.environ["MODEL_PROVIDER"] = "test", "scripted"
     print(f"extraction bench: {args.tasks} tasks, {args.users} users, 3 facts per task")
     if args.backend in ("memory", "both"):

@@ -13,7 +13,7 @@ the HITL machinery's own. Each sample is a new chat of one user:
   how long until all are settled, and that exactly one claimed it.
 
 Then one chat of 20 messages (10 turns) ends with an approval question: the size of the
-checkpoint it leaves. RPCs are counted at the Firestore client (``bench/turn_probes.py``):
+checkpoint it leaves. RPCs are counted at the Firestore client (``testkit/probes.py``):
 reads, commits and transaction RPCs (a transaction is one call of three RPCs: begin, its
 read, commit); bytes are the serialized writes of the commits.
 
@@ -36,21 +36,17 @@ from typing import Any
 from pydantic import BaseModel
 
 from bench.turn import stack_settings
-from bench.turn_probes import Probe, count_firestore
 from shared.adapters.clock import SystemClock
-from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
-from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
-from shared.adapters.memory_keyring import MemoryKeyRing
-from shared.adapters.memory_profiles import MemoryProfileStore
-from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.app.resume import ResumeService
+from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import AppError
 from shared.graph.nodes.classification import Classification
 from shared.models.wire import ResumeRequest, TurnRequest, TurnResponse
 from shared.ports import LLMRequest
-from shared.services.resume import ResumeService
-from shared.services.turn import TurnService
+from testkit.fakes import FIRESTORE_STORES, in_memory_stores
+from testkit.probes import Probe, count_firestore
 
 SIMPLE = {
     "route": "simple", "entities": [], "temporal_references": [], "language": "en",
@@ -71,22 +67,8 @@ def model(request: LLMRequest, schema: type[BaseModel] | None) -> Any:
 
 def bench_deps(probe: Probe) -> Deps:
     settings = stack_settings()
-    clock = SystemClock()
-    contacts = MemoryContactStore(clock)
-    deps = Deps(
-        settings,
-        llm=ScriptedLLM(handler=model),
-        embedder=HashEmbedder(dimension=64),
-        profiles=MemoryProfileStore(),
-        keyring=MemoryKeyRing(),
-        idempotency=MemoryIdempotencyStore(),
-        cache=MemoryCache(clock),
-        facts=MemoryFactStore(contacts, clock),
-        contacts=contacts,
-        pending=MemoryPendingStore(contacts),
-        tasks=MemoryTaskQueue(),
-        publisher=MemoryPublisher(),
-    )
+    stores = in_memory_stores(SystemClock(), leave_out=FIRESTORE_STORES)  # measured: real
+    deps = Deps(settings, llm=ScriptedLLM(handler=model), embedder=HashEmbedder(64), **stores)
     count_firestore(deps._firestore, probe)
     _count_bytes(deps._firestore, probe)
     return deps

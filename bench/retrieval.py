@@ -26,7 +26,6 @@ index takes 8-10 minutes on two cores.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import statistics
 import tempfile
@@ -48,8 +47,8 @@ from shared.adapters.postgres_keyring import PostgresKeyRing
 from shared.config import Settings
 from shared.crypto import new_data_key
 from shared.models.memory import SemanticQuery
+from testkit.stack_env import STACK_ENV, load_stack_env
 
-ROOT = Path(__file__).resolve().parent.parent
 DB_NAME = "bench_retrieval"
 INDEX = "facts_embedding_768_idx"
 
@@ -234,11 +233,9 @@ def main() -> None:
     parser.add_argument("--ef-construction", type=int)
     parser.add_argument("--million", action="store_true")
     parser.add_argument("--users", type=int, default=1000)
-    parser.add_argument(
-        "--env-file", default=os.environ.get("STACK_ENV_FILE", ROOT / ".stack-test/env")
-    )
+    parser.add_argument("--env-file", default=STACK_ENV)
     args = parser.parse_args()
-    _load_env(Path(args.env_file))
+    load_stack_env(Path(args.env_file))
     settings = Settings()
     with tempfile.TemporaryDirectory() as tmp, scratch_database(settings) as scratch:
         kek_file = Path(tmp) / "kek.key"  # the scratch data dies with the run, and its key
@@ -259,14 +256,6 @@ def main() -> None:
             bench.db.close()
             with suppress(Exception):
                 bench.conn.close()
-
-
-def _load_env(path: Path) -> None:
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line and not line.startswith("#") and "=" in line:
-                key, value = line.split("=", 1)
-                os.environ.setdefault(key, value)
 
 
 if __name__ == "__main__":

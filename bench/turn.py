@@ -14,8 +14,8 @@ warm-up turns that are not counted:
 
 Then the same three as the first turn of a new chat. Printed: p50/p95/max of
 prepare + events (``time.perf_counter``), time to the first chunk, round trips per turn per
-store (counted at the client libraries, see ``bench/turn_probes.py``), time spent in each
-store, the nodes' own timings from the turn record, and the issue's targets.
+store (counted at the client libraries, see ``testkit/probes.py``), time spent in each
+store, the nodes' own timings from the turn record, and the targets it is held to.
 
     .venv/bin/python -m bench.turn [--turns 200] [--warmup 20] [--new-chat-turns 50]
 
@@ -29,7 +29,6 @@ end, so no extraction runs); the user's Firestore documents and Redis keys are d
 from __future__ import annotations
 
 import argparse
-import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -40,12 +39,11 @@ from typing import Any
 from google.cloud import tasks_v2
 from pydantic import BaseModel
 
-from bench.turn_probes import Probe, count_firestore, count_redis, count_tasks, counting_connect
 from bench.turn_report import PathFigures, Sample, report
-from scripts.serve import read_env
 from shared.adapters.cloud_tasks import build_tasks_client
 from shared.adapters.postgres import Database, connect, run_outside_transaction
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.app.turn import Chunk, TurnService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.graph.nodes.classification import Classification
@@ -54,7 +52,8 @@ from shared.models.memory import SELF, ExtractionChanges, FactDraft, Person
 from shared.models.wire import TurnRequest
 from shared.ports import LLMRequest
 from shared.services.memory.windows import window_for
-from shared.services.turn import Chunk, TurnService
+from testkit.probes import Probe, count_firestore, count_redis, count_tasks, counting_connect
+from testkit.stack_env import require_stack_env
 
 MESSAGES = {
     "greeting": "Hi!",
@@ -92,8 +91,7 @@ class ScriptedModel:
 
 # -- the stack --------------------------------------------------------------------------------
 def stack_settings() -> Settings:
-    for key, value in read_env("test").items():  # exits with a hint when the stack is down
-        os.environ.setdefault(key, value)  # the Google clients read the emulator hosts here
+    require_stack_env()
     return Settings(env="test", model_provider="scripted", rate_limit_per_minute=10**9)
 
 

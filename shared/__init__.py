@@ -1,1 +1,1 @@
-"""The product's Python package: ports, adapters, services and the turn graph."""
+"""The product's package, layered one way: app -> graph -> services -> ports <- adapters."""

@@ -6,10 +6,10 @@ Each user has one random 256-bit data key (wrapped by a key-encryption key and s
 - **encryption**: AES-256-GCM with a random 96-bit nonce per message. The associated data
   binds the format version, the user id and a context naming the column ("facts.text"), so a
   ciphertext copied to another column or another user's row does not decrypt.
-- **name hash**: HMAC-SHA256 over the normalised name (``normalise_name``), so "José",
-  "jose" and "JOSE " find the same person without the name being stored in clear. Keyed per
-  user: equal names of two users hash differently, and a dump cannot be dictionary-attacked
-  without the user's key.
+- **name hash**: HMAC-SHA256 over the folded name (``shared.conversation.text.fold``, the
+  fold the fact system compares names with), so "José", "jose" and "JOSE!" find the same
+  person without the name being stored in clear. Keyed per user: equal names of two users
+  hash differently, and a dump cannot be dictionary-attacked without the user's key.
 
 Ciphertext format (version 1)::
 
@@ -21,13 +21,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import unicodedata
 from typing import Protocol
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from shared.conversation.text import fold
 
 DATA_KEY_BYTES = 32
 NONCE_BYTES = 12
@@ -58,16 +59,6 @@ class KeyEncryptionKey(Protocol):
 
 def new_data_key() -> bytes:
     return os.urandom(DATA_KEY_BYTES)
-
-
-def normalise_name(name: str) -> str:
-    """Fold what does not tell two names apart: compatibility forms, accents, case, spacing.
-
-    "  Zoë   MÜLLER " -> "zoe muller"; "ﬁona" -> "fiona"; "Straße" -> "strasse".
-    """
-    decomposed = unicodedata.normalize("NFKD", name)
-    unaccented = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(unaccented.casefold().split())
 
 
 def seal(key: bytes, plaintext: bytes, associated_data: bytes) -> bytes:
@@ -119,4 +110,4 @@ class DataKeyCipher:
         return open_sealed(self._encryption_key, sealed, bound_to(self.user_id, context)).decode()
 
     def name_hash(self, name: str) -> bytes:
-        return hmac.new(self._name_key, normalise_name(name).encode(), hashlib.sha256).digest()
+        return hmac.new(self._name_key, fold(name).encode(), hashlib.sha256).digest()

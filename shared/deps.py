@@ -2,7 +2,7 @@
 
 Nothing connects at import time (cold start); the first request that needs a store builds
 it. Tests build ``Deps(settings)`` and replace any component with a fake by keyword:
-``Deps(settings, llm=ScriptedLLM(...), conversations=MemoryConversationStore())``.
+``Deps(settings, llm=ScriptedLLM(...), conversations=FakeConversationStore())``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Ports: the interfaces services and the graph depend on.
 
-Each has a real adapter in ``shared/adapters`` and an in-memory fake (``memory_*``) for unit
+Each has a real adapter in ``shared/adapters`` and an in-memory fake (``fake_*``) for unit
 tests; ``tests/contract`` runs one test file against both.
 """
 
@@ -72,6 +72,10 @@ class ConversationStore(Protocol):
         self, user_id: str, chat_id: str, limit: int, after: datetime | None = None
     ) -> list[Message]:
         """The newest ``limit`` messages created after ``after``, oldest first."""
+        ...
+
+    def list_chats(self, user_id: str, limit: int) -> list[Chat]:
+        """The user's ``limit`` most recently updated chats, most recent first."""
         ...
 
     def claim_turn(

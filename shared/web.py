@@ -1,7 +1,7 @@
 """The HTTP edge shared by the functions: parse untrusted requests, map errors to responses.
 
-Nothing here knows about turns or facts; entry points call ``handle_json`` with a function
-that does the work, and every ``AppError`` becomes ``{"error": {"code", "message"}}``.
+Nothing here knows about turns or facts; entry points hand ``guarded`` a function that does
+the work, and every ``AppError`` becomes ``{"error": {"code", "message"}}``.
 """
 
 from __future__ import annotations

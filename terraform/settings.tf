@@ -66,7 +66,7 @@ locals {
     HITL_MIN_CONFIDENCE           = 0.6
     HITL_MAX_CONSECUTIVE_FAILURES = 3
 
-    # Agent jobs: the supervisor policy (seed 001) and the watchdog (seed 002). The lease
+    # Agent jobs: the supervisor policy and the watchdog. The lease
     # outlives the agents function's timeout; deliveries match the dead-letter policy.
     AGENT_MAX_STEPS          = 30
     AGENT_SUBTASK_RETRIES    = 3

@@ -7,27 +7,13 @@ before any Settings is built, so every test talks to the same real local service
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 from shared.adapters import model_guard
+from testkit.stack_env import STACK_ENV, load_stack_env
 
-ROOT = Path(__file__).resolve().parent.parent
-STACK_ENV = Path(os.environ.get("STACK_ENV_FILE", ROOT / ".stack-test" / "env"))
-
-
-def _load_stack_env() -> bool:
-    if not STACK_ENV.exists():
-        return False
-    for line in STACK_ENV.read_text().splitlines():
-        if line and not line.startswith("#") and "=" in line:
-            key, value = line.split("=", 1)
-            os.environ.setdefault(key, value)
-    return True
-
-
-STACK_UP = _load_stack_env()
+STACK_UP = load_stack_env()
 os.environ["ENV"] = "test"
 # Tests never reach a real model: the scripted provider is the default, and the Vertex and
 # local adapters refuse to run unless a test opts in (the fake endpoint, the offline model).

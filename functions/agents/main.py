@@ -2,7 +2,7 @@
 
 Returning normally acknowledges the message; a transient error or a job that cannot go on
 yet propagates (a non-2xx status) so Pub/Sub redelivers, up to the dead-letter policy's 5
-attempts (``shared.services.agent_jobs.delivery``).
+attempts (``shared.app.agent_delivery``).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import flask
 import functions_framework
 from cloudevents.http import CloudEvent
 
+from shared.app.agent_delivery import AgentJobService, job_from_push, trace_of
 from shared.auth import InternalCaller
 from shared.deps import get_deps
 from shared.errors import AppError, InvalidEvent
 from shared.logs import set_trace
-from shared.services.agent_jobs.delivery import AgentJobService, job_from_push, trace_of
 from shared.web import error_response
 
 log = logging.getLogger("agents")

@@ -12,6 +12,7 @@ import logging
 import flask
 import functions_framework
 
+from shared.app.extraction import ExtractionService
 from shared.auth import InternalCaller
 from shared.deps import get_deps
 from shared.errors import (
@@ -24,7 +25,6 @@ from shared.errors import (
 from shared.logs import set_trace
 from shared.models.domain import ExtractionTask
 from shared.services.ids import extraction_task_name
-from shared.services.memory.extraction import ExtractionService
 from shared.web import guarded, json_response, parse_json, read_body, require_post
 
 log = logging.getLogger("extraction")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import flask
 import functions_framework
 
+from shared.app.settings.api import SettingsApi, operation_for
 from shared.deps import get_deps
 from shared.logs import set_trace
-from shared.services.memory_admin import MemoryAdmin, operation_for
 from shared.web import guarded, json_response, parse_json, read_body, require_post
 
 
@@ -21,7 +21,7 @@ def memory(request: flask.Request) -> flask.Response:
         operation = operation_for(request.path)
         raw = read_body(request, deps.settings.max_body_bytes) or b"{}"
         body = parse_json(raw, operation.request)
-        result = operation.run(MemoryAdmin(deps), user_id, body)
+        result = operation.run(SettingsApi(deps), user_id, body)
         return json_response(result.model_dump(mode="json"))
 
     return guarded(work)

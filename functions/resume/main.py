@@ -1,7 +1,8 @@
 """HTTP entry point of the resume function: the conversation's continuations.
 
 ``/`` (or ``/resume``): the user answers a waiting interrupt (JSON, or Server-Sent Events).
-``/messages``: a poll of one chat (new messages, the question it waits on).
+``/messages``: a poll of one chat (new messages, the question it waits on); ``/chats``: the
+user's chats.
 ``/jobs/pause|resume|cancel|takeover``: the user's control over a running agent job.
 ``/timeout``: Cloud Tasks delivers an approval's deadline (OIDC of the tasks invoker); the
 interrupt is rejected unless it was answered. 2xx either way, so the queue stops.
@@ -14,15 +15,15 @@ import logging
 import flask
 import functions_framework
 
+from shared.app.resume import ResumeService
+from shared.app.resume_operations import json_operation
+from shared.app.turn_stream import reply
 from shared.auth import InternalCaller
 from shared.deps import Deps, get_deps
 from shared.errors import BadRequest, InvalidEvent, PayloadTooLarge
 from shared.logs import set_trace
 from shared.models.wire import ResumeRequest
 from shared.services.hitl_timeouts import TimeoutTask, timeout_url
-from shared.services.resume import ResumeService
-from shared.services.resume_operations import json_operation
-from shared.services.turn_stream import reply
 from shared.web import guarded, json_response, parse_json, read_body, require_post, trace_header
 
 log = logging.getLogger("resume")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import flask
 import functions_framework
 
+from shared.app.turn import TurnService
+from shared.app.turn_stream import reply
 from shared.deps import get_deps
 from shared.logs import set_trace
 from shared.models.wire import TurnRequest
-from shared.services.turn import TurnService
-from shared.services.turn_stream import reply
 from shared.web import guarded, parse_json, read_body, require_post, trace_header
 
 

@@ -10,7 +10,7 @@ import math
 import uuid
 from collections.abc import Sequence
 
-from shared.crypto import normalise_name
+from shared.conversation.text import fold
 from shared.errors import DataRejected
 from shared.models.memory import FactDraft, Person
 
@@ -34,7 +34,7 @@ def uuids(values: Sequence[str | None]) -> list[str]:
 
 def same_key(a: str, b: str) -> bool:
     """Idempotency keys are stored as keyed hashes of the normalised key."""
-    return normalise_name(a) == normalise_name(b)
+    return fold(a) == fold(b)
 
 
 def check_draft(draft: FactDraft) -> None:
@@ -53,11 +53,11 @@ def sort_persons(persons: list[Person]) -> list[Person]:
 def merged_person(keep: Person, absorb: Person) -> Person:
     """``keep`` with ``absorb``'s names as aliases (once each, after normalisation) and
     ``absorb``'s descriptors where ``keep`` has none."""
-    seen = {normalise_name(keep.display_name)}
+    seen = {fold(keep.display_name)}
     aliases: list[str] = []
     for name in [*keep.aliases, absorb.display_name, *absorb.aliases]:
-        if normalise_name(name) not in seen:
-            seen.add(normalise_name(name))
+        if fold(name) not in seen:
+            seen.add(fold(name))
             aliases.append(name)
     descriptors = absorb.descriptors | keep.descriptors
     return keep.model_copy(update={"aliases": aliases, "descriptors": descriptors})

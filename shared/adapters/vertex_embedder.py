@@ -14,7 +14,7 @@ from google import genai
 from google.genai import types
 
 from shared.adapters.model_guard import check_allow_model_requests
-from shared.adapters.vertex_llm import vertex_errors
+from shared.adapters.vertex_client import vertex_errors
 from shared.errors import ModelOutputInvalid
 
 

@@ -3,12 +3,12 @@
 ``inline`` agents are short (one model call) and run inside the turn; the others are
 published as jobs to Pub/Sub, where the runner gives them up to ``max_steps`` steps (a tool
 call or the answer each) and posts their result to the chat. ``deterministic`` agents
-(greeting, feedback: seed 003) answer by rule, without a model. An agent with a sensitive
+(greeting, feedback) answer by rule, without a model. An agent with a sensitive
 tool ``needs_approval``: the turn asks before running it, and the runner asks again before
 each sensitive call.
 
-Routing is deterministic (seed 003): ``resolve`` maps an agent name or an intent label to
-its specialist, and anything unknown to ``DEFAULT_AGENT``.
+Routing is deterministic (a table, no model): ``resolve`` maps an agent name or an intent
+label to its specialist, and anything unknown to ``DEFAULT_AGENT``.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ AGENTS: dict[str, AgentSpec] = {
     )
 }
 
-DEFAULT_AGENT = "research"  # what an unknown intent gets (seed 003's DEFAULT_ROUTE)
+DEFAULT_AGENT = "research"  # what an unknown intent gets: it only reads, never acts
 INTENTS: dict[str, str] = {
     "hello": "greeting", "thanks": "greeting", "small_talk": "greeting",
     "complaint": "feedback", "suggestion": "feedback", "rating": "feedback",

@@ -13,10 +13,10 @@ from typing import Protocol
 from shared.config import Settings
 from shared.graph.metering import Meter
 from shared.ports import LLM, ConversationStore, KeyRing, Publisher, TaskQueue
-from shared.services.memory_admin_ports import MemoryAdminDeps
+from shared.services.memory.ports import MemoryPorts
 
 
-class TurnPorts(MemoryAdminDeps, Protocol):
+class TurnPorts(MemoryPorts, Protocol):
     """What the graph may use: the memory ports (answers resolve held facts) and the rest."""
 
     @property

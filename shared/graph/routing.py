@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from shared.graph.nodes.greetings import is_plain_greeting
+from shared.conversation.greetings import is_plain_greeting
 from shared.graph.state import Intent, TurnState
 
 End = Literal["__end__"]

@@ -97,7 +97,7 @@ class Expense(Strict):
 
 
 class Feedback(Strict):
-    """What the user said about the assistant (seed 003's feedback agent records it)."""
+    """What the user said about the assistant (the feedback agent records it, no model call)."""
 
     id: RecordId
     text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=2000)]

@@ -31,7 +31,7 @@ class Priority(IntEnum):
 
 
 class Trigger(StrEnum):
-    """Why an action goes to the user; declared highest priority first (seed 001 15.12.2)."""
+    """Why an action goes to the user; declared highest priority first."""
 
     SENSITIVE_ACTION = "sensitive_action"  # irreversible: delete, pay, publish, send
     COST_OVER_LIMIT = "cost_over_limit"  # runaway spending

@@ -1,33 +1,32 @@
 """Escalation: which of an agent's proposed actions go to the user, and how. Pure, no I/O.
 
-Triggers (seed 001, 15.12.2), highest priority first; ``escalate`` reports every trigger
-that fired in this order and names the first:
+Triggers, highest priority first; ``escalate`` reports every trigger that fired in this
+order and names the first:
 
 ============================  ========  =================================================
 trigger                       priority  fires when
 ============================  ========  =================================================
 ``sensitive_action``          highest   the tool is declared sensitive, or its name holds
-                                        delete, publish, pay, send or share (15.12.2,
-                                        15.12.8; the name check can only add approvals)
+                                        delete, publish, pay, send or share (the name
+                                        check can only add approvals, never remove one)
 ``cost_over_limit``           high      estimated cost > the limit (USD, per action)
 ``low_confidence``            medium    confidence < the minimum
 ``consecutive_failures``      medium    the agent failed >= the maximum times in a row
-                                        (seed 001's ``ShouldEscalate``; seed 002 escalates
-                                        to humans on the third attempt)
+                                        (an agent failing the same way again is likely
+                                        stuck in a loop: a human looks at it)
 ``out_of_scope``              low       no tool of the agent matches the request
 ============================  ========  =================================================
 
-Modes (15.12.3): a fired trigger at or above the mode's ``APPROVAL_FLOOR`` needs the user's
-approval (the action waits; seed 001 rejects it when the approval times out), one below it
-only notifies the user, and nothing fired means no escalation, except:
+Modes: a fired trigger at or above the mode's ``APPROVAL_FLOOR`` needs the user's approval
+(the action waits, and is rejected when the approval times out), one below it only
+notifies the user, and nothing fired means no escalation, except:
 
 - human-in-command: every action needs approval, a trigger or not;
 - human-in-the-loop: sensitive, costly, low-confidence and failing-in-a-loop actions need
-  approval (the issue's list, plus consecutive failures, the other medium trigger: a stuck
-  agent pauses, as in seed 002 step 3); out of scope only notifies;
+  approval (consecutive failures rank with low confidence: a stuck agent pauses until the
+  user says to go on); out of scope only notifies;
 - human-on-the-loop: only notifies, except a sensitive action, which needs approval in
-  every mode: 15.12.2 calls it "irreversible, requires human confirmation", and the expert
-  level still approves "only exceptions" (15.12.6).
+  every mode: it cannot be undone, so even the most trusted assistant asks first.
 
 Callers: ``needs_approval(action, trust_settings(record, settings))``, or ``escalate`` for
 the trigger and reason to show; ``record_outcome`` (re-exported from

@@ -1,4 +1,4 @@
-"""Trust levels: how an assistant earns autonomy, and loses it (seed 001, 15.12.6). Pure.
+"""Trust levels: how an assistant earns autonomy, and loses it. Pure.
 
 Each level gives a HITL mode (``MODE_OF_LEVEL``): novice -> human-in-command, proficient ->
 human-in-the-loop, expert -> human-on-the-loop. The user may pin a mode instead
@@ -6,8 +6,8 @@ human-in-the-loop, expert -> human-on-the-loop. The user may pin a mode instead
 
 ``record_outcome`` counts one finished task and then applies the rules:
 
-- promotion, one rule per level, every condition at or above its threshold (the seed's
-  ``CanUpgrade`` refuses only below it):
+- promotion, one rule per level, every condition at or above its threshold (a value
+  exactly at the threshold counts as met):
 
   ===================  =====  ============  =================  ======================
   from -> to           tasks  success rate  days since first   days since last
@@ -19,11 +19,10 @@ human-in-the-loop, expert -> human-on-the-loop. The user may pin a mode instead
 
   "tasks" are successful tasks; the success rate is successes over all finished tasks
   (incidents included), compared exactly (integers, no float rounding); days are whole days
-  (floor). The seed's diagram also says "99 % over 90 days" for expert; its rule table and
-  code say 98 % and 30 days, which we follow. An outcome may promote two levels at once when
-  the record meets both rules (say the first task after a month without incident).
-- demotion: a serious incident drops any level straight to novice ("one serious incident
-  could drop Expert directly back to Novice ... a protection mechanism, not punishment").
+  (floor). An outcome may promote two levels at once when the record meets both rules (say
+  the first task after a month without incident).
+- demotion: a serious incident drops any level straight to novice: a protection of the
+  user, not a punishment of the assistant.
   Counters are lifetime and kept: the incident's no-incident windows (7 days, then 30) are
   what the assistant has to sit out before it climbs back. An ordinary failure only counts.
 

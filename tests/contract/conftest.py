@@ -21,6 +21,15 @@ from google.cloud import firestore, pubsub_v1, tasks_v2
 
 from shared.adapters.clock import FixedClock
 from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
+from shared.adapters.fake_agent_data import FakeAgentDataStore
+from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
+from shared.adapters.fake_conversations import FakeConversationStore
+from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
+from shared.adapters.fake_keyring import FakeKeyRing
+from shared.adapters.fake_outbox import FakeOutbox
+from shared.adapters.fake_profiles import FakeProfileStore
+from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
@@ -28,15 +37,6 @@ from shared.adapters.firestore_outbox import FirestoreOutbox
 from shared.adapters.firestore_profiles import FirestoreProfileStore
 from shared.adapters.firestore_trust import FirestoreTrustStore
 from shared.adapters.keyring_local import LocalKek
-from shared.adapters.memory_agent_data import MemoryAgentDataStore
-from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
-from shared.adapters.memory_conversations import MemoryConversationStore
-from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore, MemoryPendingStore
-from shared.adapters.memory_keyring import MemoryKeyRing
-from shared.adapters.memory_outbox import MemoryOutbox
-from shared.adapters.memory_profiles import MemoryProfileStore
-from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
-from shared.adapters.memory_trust import MemoryTrustStore
 from shared.adapters.migrations import apply_migrations
 from shared.adapters.postgres import Database, connect, run_outside_transaction
 from shared.adapters.postgres_contacts import PostgresContactStore
@@ -62,7 +62,7 @@ from shared.ports import (
     TrustStore,
 )
 
-BACKENDS = ["memory", pytest.param("real", marks=pytest.mark.stack)]
+BACKENDS = ["fake", pytest.param("real", marks=pytest.mark.stack)]
 
 
 def unique(prefix: str) -> str:
@@ -134,29 +134,29 @@ def _real(request: pytest.FixtureRequest, name: str) -> Any:
 
 @pytest.fixture(params=BACKENDS)
 def conversations(request: pytest.FixtureRequest) -> ConversationStore:
-    if request.param == "memory":
-        return MemoryConversationStore()
+    if request.param == "fake":
+        return FakeConversationStore()
     return FirestoreConversationStore(_real(request, "firestore_client"))
 
 
 @pytest.fixture(params=BACKENDS)
 def profiles(request: pytest.FixtureRequest) -> ProfileStore:
-    if request.param == "memory":
-        return MemoryProfileStore()
+    if request.param == "fake":
+        return FakeProfileStore()
     return FirestoreProfileStore(_real(request, "firestore_client"))
 
 
 @pytest.fixture(params=BACKENDS)
 def trust_store(request: pytest.FixtureRequest) -> TrustStore:
-    if request.param == "memory":
-        return MemoryTrustStore()
+    if request.param == "fake":
+        return FakeTrustStore()
     return FirestoreTrustStore(_real(request, "firestore_client"))
 
 
 @pytest.fixture(params=BACKENDS)
 def idempotency(request: pytest.FixtureRequest) -> IdempotencyStore:
-    if request.param == "memory":
-        return MemoryIdempotencyStore()
+    if request.param == "fake":
+        return FakeIdempotencyStore()
     return FirestoreIdempotencyStore(_real(request, "firestore_client"))
 
 
@@ -168,13 +168,13 @@ class CacheBackend:
 
 @pytest.fixture(params=BACKENDS)
 def cache_backend(request: pytest.FixtureRequest) -> CacheBackend:
-    if request.param == "memory":
+    if request.param == "fake":
         clock = FixedClock()
 
         def advance(seconds: float) -> None:
             clock.advance(seconds)
 
-        return CacheBackend(MemoryCache(clock), advance)
+        return CacheBackend(FakeCache(clock), advance)
     cache = RedisCache(_real(request, "redis_client"), prefix=unique("contract"))
     return CacheBackend(cache, time.sleep)
 
@@ -195,8 +195,8 @@ class KeyRingBackend:
 
 @pytest.fixture(params=BACKENDS)
 def keyring_backend(request: pytest.FixtureRequest) -> KeyRingBackend:
-    if request.param == "memory":
-        keys = MemoryKeyRing()
+    if request.param == "fake":
+        keys = FakeKeyRing()
         return KeyRingBackend(keys, lambda: keys)
     db: Database = _real(request, "database")
     kek: LocalKek = request.getfixturevalue("local_kek")
@@ -214,10 +214,10 @@ class FactBackend:
 
 @pytest.fixture(params=BACKENDS)
 def fact_backend(request: pytest.FixtureRequest) -> FactBackend:
-    if request.param == "memory":
-        contacts = MemoryContactStore(FixedClock())
-        facts = MemoryFactStore(contacts)
-        return FactBackend(facts, contacts, MemoryPendingStore(contacts), MemoryKeyRing())
+    if request.param == "fake":
+        contacts = FakeContactStore(FixedClock())
+        facts = FakeFactStore(contacts)
+        return FactBackend(facts, contacts, FakePendingStore(contacts), FakeKeyRing())
     db: Database = _real(request, "database")
     keys = PostgresKeyRing(db, request.getfixturevalue("local_kek"))
     return FactBackend(
@@ -253,8 +253,8 @@ class QueueBackend:
 
 @pytest.fixture(params=BACKENDS)
 def queue_backend(request: pytest.FixtureRequest) -> QueueBackend:
-    if request.param == "memory":
-        return QueueBackend(MemoryTaskQueue(), "extraction")
+    if request.param == "fake":
+        return QueueBackend(FakeTaskQueue(), "extraction")
     adapter, queue = _real(request, "tasks_queue_name")
     return QueueBackend(adapter, queue)
 
@@ -285,8 +285,8 @@ def pubsub_topic(settings: Settings) -> Iterator[tuple[PubSubPublisher, str, Any
 
 @pytest.fixture(params=BACKENDS)
 def publisher_backend(request: pytest.FixtureRequest) -> PublisherBackend:
-    if request.param == "memory":
-        fake = MemoryPublisher()
+    if request.param == "fake":
+        fake = FakePublisher()
         return PublisherBackend(
             fake, "agent-jobs", lambda _: [(m.data, m.attributes) for m in fake.messages]
         )
@@ -311,14 +311,14 @@ def publisher_backend(request: pytest.FixtureRequest) -> PublisherBackend:
 
 @pytest.fixture(params=BACKENDS)
 def agent_data(request: pytest.FixtureRequest) -> AgentDataStore:
-    if request.param == "memory":
-        return MemoryAgentDataStore()
+    if request.param == "fake":
+        return FakeAgentDataStore()
     return FirestoreAgentDataStore(_real(request, "firestore_client"))
 
 
 @pytest.fixture(params=BACKENDS)
 def outbox(request: pytest.FixtureRequest) -> Outbox:
     clock = FixedClock()
-    if request.param == "memory":
-        return MemoryOutbox(clock)
+    if request.param == "fake":
+        return FakeOutbox(clock)
     return FirestoreOutbox(_real(request, "firestore_client"), clock)

@@ -21,10 +21,10 @@ import pytest
 
 from shared.adapters.clock import FixedClock
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.app.extraction import ExtractionService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.models.memory import Fact, FactFilter, Person
-from shared.services.memory.extraction import ExtractionService
 from shared.services.memory.schema import Extraction
 from tests.contract.conftest import FactBackend
 from tests.unit.extraction_kit import (

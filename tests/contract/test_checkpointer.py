@@ -26,10 +26,10 @@ from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 
-from bench.turn_probes import Probe, count_firestore
 from shared.adapters.clock import FixedClock
 from shared.adapters.firestore_checkpoints import CHECKPOINTS, CHUNKS, THREADS, FirestoreSaver
 from shared.config import Settings
+from testkit.probes import Probe, count_firestore
 from tests.contract.conftest import BACKENDS, unique
 
 MiB = 1024 * 1024
@@ -44,7 +44,7 @@ class SaverBackend:
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> SaverBackend:
-    if request.param == "memory":
+    if request.param == "fake":
         saver = InMemorySaver()
         return SaverBackend(saver, lambda: saver)
     request.getfixturevalue("stack_env")

@@ -56,7 +56,9 @@ def test_an_invalid_person_is_refused(
     assert fact_backend.contacts.list_persons(user_id) == []
 
 
-@pytest.mark.parametrize("written", ["Zoë Müller", "zoe muller", "  ZOE   MÜLLER ", "Zoe", "Z."])
+@pytest.mark.parametrize(
+    "written", ["Zoë Müller", "zoe muller", "  ZOE   MÜLLER ", "Zoe", "Z.", "Zoë Müller!", "«Zoe»"]
+)
 def test_a_person_is_found_by_a_normalised_name_or_alias(
     fact_backend: FactBackend, user_id: str, written: str
 ) -> None:

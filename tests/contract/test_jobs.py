@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from shared.adapters.fake_jobs import FakeJobStore
 from shared.adapters.firestore_jobs import FirestoreJobStore
-from shared.adapters.memory_jobs import MemoryJobStore
 from shared.errors import DependencyUnavailable
 from shared.models.domain import AgentJob, JobResume, Subtask
 from shared.models.jobs import JobInterrupt, JobState
@@ -24,8 +24,8 @@ NOW = datetime(2026, 3, 1, 12, 0, 0, 123456, tzinfo=UTC)
 
 @pytest.fixture(params=BACKENDS)
 def jobs(request: pytest.FixtureRequest) -> JobStore:
-    if request.param == "memory":
-        return MemoryJobStore()
+    if request.param == "fake":
+        return FakeJobStore()
     return FirestoreJobStore(_real(request, "firestore_client"))
 
 

@@ -6,10 +6,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shared.adapters.keyring_kms import crc32c
 from shared.adapters.keyring_local import LocalKek
-from shared.crypto import DataKeyCipher, DecryptionFailed, new_data_key, normalise_name
+from shared.conversation.text import fold
+from shared.crypto import DataKeyCipher, DecryptionFailed, new_data_key
 from shared.errors import ConfigurationError
 from tests.contract.conftest import KeyRingBackend, unique
 
@@ -92,9 +95,19 @@ def test_racing_instances_agree_on_a_new_users_key(
     ],
 )
 def test_names_are_normalised_before_hashing(written: str, folded: str) -> None:
-    assert normalise_name(written) == folded
+    assert fold(written) == folded
     cipher = DataKeyCipher("u", new_data_key())
     assert cipher.name_hash(written) == cipher.name_hash(folded)
+
+
+_NAMEISH = st.text(st.sampled_from("aAäÄeÉzZßﬁ .!-'\t"), max_size=8)
+
+
+@given(_NAMEISH, _NAMEISH)
+def test_a_hashed_lookup_and_a_name_comparison_agree(a: str, b: str) -> None:
+    """Persons are found by the hash and told apart by ``fold``: the two never disagree."""
+    cipher = DataKeyCipher("u", bytes(32))
+    assert (cipher.name_hash(a) == cipher.name_hash(b)) == (fold(a) == fold(b))
 
 
 def test_a_tampered_or_unknown_ciphertext_does_not_decrypt() -> None:

@@ -11,9 +11,9 @@ from typing import Literal
 import pytest
 from google.cloud import firestore
 
+from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.firestore_account import FirestoreAccountStore
 from shared.adapters.firestore_trust import FirestoreTrustStore
-from shared.adapters.memory_trust import MemoryTrustStore
 from shared.models.trust import HitlMode, Outcome, TrustRecord
 from shared.ports import TrustStore
 from shared.services.hitl import record_task_outcome
@@ -39,7 +39,7 @@ def replace_with(record: TrustRecord) -> Callable[[TrustRecord], TrustRecord]:
 @pytest.fixture
 def erase(request: pytest.FixtureRequest, trust_store: TrustStore) -> Callable[[str], object]:
     """Account erasure as the memory function runs it (``users/{uid}`` and below)."""
-    if isinstance(trust_store, MemoryTrustStore):
+    if isinstance(trust_store, FakeTrustStore):
         return trust_store.delete_user
     client: firestore.Client = request.getfixturevalue("firestore_client")
     return FirestoreAccountStore(client).delete_user

@@ -1,4 +1,4 @@
-"""Serve the four functions against the test stack, with the fake Vertex endpoint as model."""
+"""Serve every function against the test stack, with the fake Vertex endpoint as model."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from google.cloud import firestore
 
 from scripts import serve
 from scripts.stacklib.tokens import mint_user_token
+from testkit.vertex_server import FakeVertexServer
 from tests.e2e.model_rules import reply_for
 from tests.e2e.snapshots import firestore_paths, postgres_counts
-from tests.fakes.vertex_server import FakeVertexServer
 
 PROFILE = "test"
 STATE = serve.state_dir(PROFILE)

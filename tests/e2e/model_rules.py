@@ -8,6 +8,7 @@ names an agent that does not exist; ``[act]`` plans the acting productivity agen
 needs the user's approval), ``[facts]`` -> extractable facts (about the first
 ``@Name`` if any; a phone number is a Contact fact, ``[unsure]`` lowers its confidence),
 ``[ask]`` -> semantic retrieval, ``@Name`` -> a person mentioned.
+``[slowly]`` -> the reply streams a word every 0.15 s (a client sees it arrive);
 ``[team]`` -> three research steps, the third needing the other two (one job of three
 subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that always
 fails). A job's agent finishes at its first step with "Result for: <its goal>", unless its
@@ -21,7 +22,7 @@ import re
 from typing import Any
 
 from shared.adapters.scripted_llm import HashEmbedder
-from tests.fakes.vertex_server import (
+from testkit.vertex_server import (
     FakeReply,
     RecordedRequest,
     embeddings_reply,
@@ -32,7 +33,7 @@ from tests.fakes.vertex_server import (
 )
 
 _EMBEDDER = HashEmbedder(dimension=768)
-_MARKERS = re.compile(r"\[(facts|ask|complex|badplan|act|team|poison|unsure)\]\s*")
+_MARKERS = re.compile(r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly)\]\s*")
 
 
 def _user_text(request: RecordedRequest) -> str:
@@ -129,7 +130,8 @@ def reply_for(request: RecordedRequest) -> FakeReply:
         return error_reply(503, "poisoned")
     if request.rpc == "streamGenerateContent":
         words = f"You said: {text}".split(" ")
-        return stream_reply([w + " " for w in words[:-1]] + [words[-1]])
+        pause = 0.15 if "[slowly]" in text else 0.0
+        return stream_reply([w + " " for w in words[:-1]] + [words[-1]], pause=pause)
     structured = _STRUCTURED.get(next(iter(_schema_fields(request) & set(_STRUCTURED)), ""))
     if structured is not None:
         return json_reply(structured(text))

@@ -208,31 +208,15 @@ def test_the_turn_graph_runs_on_the_service(service: Child) -> None:
     from datetime import UTC, datetime
 
     from shared.adapters.clock import FixedClock
-    from shared.adapters.memory_cache import MemoryCache, MemoryIdempotencyStore
-    from shared.adapters.memory_conversations import MemoryConversationStore
-    from shared.adapters.memory_facts import (
-        MemoryContactStore,
-        MemoryFactStore,
-        MemoryPendingStore,
-    )
-    from shared.adapters.memory_keyring import MemoryKeyRing
-    from shared.adapters.memory_profiles import MemoryProfileStore
-    from shared.adapters.memory_queues import MemoryPublisher, MemoryTaskQueue
+    from shared.app.turn import TurnService
     from shared.deps import Deps
     from shared.models.wire import TurnRequest
-    from shared.services.turn import TurnService
+    from testkit.fakes import in_memory_stores
 
     llm, embedder = models(service)
     clock = FixedClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
-    contacts = MemoryContactStore(clock)
-    deps = Deps(
-        Settings(env="test", **service.settings()),
-        clock=clock, llm=llm, embedder=embedder,
-        conversations=MemoryConversationStore(), idempotency=MemoryIdempotencyStore(),
-        cache=MemoryCache(clock), facts=MemoryFactStore(contacts, clock), contacts=contacts,
-        pending=MemoryPendingStore(contacts), tasks=MemoryTaskQueue(),
-        publisher=MemoryPublisher(), profiles=MemoryProfileStore(), keyring=MemoryKeyRing(),
-    )  # fmt: skip
+    settings = Settings(env="test", **service.settings())
+    deps = Deps(settings, clock=clock, llm=llm, embedder=embedder, **in_memory_stores(clock))
     turns = TurnService(deps)
     for number, message in enumerate(
         ["What is the capital of France?", "Please research hotels in Rome and draft a note."]

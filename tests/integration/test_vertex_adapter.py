@@ -14,12 +14,13 @@ from pydantic import BaseModel, Field
 
 from shared.adapters import model_guard
 from shared.adapters.models import build_models
+from shared.adapters.vertex_client import build_vertex_client
 from shared.adapters.vertex_embedder import VertexEmbedder
-from shared.adapters.vertex_llm import VertexLLM, build_vertex, build_vertex_client
+from shared.adapters.vertex_llm import VertexLLM, build_vertex
 from shared.config import Settings
 from shared.errors import ConfigurationError, DependencyUnavailable, ModelOutputInvalid
 from shared.ports import LLM, ChatTurn, Embedder, LLMRequest, Usage
-from tests.fakes.vertex_server import (
+from testkit.vertex_server import (
     FakeReply,
     FakeVertexServer,
     embeddings_reply,

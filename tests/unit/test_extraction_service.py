@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 import pytest
 
 from shared.adapters.clock import FixedClock
-from shared.adapters.memory_facts import MemoryFactStore
+from shared.adapters.fake_facts import FakeFactStore
 from shared.adapters.scripted_llm import ScriptedLLM
+from shared.app.extraction import ExtractionService
 from shared.deps import Deps
 from shared.errors import DataRejected, ModelOutputInvalid
 from shared.models.memory import ExtractionChanges, FactFilter
 from shared.services.context_cache import context_key
-from shared.services.memory.extraction import ExtractionService
 from shared.services.memory.prompt import MAX_PROMPT_FACTS
 from shared.services.memory.schema import Extraction
 from tests.unit.extraction_kit import (
@@ -257,7 +257,7 @@ def test_a_model_that_breaks_its_schema_twice_fails_loudly(deps: Deps, llm: Scri
     assert stored(deps) == {}
 
 
-class RefusesOnce(MemoryFactStore):
+class RefusesOnce(FakeFactStore):
     """A store whose first write is refused, as when the user closed a fact meanwhile."""
 
     refused = False

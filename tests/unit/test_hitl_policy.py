@@ -1,6 +1,6 @@
 """The human-in-the-loop rules: escalation triggers and their priorities, the three modes,
-and trust levels (promotion at the thresholds of seed 001 15.12.6, demotion on a serious
-incident, a pinned mode winning over the level)."""
+and trust levels (promotion at the thresholds, demotion on a serious incident, a pinned
+mode winning over the level)."""
 
 from __future__ import annotations
 

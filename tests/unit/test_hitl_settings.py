@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from shared.adapters.clock import FixedClock
+from shared.app.settings.api import SettingsApi, operation_for
 from shared.deps import Deps
 from shared.errors import BadRequest
 from shared.models.memory_api import Empty
 from shared.models.trust import ActionContext, Trigger, TrustRecord, UpdateHitlRequest
 from shared.services.hitl import escalation_for, record_task_outcome
-from shared.services.memory_admin import MemoryAdmin, operation_for
 from shared.web import parse_json
 
 ALICE, BOB = "alice", "bob"
@@ -26,7 +26,7 @@ def run(deps: Deps, user: str, path: str, body: dict[str, Any] | None = None) ->
     """One call as the function makes it: the table's model parses the JSON body."""
     operation = operation_for(path)
     request = parse_json(json.dumps(body or {}).encode(), operation.request)
-    result: dict[str, Any] = operation.run(MemoryAdmin(deps), user, request).model_dump(mode="json")
+    result: dict[str, Any] = operation.run(SettingsApi(deps), user, request).model_dump(mode="json")
     hitl: dict[str, Any] = result["hitl"]
     return hitl
 

@@ -12,7 +12,7 @@ from shared.adapters.scripted_llm import HashEmbedder
 from shared.models.memory import Fact, FactDraft, PendingItem, ScoredFact
 from shared.ports import Embedder
 from shared.services.memory.conflicts import (
-    Plan,
+    ChangePlan,
     Proposal,
     duplicate_threshold,
     plan_changes,
@@ -55,7 +55,7 @@ def draft(
 
 def plan(
     current: Sequence[Fact], *proposals: Proposal | FactDraft, embedder: Embedder = EMBEDDER
-) -> Plan:
+) -> ChangePlan:
     def nearest(new: FactDraft) -> list[ScoredFact]:
         vectors = embedder.embed([new.text, *(fact.text for fact in current)])
         first = vectors[0]

@@ -8,22 +8,24 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.adapters.memory_facts import MemoryContactStore
+from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
 from shared.adapters.model_guard import override_allow_model_requests
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.domain import ResolvedEntity
-from shared.models.memory import Person
+from shared.models.memory import ExtractionChanges, FactDraft, Person
 from shared.ports import Embedder
 from shared.services.memory import names
 from shared.services.memory.profiles import Mention, contradiction, evidence
 from shared.services.memory.resolution import (
     EMBEDDING_MARGIN,
     EMBEDDING_MIN,
+    RED_FLAG_FACTS,
     Resolution,
     Resolver,
     name_likeness,
+    red_flag_facts,
 )
-from tests.unit.extraction_kit import USER, ScriptedModel, person, pid
+from tests.unit.extraction_kit import NOW, USER, ScriptedModel, person, pid
 
 MARTIN_SON = person("martin_son", "Martin", "child", relation="son", age="8")
 MARTIN_WORK = person("martin_work", "Martin", "colleague", occupation="accountant")
@@ -35,7 +37,7 @@ def resolver(
     turn: Sequence[ResolvedEntity] = (),
     embedder: Embedder | None = None,
 ) -> Resolver:
-    store = MemoryContactStore()
+    store = FakeContactStore()
     for contact in contacts:
         store.add_person(contact)
     llm = ScriptedLLM(handler=model or ScriptedModel())
@@ -181,6 +183,24 @@ def test_the_red_flag_check_runs_only_on_a_contradiction() -> None:
     flagged = resolve(Mention("Martin", None, {"age": "30"}), MARTIN_SON, model=model)
     assert (flagged.outcome, flagged.step, len(model.red_flags)) == ("person", "red_flag", 1)
     assert "Martin; role: child; age: 8; relation: son" in model.red_flags[0].messages[0].text
+
+
+def test_the_red_flag_check_sees_the_most_recently_seen_facts_of_the_candidate() -> None:
+    """The turn graph and the extraction build their resolvers with this one reader."""
+    store = FakeFactStore()
+    store.contacts.add_person(MARTIN_SON)
+    for day in range(RED_FLAG_FACTS + 2):
+        fact = FactDraft(
+            text=f"fact of day {day}", subject_entity_id=MARTIN_SON.id, relation_to_user="child",
+            confidence=0.9, embedding=[1.0, 0.0], embedding_model="test", idempotency_key=str(day),
+        )  # fmt: skip
+        store.apply_extraction(
+            f"t{day}", USER, ExtractionChanges(new_facts=[fact]), NOW.replace(day=day + 1)
+        )
+    facts_of = red_flag_facts(store, USER)
+    newest_first = [f"fact of day {day}" for day in range(RED_FLAG_FACTS + 1, 1, -1)]
+    assert facts_of(MARTIN_SON.id) == newest_first
+    assert facts_of(MARTIN_WORK.id) == []
 
 
 def test_a_model_that_cannot_answer_the_red_flag_leaves_it_ambiguous() -> None:

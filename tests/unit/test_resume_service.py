@@ -7,14 +7,14 @@ from datetime import datetime, timedelta
 import pytest
 
 from shared.adapters.clock import FixedClock
-from shared.adapters.memory_conversations import MemoryConversationStore
+from shared.adapters.fake_conversations import FakeConversationStore
 from shared.adapters.scripted_llm import ScriptedLLM
+from shared.app.resume import ResumeService
+from shared.app.turn import Chunk, Done, TurnService
 from shared.deps import Deps
 from shared.errors import BadRequest, InterruptNotPending, NotFound, TurnInProgress
 from shared.models.domain import AgentJob, ExtractionTask, Message
 from shared.models.wire import ResumeRequest, TurnResponse
-from shared.services.resume import ResumeService
-from shared.services.turn import Chunk, Done, TurnService
 from tests.unit.turn_kit import add_person, classification, nodes, request
 
 
@@ -201,7 +201,7 @@ def test_edit_is_chosen_by_words_only(deps: Deps, llm: ScriptedLLM) -> None:
         ResumeService(deps).prepare("alice", _answer(asked, "3"))
 
 
-class CountingConversations(MemoryConversationStore):
+class CountingConversations(FakeConversationStore):
     """The fake store, counting history reads."""
 
     history_reads = 0

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from shared.adapters.clock import FixedClock
 from shared.adapters.scripted_llm import ScriptedLLM
+from shared.app.turn import Chunk, TurnService
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
 from shared.models.domain import AgentJob, ExtractionTask, Message
 from shared.models.memory import ExtractionChanges, FactDraft
 from shared.services.context_cache import context_key
-from shared.services.turn import Chunk, TurnService
 from tests.unit.turn_kit import add_person, classification, metadata, nodes, request
 
 ENTRY = ["session_init", "context_loader", "hitl_handler", "classify"]
@@ -341,8 +341,8 @@ def test_the_turn_loads_its_context_from_the_stores_when_the_cache_is_down(
 def test_a_by_the_way_answer_settles_the_facts_extraction_held_back(
     deps: Deps, llm: ScriptedLLM
 ) -> None:
+    from shared.app.extraction import ExtractionService
     from shared.models.memory import FactFilter
-    from shared.services.memory.extraction import ExtractionService
 
     colleague, _ = _two_thomases(deps)
     llm.add(classification(facts=True, entities=[{"name": "Thomas"}]), "Nice!")

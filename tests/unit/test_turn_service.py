@@ -7,6 +7,7 @@ import json
 import pytest
 
 from shared.adapters.scripted_llm import ScriptedLLM
+from shared.app.turn import Chunk, Done, TurnService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import (
@@ -16,7 +17,6 @@ from shared.errors import (
     RateLimited,
     TurnInProgress,
 )
-from shared.services.turn import Chunk, Done, TurnService
 from tests.unit.turn_kit import classification, metadata, nodes, request
 
 

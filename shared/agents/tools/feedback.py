@@ -1,5 +1,5 @@
-"""Seed 003's deterministic front desk: the feedback agent records what the user says about
-the assistant (no model call), and the greeting agent answers with the greeting rule.
+"""The deterministic front desk: the feedback agent records what the user says about the
+assistant (no model call), and the greeting agent answers with the greeting rule.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pydantic import Field, StringConstraints
 
 from shared.agents.spec import AgentInput, AgentOutput, ToolContext
 from shared.agents.tools.common import ToolBase, result
-from shared.graph.nodes.greetings import greeting_reply  # a pure rule module, no graph
+from shared.conversation.greetings import greeting_reply  # a pure rule module, no graph
 from shared.models.agent_data import Feedback
 from shared.models.base import Strict
 

@@ -12,9 +12,9 @@ from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from shared.conversation.greetings import greeting_language, is_plain_greeting
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
-from shared.graph.nodes.greetings import greeting_language, is_plain_greeting
 from shared.graph.state import Conversation, EntityRef, Intent, TurnState
 from shared.ports import ChatTurn, LLMRequest
 from shared.services.structured import structured_with_retry

@@ -14,10 +14,10 @@ from typing import Any
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 
-from shared.graph.answers import SOMEONE_ELSE
+from shared.conversation.answers import SOMEONE_ELSE
+from shared.conversation.phrases import phrase
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
-from shared.graph.phrases import phrase
 from shared.graph.questions import ask
 from shared.graph.routing import route_ambiguity
 from shared.graph.state import Ambiguity, Disambiguation, Hitl, TurnState

@@ -20,10 +20,10 @@ from typing import Any
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 
+from shared.conversation.greetings import is_plain_greeting
 from shared.errors import DependencyUnavailable
 from shared.graph.context import TurnContext, TurnPorts
 from shared.graph.instrument import node
-from shared.graph.nodes.greetings import is_plain_greeting
 from shared.graph.routing import after_session_init
 from shared.graph.state import Conversation, SummaryUpdate, TurnState
 from shared.models.domain import AssistantProfile

@@ -5,8 +5,8 @@ reply that is not itself a question) or escapes it with a new request. An escape
 the question (a deferred extraction then runs without the answer: the fact system holds
 what it cannot attribute, it never guesses). A plain greeting neither answers nor cancels.
 Answers continue where the question was asked: ``resolve_disambiguation`` here, approvals
-at agent execution. (Resuming through ``functions/resume`` and checkpoints come with the
-HITL issue; both paths share the resume point stored on the chat.)
+at agent execution. An answer sent to ``functions/resume`` instead continues from the
+turn's checkpoint; both paths share the resume point stored on the chat.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from shared.conversation.answers import EDIT, SOMEONE_ELSE, may_be_answer, rule_answer
+from shared.conversation.greetings import is_plain_greeting
+from shared.conversation.text import fold
 from shared.errors import PendingNotOpen
-from shared.graph.answers import EDIT, SOMEONE_ELSE, may_be_answer, rule_answer
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
-from shared.graph.nodes.greetings import is_plain_greeting
 from shared.graph.routing import after_hitl_handler
 from shared.graph.state import (
     Conversation,
@@ -37,8 +38,7 @@ from shared.models.domain import ResolvedEntity
 from shared.models.memory_api import ResolvePendingRequest
 from shared.models.wire import Interrupt
 from shared.ports import ChatTurn, LLMRequest
-from shared.services.memory.names import fold
-from shared.services.memory_admin_pending import PendingAdmin
+from shared.services.memory.pending import PendingItems
 from shared.services.structured import structured_with_retry
 
 
@@ -117,7 +117,7 @@ def resolve_disambiguation(state: TurnState, runtime: Runtime[TurnContext]) -> d
 def settle_held_facts(context: TurnContext, mention: str, chosen: Resolved) -> int:
     """Answer the fact system's pending items for this name in this chat, as the user did
     here. Extraction may not have run yet; then the items stay for the memory settings."""
-    admin = PendingAdmin(context.ports)
+    admin = PendingItems(context.ports)
     settled = 0
     for item in context.ports.pending.list_pending(context.user_id, context.chat_id):
         if item.kind != "disambiguation" or item.resolved_at is not None:

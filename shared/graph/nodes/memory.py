@@ -15,6 +15,7 @@ from typing import Any
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 
+from shared.conversation.text import fold
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.routing import ambiguity_blocks, route_retrieval
@@ -28,15 +29,13 @@ from shared.graph.state import (
 )
 from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.memory import Fact, Person, SemanticQuery, TemporalQuery
-from shared.services.memory.names import fold
 from shared.services.memory.profiles import Mention
-from shared.services.memory.resolution import RESOLVED, Resolution, Resolver
+from shared.services.memory.resolution import RESOLVED, Resolution, Resolver, red_flag_facts
 from shared.services.memory.windows import window_for
 
 SEMANTIC_LIMIT = 8
 TEMPORAL_LIMIT = 10
 PER_ENTITY = 10
-RED_FLAG_FACTS = 5
 
 
 @node("entity_resolution")
@@ -48,9 +47,7 @@ def entity_resolution(state: TurnState, runtime: Runtime[TurnContext]) -> dict[s
         return {}
     ports, user = context.ports, context.user_id
 
-    def facts_of(person_id: str) -> list[str]:  # for the red-flag check, rarely asked
-        return [f.text for f in ports.facts.current_facts(user, [person_id])][:RED_FLAG_FACTS]
-
+    facts_of = red_flag_facts(ports.facts, user)  # read only if the red-flag check runs
     resolver = Resolver(
         user, ports.contacts, ports.embedder, context.llm, facts_of, [], state.conversation.focus
     )

@@ -17,10 +17,10 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from shared.agents.registry import AGENTS, catalogue
-from shared.graph.answers import APPROVE, EDIT, REJECT
+from shared.conversation.answers import APPROVE, EDIT, REJECT
+from shared.conversation.phrases import phrase
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
-from shared.graph.phrases import phrase
 from shared.graph.questions import ask
 from shared.graph.routing import MAX_PLAN_STEPS, more_steps, next_step_ids, planning_entry
 from shared.graph.state import (

@@ -13,15 +13,15 @@ from typing import Any
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 
+from shared.conversation.greetings import greeting_reply
+from shared.conversation.phrases import phrase
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
-from shared.graph.nodes.greetings import greeting_reply
-from shared.graph.phrases import phrase
+from shared.graph.persist import record_turn
 from shared.graph.routing import ui_route
 from shared.graph.state import ResponseState, TurnState
 from shared.models.wire import ReplyKind
 from shared.ports import ChatTurn, LLMRequest
-from shared.services.turn_record import record_turn
 
 
 def _emit(runtime: Runtime[TurnContext], text: str) -> None:

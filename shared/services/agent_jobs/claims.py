@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from shared.deps import Deps
 from shared.models.domain import AgentJob
 from shared.models.jobs import FINISHED, JobState
 from shared.services.agent_jobs.jobstate import new_state
+from shared.services.agent_jobs.ports import JobDocumentPorts
 
 ClaimOutcome = Literal["claimed", "duplicate", "busy", "waiting", "paused", "unknown"]
 Change = Callable[[JobState | None], tuple["Claim", JobState | None]]
@@ -37,7 +37,7 @@ class Claim:
     state: JobState | None = None
 
 
-def claim(deps: Deps, job: AgentJob, owner: str) -> Claim:
+def claim(deps: JobDocumentPorts, job: AgentJob, owner: str) -> Claim:
     now = deps.clock.now()
     change = claim_change(job, owner, now, deps.settings.agent_job_lease_seconds)
     return deps.jobs.update(job.user_id, job.job_id, change)
@@ -109,7 +109,9 @@ def _answer(
     return Claim("claimed", taken), taken
 
 
-def save(deps: Deps, state: JobState, owner: str, release: bool = False) -> tuple[JobState, str]:
+def save(
+    deps: JobDocumentPorts, state: JobState, owner: str, release: bool = False
+) -> tuple[JobState, str]:
     """Write ``state`` if ``owner`` still holds the lease (extended, or given up with
     ``release``); returns the state as written and the user's control request."""
     now = deps.clock.now()
@@ -127,7 +129,7 @@ def save(deps: Deps, state: JobState, owner: str, release: bool = False) -> tupl
     return written.model_copy(update={"control": control}), control
 
 
-def release(deps: Deps, job: AgentJob, owner: str) -> None:
+def release(deps: JobDocumentPorts, job: AgentJob, owner: str) -> None:
     """Give up the lease after a failed run, so a redelivery takes over at once."""
 
     def change(stored: JobState | None) -> tuple[None, JobState | None]:

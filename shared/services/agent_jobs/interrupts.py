@@ -7,19 +7,19 @@ same id), then ``ConversationStore.open_interrupt`` makes it the chat's pending 
 (``target="job"``, ``thread_id`` = the job id) and posts the question in one transaction.
 Approvals and questions time out (``approval_timeout_seconds``): a Cloud Task answers
 "reject" then (``shared.services.hitl_timeouts``). The answer comes back through
-``continuation.continue_job``.
+``shared.app.agent_continuation.continue_job``.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from shared.deps import Deps
-from shared.models.domain import HitlControl, Message
 from shared.models.jobs import JobInterrupt, JobState, SubtaskState
 from shared.models.wire import Interrupt, InterruptOption
 from shared.services import hitl_timeouts
 from shared.services.agent_jobs import jobstate
+from shared.services.agent_jobs.ports import QuestionPorts
+from shared.services.questions import ask_on_chat, waiting_on
 
 APPROVE, REJECT, RESUME, ABORT, ANSWER = "approve", "reject", "resume", "abort", "answer"
 ARGS_CHARS = 600
@@ -45,7 +45,7 @@ def next_interrupt(state: JobState) -> tuple[JobState, JobInterrupt] | None:
     return state.model_copy(update={"interrupt": interrupt}), interrupt
 
 
-def show(deps: Deps, state: JobState, asked: JobInterrupt) -> bool:
+def show(deps: QuestionPorts, state: JobState, asked: JobInterrupt) -> bool:
     """Open the interrupt on the chat; False if the chat waits on another question."""
     job, now = state.job, deps.clock.now()
     subtask = state.subtask(asked.subtask_id)
@@ -53,18 +53,10 @@ def show(deps: Deps, state: JobState, asked: JobInterrupt) -> bool:
     timeout = None
     if asked.purpose != "escalation":
         timeout = now + timedelta(seconds=deps.settings.approval_timeout_seconds)
-    control = HitlControl(
-        status="pending",
-        interrupt=interrupt,
-        target="job",
-        thread_id=job.job_id,
-        asked_at=now,
-        timeout_at=timeout,
-    )
-    question = Message(
-        id=asked.id, role="assistant", text=interrupt.question, created_at=now, turn_id=job.turn_id
-    )
-    if not deps.conversations.open_interrupt(job.user_id, job.chat_id, control, question, now):
+    control = waiting_on(interrupt, "job", job.job_id, now, timeout)
+    if not ask_on_chat(
+        deps.conversations, job.user_id, job.chat_id, control, asked.id, job.turn_id
+    ):
         return False
     if timeout is not None:
         task = hitl_timeouts.TimeoutTask(

@@ -2,8 +2,8 @@
 
 Failure threshold: a job aborts once its failed subtasks reach ``failure_limit``, the first
 count beyond the job type's tolerated share of its subtasks (recruited ones included):
-``share * n // 100 + 1``. ``default`` and ``research`` tolerate 50%, which is the seed's
-``len(subtasks)//2 + 1`` (six subtasks: the fourth failure aborts, three continue), ``data``
+``share * n // 100 + 1``. ``default`` and ``research`` tolerate 50%, a strict majority
+failing (six subtasks: the fourth failure aborts, three continue), ``data``
 20% (six subtasks: the second failure aborts), ``critical`` 0% (the first failure aborts).
 Below the threshold the job goes on and reports what failed.
 """

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import logging
 
-from shared.deps import Deps
 from shared.errors import NotFound
 from shared.models.domain import Message
 from shared.models.jobs import JobState, SubtaskState
 from shared.services.agent_jobs import jobstate
+from shared.services.agent_jobs.ports import ChatPorts
 
 log = logging.getLogger("agents")
 PROGRESS_CHARS = 600
@@ -26,18 +26,18 @@ _REASONS = {
 }
 
 
-def progress(deps: Deps, state: JobState, subtask_id: str, result: str) -> None:
+def progress(deps: ChatPorts, state: JobState, subtask_id: str, result: str) -> None:
     done = sum(1 for s in state.subtasks if s.status == "done") + 1
     goal = state.subtask(subtask_id).subtask.goal
     text = f"Progress ({done}/{len(state.subtasks)}): {goal}\n{_short(result)}"
     _post(deps, state, f"{state.job.job_id}-{subtask_id}", text)
 
 
-def final(deps: Deps, state: JobState) -> None:
+def final(deps: ChatPorts, state: JobState) -> None:
     _post(deps, state, f"{state.job.job_id}-result", final_text(state))
 
 
-def stalled(deps: Deps, state: JobState) -> None:
+def stalled(deps: ChatPorts, state: JobState) -> None:
     text = (
         f"I could not finish “{_goal(state)}”: a service I need stayed unavailable. "
         "An operator has been told; what was done so far is kept."
@@ -83,7 +83,7 @@ def _short(text: str) -> str:
     return text if len(text) <= PROGRESS_CHARS else text[: PROGRESS_CHARS - 1] + "…"
 
 
-def _post(deps: Deps, state: JobState, message_id: str, text: str) -> None:
+def _post(deps: ChatPorts, state: JobState, message_id: str, text: str) -> None:
     job = state.job
     message = Message(
         id=message_id,

@@ -8,7 +8,8 @@ tokens against the job's budget, keeps the mailbox, recruits helpers (team cap, 
 runs the watchdog, and stops everyone between steps when the job aborts (failure
 threshold, budget, a required action refused) or the user pauses or cancels.
 
-``run`` returns the state with the status this run ends in; ``delivery`` reports it.
+``run`` returns the state with the status this run ends in; ``shared.app.agent_delivery``
+reports it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from shared.agents.spec import Tool
-from shared.deps import Deps
 from shared.models.jobs import JobInterrupt, JobState, MailboxMessage, StepRecord
 from shared.models.trust import ActionContext
 from shared.ports import Usage
@@ -28,6 +28,7 @@ from shared.services.agent_jobs import claims, jobstate, reports, watchdog
 from shared.services.agent_jobs.catalog import Catalog
 from shared.services.agent_jobs.loop import AgentLoop, Assignment, Finished, SubtaskFailed, Suspend
 from shared.services.agent_jobs.policy import failure_limit
+from shared.services.agent_jobs.ports import SupervisorPorts
 from shared.services.hitl import escalation_for
 
 log = logging.getLogger("agents")
@@ -36,7 +37,7 @@ log = logging.getLogger("agents")
 class Supervisor:
     def __init__(
         self,
-        deps: Deps,
+        deps: SupervisorPorts,
         catalog: Catalog,
         state: JobState,
         owner: str,

@@ -1,4 +1,4 @@
-"""The watchdog (seed 002): every N steps of an agent, a cheap look at its recent steps.
+"""The watchdog: every N steps of an agent, a cheap look at its recent steps.
 
 Verdicts: OK, SPIRALING (the same approach three or more times without progress), DRIFT
 (the work left the task), STALLING (steps without meaningful output), SHALLOW (a weighty

@@ -1,5 +1,6 @@
-"""The fact system's background side: extraction, entity resolution, conflicts, time markers.
+"""The fact system: entity resolution, attribution, conflicts, time markers, held facts.
 
-``extraction.ExtractionService`` is what ``functions/extraction`` calls; the other modules are
-its steps, each pure or behind a port so the attribution suite runs on in-memory fakes.
+``shared.app.extraction`` runs its write path; the turn graph calls the resolver and
+``pending`` (held facts settled by an answer). Each module is pure or behind the ports of
+``ports``, so the attribution suite runs on in-memory fakes.
 """

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shared.services.memory import names
+from shared.conversation.text import fold
 from shared.services.memory.profiles import Mention
 from shared.services.memory.resolution import Resolution, Resolver
 from shared.services.memory.schema import EntityMention, ExtractedFact
@@ -30,7 +30,7 @@ def attribute(
     cache: dict[str, Resolution] = {}
     attributed = []
     for fact in facts:
-        key = names.fold(fact.about)
+        key = fold(fact.about)
         if key not in cache:
             cache[key] = _resolve(fact.about, _mentions_for(fact.about, mentions), resolver)
         attributed.append(Attributed(fact, cache[key]))
@@ -41,7 +41,7 @@ def _index(entities: Sequence[EntityMention]) -> dict[str, list[Mention]]:
     index: dict[str, list[Mention]] = {}
     for entity in entities:
         mention = Mention.of(entity)
-        same_name = index.setdefault(names.fold(entity.name), [])
+        same_name = index.setdefault(fold(entity.name), [])
         if mention not in same_name:
             same_name.append(mention)
     return index
@@ -50,7 +50,7 @@ def _index(entities: Sequence[EntityMention]) -> dict[str, list[Mention]]:
 def _mentions_for(about: str, mentions: dict[str, list[Mention]]) -> list[Mention]:
     """The mentions ``about`` names: by its folded name, else the one name it contains
     ("my boss Thomas" -> "Thomas"), else a bare mention of ``about`` itself."""
-    key = names.fold(about)
+    key = fold(about)
     if key in mentions:
         return mentions[key]
     words = f" {key} "

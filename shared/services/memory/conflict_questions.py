@@ -8,16 +8,32 @@ nothing else: one question at a time; the others stay answerable in the memory s
 
 from __future__ import annotations
 
-from shared.deps import Deps
+from typing import Protocol
+
+from shared.conversation.phrases import phrase
 from shared.errors import NotFound
-from shared.graph.phrases import phrase
-from shared.models.domain import ExtractionTask, HitlControl, Message
+from shared.models.domain import ExtractionTask
 from shared.models.memory import PendingItem
 from shared.models.memory_api import CONFLICT_CHOICES
 from shared.models.wire import Interrupt, InterruptOption
+from shared.ports import Clock, ConversationStore, FactStore, ProfileStore
+from shared.services.questions import ask_on_chat, waiting_on
 
 
-def ask_about_conflict(deps: Deps, task: ExtractionTask, items: list[PendingItem]) -> bool:
+class ConflictPorts(Protocol):
+    """What asking about a conflict reads (the facts, the user's language) and writes."""
+
+    @property
+    def facts(self) -> FactStore: ...
+    @property
+    def profiles(self) -> ProfileStore: ...
+    @property
+    def conversations(self) -> ConversationStore: ...
+    @property
+    def clock(self) -> Clock: ...
+
+
+def ask_about_conflict(deps: ConflictPorts, task: ExtractionTask, items: list[PendingItem]) -> bool:
     """Ask about the first conflict; False if none, or if the chat waits on another question."""
     conflict = next((i for i in items if i.kind == "fact_conflict" and i.facts), None)
     if conflict is None or conflict.conflicting_fact_id is None:
@@ -32,22 +48,15 @@ def ask_about_conflict(deps: Deps, task: ExtractionTask, items: list[PendingItem
         question=phrase("conflict", language, old=old.text, new=conflict.facts[0].text),
         options=[InterruptOption(id=c, label=phrase(c, language)) for c in CONFLICT_CHOICES],
     )
-    now = deps.clock.now()
-    control = HitlControl(
-        status="pending",
-        interrupt=interrupt,
-        target="pending_item",
-        thread_id=conflict.id,
-        asked_at=now,
-    )
-    question = Message(
-        id=f"{interrupt.id}-q",
-        role="assistant",
-        text=interrupt.question,
-        created_at=now,
-        turn_id=task.turn_id,
-    )
+    control = waiting_on(interrupt, "pending_item", conflict.id, deps.clock.now())
     try:
-        return deps.conversations.open_interrupt(task.user_id, task.chat_id, control, question, now)
+        return ask_on_chat(
+            deps.conversations,
+            task.user_id,
+            task.chat_id,
+            control,
+            f"{interrupt.id}-q",
+            task.turn_id,
+        )
     except NotFound:  # the chat was deleted meanwhile: the item stays in the settings
         return False

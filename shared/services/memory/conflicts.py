@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from shared.conversation.text import fold
 from shared.models.memory import (
     SENSITIVE_TYPES,
     Fact,
@@ -27,7 +28,7 @@ from shared.models.memory import (
     ScoredFact,
     Supersession,
 )
-from shared.services.memory.names import RELATIONS, fold
+from shared.services.memory.names import RELATIONS
 
 CLEAR_CONFIDENCE = 0.8
 MAX_REINFORCED = 0.99
@@ -113,7 +114,7 @@ class Proposal:
 
 
 @dataclass
-class Plan:
+class ChangePlan:
     new_facts: list[FactDraft] = field(default_factory=list)
     supersessions: list[Supersession] = field(default_factory=list)
     reinforcements: list[Reinforcement] = field(default_factory=list)
@@ -126,9 +127,9 @@ HoldConflict = Callable[[FactDraft, Fact], PendingItem]
 
 def plan_changes(
     proposals: Sequence[Proposal], current: Sequence[Fact], nearest: Nearest, hold: HoldConflict
-) -> Plan:
+) -> ChangePlan:
     """Sort each proposal into new fact, supersession, reinforcement or held conflict."""
-    plan = Plan()
+    plan = ChangePlan()
     touched: set[str] = set()  # one old fact is closed or reinforced once per task
     for proposal in proposals:
         draft = proposal.draft

@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from shared.conversation.text import fold
 from shared.models.domain import ExtractionTask
 from shared.models.memory import (
     CRITICAL_MIN_CONFIDENCE,
@@ -28,7 +29,6 @@ from shared.models.memory import (
 )
 from shared.ports import Embedder
 from shared.services.memory.attribution import Attributed
-from shared.services.memory.names import fold
 from shared.services.memory.resolution import Resolution
 from shared.services.memory.temporal import resolve_anchor
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from shared.conversation.text import fold
 from shared.models.memory import Person
 from shared.services.memory import names
 from shared.services.memory.attribution import Attributed
@@ -26,7 +27,7 @@ def learned_persons(
     attributed: Sequence[Attributed], entities: Sequence[EntityMention]
 ) -> list[Person]:
     """Known persons updated with what the message says of them; unchanged ones left out."""
-    mentions = {names.fold(e.name): Mention.of(e) for e in entities}
+    mentions = {fold(e.name): Mention.of(e) for e in entities}
     learned: dict[str, Person] = {}
     for item in attributed:
         resolution = item.resolution
@@ -35,16 +36,16 @@ def learned_persons(
         if resolution.confidence < RESOLVED:
             continue
         person = learned.get(resolution.person.id, resolution.person)
-        mention = mentions.get(names.fold(resolution.mention), Mention(resolution.mention))
+        mention = mentions.get(fold(resolution.mention), Mention(resolution.mention))
         learned[person.id] = _taught(person, mention)
     return [p for p in learned.values() if p != _original(attributed, p.id)]
 
 
 def _taught(person: Person, mention: Mention) -> Person:
     aliases = list(person.aliases)
-    known = {names.fold(n) for n in [person.display_name, *aliases]}
+    known = {fold(n) for n in [person.display_name, *aliases]}
     name = mention.name.strip()
-    if names.is_proper_name(name) and names.fold(name) not in known and len(aliases) < MAX_ALIASES:
+    if names.is_proper_name(name) and fold(name) not in known and len(aliases) < MAX_ALIASES:
         aliases.append(name[:120])
     descriptors = dict(person.descriptors)
     for key in LEARNED_DESCRIPTORS:

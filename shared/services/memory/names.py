@@ -5,10 +5,9 @@ Pure functions over small tables; entity resolution builds on them.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
 
+from shared.conversation.text import fold, fold_keeping_accents
 from shared.models.memory import PersonRole
 
 SELF_WORDS = frozenset({"user", "the user", "me", "i", "myself", "self", "ich", "mich", "mir"})
@@ -145,28 +144,13 @@ for _index, _group in enumerate(_NICKNAME_GROUPS):
     for _name in _group:
         NICKNAMES[_name] = NICKNAMES.get(_name, frozenset()) | {_index}
 
-_SPACES = re.compile(r"\s+")
-_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
-
-
-def fold(text: str) -> str:
-    """Case, accents, spacing and edge punctuation folded: "  Élise! " -> "elise"."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return _EDGES.sub("", _SPACES.sub(" ", plain).strip())
-
-
-def _key(text: str) -> str:
-    """Like ``fold`` but keeping umlauts and accents, as the tables spell them."""
-    return _EDGES.sub("", _SPACES.sub(" ", text.casefold()).strip())
-
 
 def is_self(name: str) -> bool:
-    return _key(name) in SELF_WORDS
+    return fold_keeping_accents(name) in SELF_WORDS
 
 
 def is_pronoun(name: str) -> bool:
-    return _key(name) in PRONOUNS
+    return fold_keeping_accents(name) in PRONOUNS
 
 
 def relation_of(phrase: str) -> Relation | None:
@@ -174,7 +158,7 @@ def relation_of(phrase: str) -> Relation | None:
 
     A relation of someone else ("my wife's colleague", "his sister") is not the user's: None.
     """
-    text = _key(phrase)
+    text = fold_keeping_accents(phrase)
     if is_indirect(text):
         return None
     for prefix in (*_POSSESSIVES, "the "):
@@ -186,21 +170,21 @@ def relation_of(phrase: str) -> Relation | None:
 
 def is_indirect(phrase: str) -> bool:
     """A relation through someone else: "my wife's colleague", "his sister", "Anna's son"."""
-    text = _key(phrase)
+    text = fold_keeping_accents(phrase)
     return "'s " in text or "’s " in text or text.startswith(("his ", "her ", "their "))
 
 
 def is_proper_name(name: str) -> bool:
     """A name ("Thomas", "Dr. Weber"), not a description ("my boss", "the plumber", "he")."""
-    text = _key(name)
+    text = fold_keeping_accents(name)
     if not text or is_self(text) or is_pronoun(text) or relation_of(text) is not None:
         return False
     return not text.startswith(_POSSESSIVES + _DETERMINERS) and not is_indirect(text)
 
 
 def nickname_match(a: str, b: str) -> bool:
-    groups_a = NICKNAMES.get(_key(a)) or NICKNAMES.get(fold(a), frozenset())
-    groups_b = NICKNAMES.get(_key(b)) or NICKNAMES.get(fold(b), frozenset())
+    groups_a = NICKNAMES.get(fold_keeping_accents(a)) or NICKNAMES.get(fold(a), frozenset())
+    groups_b = NICKNAMES.get(fold_keeping_accents(b)) or NICKNAMES.get(fold(b), frozenset())
     return bool(groups_a & groups_b)
 
 

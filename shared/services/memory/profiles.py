@@ -11,8 +11,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from shared.conversation.text import fold
 from shared.models.memory import Person, PersonRole
-from shared.services.memory.names import Relation, fold, is_indirect, relation_of
+from shared.services.memory.names import Relation, is_indirect, relation_of
 from shared.services.memory.schema import EntityMention
 
 AGE_TOLERANCE = 2  # a stored age goes stale: 8 last year is 9 now

@@ -23,10 +23,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from shared.conversation.text import fold
 from shared.errors import ModelOutputInvalid
 from shared.models.domain import ResolvedEntity
 from shared.models.memory import Person
-from shared.ports import LLM, ContactStore, Embedder
+from shared.ports import LLM, ContactStore, Embedder, FactStore
 from shared.services.memory import names
 from shared.services.memory.profiles import (
     Mention,
@@ -36,7 +37,7 @@ from shared.services.memory.profiles import (
     person_profile,
     person_relation,
 )
-from shared.services.memory.prompt import red_flag_request
+from shared.services.memory.prompt import known_facts, red_flag_request
 from shared.services.memory.schema import RedFlagVerdict
 from shared.services.structured import structured_with_retry
 
@@ -49,6 +50,7 @@ NICKNAME, FIRST_NAME, NICKNAME_FIRST, TYPO, LIKENESS = 0.85, 0.85, 0.8, 0.8, 0.6
 EMBEDDING = 0.8
 EMBEDDING_MIN, EMBEDDING_MARGIN = 0.5, 0.12  # see tests/unit/test_memory_resolution.py
 MAX_CANDIDATES = 5  # bounds the red-flag calls per mention
+RED_FLAG_FACTS = 5  # of a candidate's facts, shown to the red-flag check
 GENDERED_ENDINGS = frozenset({"a", "e", "s", "o", "ie", "ina", "ine", "ette"})
 
 Outcome = Literal["user", "person", "new", "ambiguous", "skip"]
@@ -74,6 +76,17 @@ class Scored:
 FactsOf = Callable[[str], list[str]]  # a person's current fact texts, for the red-flag prompt
 
 
+def red_flag_facts(facts: FactStore, user_id: str) -> FactsOf:
+    """What the red-flag check knows of a candidate: their most recently seen current facts
+    (read only when the check runs, which is rare)."""
+
+    def facts_of(person_id: str) -> list[str]:
+        current = facts.current_facts(user_id, [person_id])
+        return [fact.text for fact in known_facts(current, RED_FLAG_FACTS)]
+
+    return facts_of
+
+
 class Resolver:
     """Resolves the mentions of one message for one user; persons are listed at most once."""
 
@@ -93,13 +106,13 @@ class Resolver:
         self._embedder = embedder
         self._llm = llm
         self._facts_of = facts_of
-        self._turn = {names.fold(e.mention): e for e in turn_entities}
+        self._turn = {fold(e.mention): e for e in turn_entities}
         self._message = message
         self._new_id = new_id
         self._persons: list[Person] | None = None
 
     def resolve(self, mention: Mention) -> Resolution:
-        turn = self._turn.get(names.fold(mention.name))
+        turn = self._turn.get(fold(mention.name))
         if decided := self._decided(mention, turn):
             return decided
         candidates = self._turn_step(turn)
@@ -263,7 +276,7 @@ def _word(person: Person) -> str | None:
 
 def name_likeness(written: str, known: str) -> float:
     """How likely a written name means a known one, from spelling alone."""
-    a, b = names.fold(written), names.fold(known)
+    a, b = fold(written), fold(known)
     if not a or not b:
         return 0.0
     if a == b or names.nickname_match(a, b):

@@ -8,15 +8,15 @@ from __future__ import annotations
 import pytest
 
 from shared.adapters.clock import FixedClock
+from shared.app import agent_control as control
+from shared.app.agent_continuation import continue_job
+from shared.app.resume import ResumeService
+from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import InterruptNotPending, JobInProgress
 from shared.models.domain import HitlControl, Message
 from shared.models.wire import Interrupt, ResumeRequest
-from shared.services.agent_jobs import control
-from shared.services.agent_jobs.continuation import continue_job
 from shared.services.agent_jobs.loop import DECLINED
-from shared.services.resume import ResumeService
-from shared.services.turn import TurnService
 from tests.unit.agents.agent_kit import (
     EchoTool,
     Runner,

@@ -8,10 +8,10 @@ import pytest
 
 from shared.adapters.clock import FixedClock
 from shared.adapters.scripted_llm import Reply
+from shared.app import agent_control as control
 from shared.deps import Deps
 from shared.errors import JobNotActive, NotFound
 from shared.ports import LLMRequest
-from shared.services.agent_jobs import control
 from tests.unit.agents.agent_kit import (
     EchoTool,
     Runner,

@@ -12,13 +12,13 @@ from pydantic import BaseModel
 
 from shared.adapters.clock import FixedClock
 from shared.agents.spec import ToolContext
+from shared.app.agent_delivery import job_from_push
+from shared.app.resume import ResumeService
+from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable, InvalidEvent, JobInProgress, ModelOutputInvalid
 from shared.models.domain import AgentJob
 from shared.services.agent_jobs import claims
-from shared.services.agent_jobs.delivery import job_from_push
-from shared.services.resume import ResumeService
-from shared.services.turn import TurnService
 from tests.unit.agents.agent_kit import (
     EchoTool,
     Runner,

@@ -1,0 +1,224 @@
+"""In-memory ``ConversationStore`` with the Firestore adapter's semantics (tests/contract).
+
+Claims follow the same rules (``turn_claims.decide``); a completion is all or nothing: a
+repeated one, or one of an unclaimed turn, changes nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from shared.adapters.doc_ids import doc_id
+from shared.adapters.turn_claims import ClaimRequest, SeenTurn, decide
+from shared.errors import Conflict, NotFound
+from shared.models.domain import (
+    Chat,
+    ChatUpdate,
+    HitlControl,
+    Message,
+    TurnClaim,
+    TurnMetadata,
+    TurnRecord,
+)
+from shared.models.wire import TurnResponse
+from shared.ports import ResumeClaim
+
+
+@dataclass
+class _ChatRecord:
+    chat: Chat
+    message_count: int = 0
+    messages: dict[str, Message] = field(default_factory=dict)
+
+
+@dataclass
+class _TurnRecord:
+    status: str
+    chat_id: str
+    turn_id: str
+    lease_expires_at: datetime | None
+    response: TurnResponse | None = None
+    metadata: TurnMetadata | None = None
+
+
+class FakeConversationStore:
+    def __init__(self) -> None:
+        self._chats: dict[tuple[str, str], _ChatRecord] = {}
+        self._turns: dict[tuple[str, str], _TurnRecord] = {}
+        self._lock = threading.Lock()
+
+    def get_chat(self, user_id: str, chat_id: str) -> Chat | None:
+        record = self._chats.get((doc_id(user_id), doc_id(chat_id)))
+        return record.chat if record else None
+
+    def create_chat(self, user_id: str, chat_id: str, now: datetime) -> Chat:
+        with self._lock:
+            return self._create(user_id, chat_id, now).chat
+
+    def message_count(self, user_id: str, chat_id: str) -> int:
+        """The chat's message counter (0 for a missing chat)."""
+        record = self._chats.get((user_id, chat_id))
+        return record.message_count if record else 0
+
+    def recent_messages(
+        self, user_id: str, chat_id: str, limit: int, after: datetime | None = None
+    ) -> list[Message]:
+        record = self._chats.get((user_id, chat_id))
+        if record is None or limit <= 0:
+            return []
+        kept = [m for m in record.messages.values() if after is None or m.created_at > after]
+        return sorted(kept, key=lambda m: (m.created_at, m.id))[-limit:]
+
+    def list_chats(self, user_id: str, limit: int) -> list[Chat]:
+        mine = [record.chat for (owner, _), record in self._chats.items() if owner == user_id]
+        mine.sort(key=lambda chat: (chat.updated_at, chat.id), reverse=True)
+        return mine[: max(limit, 0)]
+
+    def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
+        with self._lock:
+            record = self._chats.get((user_id, chat_id))
+            if record is None:
+                raise NotFound("chat not found")
+            if message.id in record.messages:
+                return False
+            self._add(record, [message], message.created_at)
+        return True
+
+    def claim_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str,
+        turn_id: str,
+        now: datetime,
+        lease_seconds: int,
+        new_chat: bool = True,
+        resume: ResumeClaim | None = None,
+    ) -> TurnClaim:
+        request = ClaimRequest(chat_id, turn_id, now, lease_seconds, new_chat, resume)
+        with self._lock:
+            turn = self._turns.get((user_id, client_message_id))
+            seen = None
+            if turn is not None:
+                seen = SeenTurn(
+                    turn.status, turn.chat_id, turn.turn_id, turn.lease_expires_at, turn.response
+                )
+            record = self._chats.get((user_id, chat_id))
+            decision = decide(seen, record.chat if record else None, request)
+            claim = decision.claim
+            if decision.write_turn:
+                self._turns[(user_id, client_message_id)] = _TurnRecord(
+                    status="running",
+                    chat_id=claim.chat_id,
+                    turn_id=claim.turn_id,
+                    lease_expires_at=now + timedelta(seconds=lease_seconds),
+                )
+            if decision.control is not None and record is not None:
+                record.chat = record.chat.model_copy(update={"control": decision.control})
+        return claim
+
+    def open_interrupt(
+        self, user_id: str, chat_id: str, control: HitlControl, question: Message, now: datetime
+    ) -> bool:
+        with self._lock:
+            record = self._chats.get((user_id, chat_id))
+            if record is None:
+                raise NotFound("chat not found")
+            current = record.chat.control
+            if current.interrupt is not None and current.status != "idle":
+                # opened already (a redelivery), or another interrupt waits
+                return (
+                    control.interrupt is not None and current.interrupt.id == control.interrupt.id
+                )
+            if question.id not in record.messages:
+                self._add(record, [question], now)
+            record.chat = record.chat.model_copy(update={"control": control})
+        return True
+
+    def put_control(self, user_id: str, chat_id: str, control: HitlControl) -> bool:
+        with self._lock:
+            record = self._chats.get((user_id, chat_id))
+            if record is None:
+                return False
+            record.chat = record.chat.model_copy(update={"control": control})
+        return True
+
+    def complete_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        messages: Sequence[Message],
+        response: TurnResponse,
+        now: datetime,
+        new_chat: bool = False,
+        metadata: TurnMetadata | None = None,
+        chat_update: ChatUpdate | None = None,
+    ) -> None:
+        with self._lock:
+            turn = self._turns.get((user_id, client_message_id))
+            record = self._chats.get((user_id, response.chat_id))
+            if record is not None and any(m.id in record.messages for m in messages):
+                return  # an earlier call completed this turn
+            if turn is None or (record is None and not new_chat):
+                raise Conflict("turn not claimed or chat missing")
+            if record is None:
+                record = self._create(user_id, response.chat_id, now)
+            elif new_chat:  # Firestore's merge: the chat's fields as on a new chat
+                record.chat = record.chat.model_copy(update={"created_at": now, "summary": ""})
+            self._add(record, messages, now)
+            record.chat = record.chat.model_copy(update=_chat_changes(chat_update))
+            turn.status, turn.turn_id = "done", response.turn_id
+            turn.response, turn.metadata = response, metadata
+
+    def get_turn(self, user_id: str, client_message_id: str) -> TurnRecord | None:
+        turn = self._turns.get((doc_id(user_id), doc_id(client_message_id)))
+        if turn is None:
+            return None
+        return TurnRecord.model_validate(
+            {
+                "status": turn.status,
+                "chat_id": turn.chat_id,
+                "turn_id": turn.turn_id,
+                "response": turn.response,
+                "metadata": turn.metadata,
+            }
+        )
+
+    def release_turn(self, user_id: str, client_message_id: str) -> None:
+        with self._lock:
+            turn = self._turns.get((user_id, client_message_id))
+            if turn is not None:
+                turn.status, turn.lease_expires_at = "failed", None
+
+    def _create(self, user_id: str, chat_id: str, now: datetime) -> _ChatRecord:
+        """The chat's record, created if missing (the caller holds the lock)."""
+        return self._chats.setdefault(
+            (user_id, chat_id),
+            _ChatRecord(Chat(id=chat_id, user_id=user_id, created_at=now, updated_at=now)),
+        )
+
+    @staticmethod
+    def _add(record: _ChatRecord, messages: Sequence[Message], now: datetime) -> None:
+        for message in messages:
+            record.messages[message.id] = message
+        record.message_count += len(messages)
+        record.chat = record.chat.model_copy(
+            update={"updated_at": now, "message_count": record.message_count}
+        )
+
+
+def _chat_changes(update: ChatUpdate | None) -> dict[str, Any]:
+    """The Chat fields a turn's ``ChatUpdate`` changes."""
+    if update is None:
+        return {}
+    changes: dict[str, Any] = {}
+    if update.summary is not None:
+        changes["summary"] = update.summary
+        changes["summarized_until"] = update.summarized_until
+    if update.control is not None:
+        changes["control"] = update.control
+    return changes

@@ -1,0 +1,41 @@
+"""In-memory ``Outbox`` with the Firestore adapter's semantics; ``delivered`` lists what
+actually went out (once per key), for tests."""
+
+from __future__ import annotations
+
+import threading
+
+from shared.adapters.agent_data_rules import outbox_doc_id
+from shared.adapters.clock import SystemClock
+from shared.adapters.doc_ids import doc_id
+from shared.models.agent_data import OutboundEmail, SentMessage
+from shared.ports import Clock
+
+
+class FakeOutbox:
+    def __init__(self, clock: Clock | None = None) -> None:
+        self._clock = clock or SystemClock()
+        self._sent: dict[tuple[str, str], SentMessage] = {}
+        self._lock = threading.Lock()
+        self.delivered: list[tuple[str, SentMessage]] = []  # (user id, record)
+
+    def send(self, user_id: str, message: OutboundEmail, idempotency_key: str) -> SentMessage:
+        key = (doc_id(user_id), outbox_doc_id(idempotency_key))
+        with self._lock:
+            earlier = self._sent.get(key)
+            if earlier is not None:
+                return earlier
+            record = SentMessage(
+                id=key[1],
+                idempotency_key=idempotency_key,
+                message=message,
+                sent_at=self._clock.now(),
+                provider="memory",
+            )
+            self._sent[key] = record
+            self.delivered.append((user_id, record))
+        return record
+
+    def get_sent(self, user_id: str, idempotency_key: str) -> SentMessage | None:
+        with self._lock:
+            return self._sent.get((doc_id(user_id), outbox_doc_id(idempotency_key)))

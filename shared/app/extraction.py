@@ -1,0 +1,167 @@
+"""Background fact extraction for one turn: the Cloud Tasks target's service.
+
+One structured model call extracts facts, entity mentions and topics; each fact is attributed
+to the user or to a person resolved with confidence >= 0.8 (or a clearly new one), never to
+a guess; ambiguous ones are held pending. Conflicts with current facts supersede, reinforce
+or wait for the user. Everything is written by ONE ``FactStore.apply_extraction`` call, in
+one transaction with the task key, so a redelivered task writes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Literal
+
+from shared.deps import Deps
+from shared.errors import DataRejected
+from shared.models.domain import ExtractionTask
+from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem
+from shared.services.context_cache import invalidate_context
+from shared.services.ids import extraction_task_name
+from shared.services.memory.attribution import attribute
+from shared.services.memory.conflict_questions import ask_about_conflict
+from shared.services.memory.conflicts import NEIGHBOURS, ChangePlan, Proposal, plan_changes
+from shared.services.memory.drafts import Drafter, Held, derived_id, hold_conflict, hold_mention
+from shared.services.memory.learning import learned_persons
+from shared.services.memory.prompt import ExtractionPrompt, extraction_prompt, known_facts
+from shared.services.memory.resolution import RESOLVED, Resolver, red_flag_facts
+from shared.services.memory.schema import Extraction
+from shared.services.structured import structured_with_retry
+
+log = logging.getLogger("extraction")
+
+Status = Literal["stored", "duplicate", "erased"]
+
+
+@dataclass(frozen=True)
+class ExtractionOutcome:
+    task_key: str
+    status: Status
+    stored: int = 0  # new facts and replacements written
+    reinforced: int = 0
+    pending: int = 0  # items held for the user
+    new_persons: int = 0
+    skipped: int = 0  # facts dropped: no subject, a preference unasked, an unsure health fact
+
+    @property
+    def duplicate(self) -> bool:
+        return self.status == "duplicate"
+
+    def as_body(self) -> dict[str, object]:
+        return {
+            "status": self.status,
+            "stored": self.stored,
+            "reinforced": self.reinforced,
+            "pending": self.pending,
+            "new_persons": self.new_persons,
+            "skipped": self.skipped,
+        }
+
+
+class ExtractionService:
+    def __init__(self, deps: Deps) -> None:
+        self._deps = deps
+
+    def run(self, task: ExtractionTask, task_key: str | None = None) -> ExtractionOutcome:
+        key = task_key or extraction_task_name(task.turn_id)
+        status = self._deps.facts.task_status(task.user_id, key)
+        if status.refuses(task.enqueued_at):  # before any model call or data key
+            outcome = ExtractionOutcome(key, "duplicate" if status.done else "erased")
+            log.info("extraction skipped", extra={"task": key, **outcome.as_body()})
+            return outcome
+        prompt = self._prompt(task)
+        extraction, _ = structured_with_retry(self._deps.llm, prompt.request, Extraction)
+        facts = [f for f in extraction.facts if task.has_preferences or f.type != "Preference"]
+        attributed = attribute(facts, extraction.entities, self._resolver(task, key))
+        drafter = Drafter(task, key, self._deps.embedder)
+        held = drafter.draft(attributed)
+        held.skipped += len(extraction.facts) - len(facts)  # preferences nobody asked for
+        held.learned = learned_persons(attributed, extraction.entities)
+        try:
+            return self._apply(task, key, prompt, held)
+        except DataRejected:
+            # A fact closed meanwhile (the user's edit, a parallel task): plan once more.
+            log.warning("extraction refused, planning again", extra={"task": key})
+            return self._apply(task, key, prompt, held)
+
+    def _prompt(self, task: ExtractionTask) -> ExtractionPrompt:
+        deps, user = self._deps, task.user_id
+        names: dict[str | None, str] = {None: "user"}
+        for entity in task.resolved_entities:
+            if entity.person_id and entity.confidence >= RESOLVED:
+                person = deps.contacts.get_person(user, entity.person_id)
+                if person is not None:
+                    names[person.id] = person.display_name
+        current = deps.facts.current_facts(user, list(names))
+        return extraction_prompt(task.text, known_facts(current), names, task.has_preferences)
+
+    def _resolver(self, task: ExtractionTask, key: str) -> Resolver:
+        deps, user = self._deps, task.user_id
+
+        def new_id(profile: str) -> str:
+            return derived_id(user, key, "person", profile)
+
+        return Resolver(
+            user, deps.contacts, deps.embedder, deps.llm, red_flag_facts(deps.facts, user),
+            task.resolved_entities, task.text, new_id,
+        )  # fmt: skip
+
+    def _apply(
+        self, task: ExtractionTask, key: str, prompt: ExtractionPrompt, held: Held
+    ) -> ExtractionOutcome:
+        deps, user = self._deps, task.user_id
+        now = deps.clock.now()
+        subjects = list(dict.fromkeys(d.draft.subject_entity_id for d in held.attributed))
+        current = deps.facts.current_facts(user, subjects) if subjects else []
+        plan = plan_changes(
+            [Proposal(d.draft, _replaced(prompt, d.replaces)) for d in held.attributed],
+            current,
+            lambda draft: deps.facts.nearest(
+                user, draft.embedding, draft.embedding_model, NEIGHBOURS
+            ),
+            lambda draft, old: hold_conflict(task, key, draft, old, now),
+        )
+        pending = [hold_mention(task, key, item, now) for item in held.mentions]
+        changes = _changes(plan, held, pending)
+        applied = deps.facts.apply_extraction(key, user, changes, now, task.enqueued_at)
+        if applied and changes != ExtractionChanges():
+            invalidate_context(deps.cache, user)
+        if applied and plan.conflicts:
+            ask_about_conflict(deps, task, plan.conflicts)
+        outcome = _outcome(key, applied, changes, held.skipped)
+        log.info("extraction done", extra={"task": key, **outcome.as_body()})
+        return outcome
+
+
+def _replaced(prompt: ExtractionPrompt, ref: str | None) -> Fact | None:
+    return prompt.refs.get(ref.strip().upper()) if ref else None
+
+
+def _changes(plan: ChangePlan, held: Held, pending: list[PendingItem]) -> ExtractionChanges:
+    drafts: list[FactDraft] = [*plan.new_facts, *(s.replacement for s in plan.supersessions)]
+    subjects = {d.subject_entity_id for d in drafts}
+    return ExtractionChanges(
+        new_persons=[p for p in held.new_persons if p.id in subjects],  # none without a fact
+        learned_persons=held.learned,
+        new_facts=plan.new_facts,
+        supersessions=plan.supersessions,
+        reinforcements=plan.reinforcements,
+        pending=[*pending, *plan.conflicts],
+    )
+
+
+def _outcome(
+    key: str, applied: bool, changes: ExtractionChanges, skipped: int
+) -> ExtractionOutcome:
+    if not applied:
+        return ExtractionOutcome(key, "duplicate")
+    return ExtractionOutcome(
+        key,
+        "stored",
+        stored=len(changes.new_facts) + len(changes.supersessions),
+        reinforced=len(changes.reinforcements),
+        pending=len(changes.pending),
+        new_persons=len(changes.new_persons),
+        skipped=skipped,
+    )

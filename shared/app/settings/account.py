@@ -1,0 +1,60 @@
+"""Everything the product holds about the user: export it, or erase it.
+
+Export: persons, facts with their history, pending items (PostgreSQL, decrypted by the
+stores: it is the user's own data), chats, messages, turns, settings, and the agents'
+records (reminders, events, notes, budgets, expenses, feedback, the outbox of sent
+messages) as ``conversations.documents`` (Firestore, all under ``users/{uid}``).
+Redis holds only short-lived counters and caches, which are not exported.
+
+Erasure runs PostgreSQL (facts, persons, pending items, processed keys, the data key),
+then Firestore (``users/{uid}`` and everything below it, the agents' records and
+outbox included), then Redis (the user's keys).
+Each step is idempotent, so a failure answers 503 and a retry finishes the job.
+"""
+
+from __future__ import annotations
+
+from shared.models.memory import SELF, Fact, FactFilter
+from shared.models.memory_api import DeletedResponse, ExportResponse, FactView, PersonView
+from shared.services.memory.pending import PendingItems
+from shared.services.memory.ports import MemoryPorts
+
+EXPORT_FACTS_PER_SUBJECT = 1000  # FactFilter's largest page
+
+
+class AccountAdmin:
+    def __init__(self, deps: MemoryPorts) -> None:
+        self._deps = deps
+
+    def export(self, user_id: str) -> ExportResponse:
+        exported_at = self._deps.clock.now()
+        persons = self._deps.contacts.list_persons(user_id)
+        facts, truncated = self._all_facts(user_id, [SELF, *(p.id for p in persons)])
+        pending = self._deps.pending.list_pending(user_id)
+        return ExportResponse(
+            user_id=user_id,
+            exported_at=exported_at,
+            persons=[PersonView.of(person) for person in persons],
+            facts=[FactView.of(fact) for fact in facts],
+            facts_truncated=truncated,
+            pending=PendingItems(self._deps).views(user_id, pending),
+            conversations=self._deps.account_conversations.export_user(user_id),
+        )
+
+    def delete(self, user_id: str) -> DeletedResponse:
+        self._deps.facts.delete_user(user_id, self._deps.clock.now())
+        self._deps.account_conversations.delete_user(user_id)
+        self._deps.account_cache.delete_user(user_id)
+        return DeletedResponse()
+
+    def _all_facts(self, user_id: str, subjects: list[str]) -> tuple[list[Fact], bool]:
+        found: dict[str, Fact] = {}
+        truncated = False
+        for subject in subjects:
+            where = FactFilter(
+                subject_id=subject, include_history=True, limit=EXPORT_FACTS_PER_SUBJECT
+            )
+            page = self._deps.facts.list_facts(user_id, where)
+            truncated = truncated or len(page) >= EXPORT_FACTS_PER_SUBJECT
+            found.update((fact.id, fact) for fact in page)
+        return sorted(found.values(), key=lambda f: (f.created_at, f.id)), truncated

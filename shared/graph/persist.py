@@ -1,0 +1,230 @@
+"""What a finished turn writes: its two messages, its record (response + metadata), the
+chat's update, the background work. One Firestore commit; the queued work first, so a
+failure before the commit leaves the claim to be retried and re-sends the same names.
+
+A failed turn (a node raised) writes the user's message and the fallback reply, records the
+failure in the metadata, keeps the chat's pending question, and hands off nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+
+from shared.errors import NodeFailed
+from shared.graph.context import TurnContext
+from shared.graph.metering import cost_usd
+from shared.graph.state import TurnState
+from shared.models.domain import (
+    AgentJob,
+    ChatUpdate,
+    ExtractionTask,
+    HitlControl,
+    Message,
+    Subtask,
+    TurnMetadata,
+)
+from shared.models.wire import Reply, TurnResponse
+from shared.services import handoff, hitl_timeouts
+from shared.services.agent_jobs.policy import job_type_for
+from shared.services.hitl_timeouts import TimeoutTask
+from shared.services.ids import job_id_for
+from shared.services.questions import waiting_on
+
+
+def record_turn(
+    context: TurnContext, state: TurnState, failure: NodeFailed | None = None
+) -> TurnResponse:
+    ports = context.ports
+    settings, now = ports.settings, ports.clock.now()
+    response = wire_response(context, state)
+    extractions = [] if failure else extraction_tasks(state)
+    jobs = [] if failure else agent_jobs(context, state)
+    handoff.enqueue_extractions(settings, ports.tasks, extractions, context.trace)
+    handoff.publish_jobs(settings, ports.publisher, jobs, context.trace)
+    control = None if failure else next_control(context, state)
+    if control is not None and control.timeout_at is not None and control.interrupt:
+        timeout = TimeoutTask(
+            user_id=context.user_id, chat_id=context.chat_id, interrupt_id=control.interrupt.id
+        )
+        hitl_timeouts.schedule(settings, ports.tasks, timeout, control.timeout_at, context.trace)
+    metadata = turn_metadata(context, state, failure)
+    metadata = metadata.model_copy(
+        update={"extraction_enqueued": bool(extractions), "jobs_published": len(jobs)}
+    )
+    ports.conversations.complete_turn(
+        context.user_id,
+        context.client_message_id,
+        _messages(context, state, now),
+        response,
+        now,
+        new_chat=context.chat_is_new,
+        metadata=metadata,
+        chat_update=chat_update(context, state, failure),
+    )
+    return response
+
+
+def wire_response(context: TurnContext, state: TurnState) -> TurnResponse:
+    ask = state.hitl.ask
+    interrupt = ask.interrupt if ask is not None and ask.blocking else None
+    failed = state.response.kind == "fallback"  # hands nothing off
+    return TurnResponse(
+        chat_id=context.chat_id,
+        turn_id=context.turn_id,
+        reply=Reply(text=state.response.text, kind=state.response.kind),
+        interrupt=interrupt,
+        jobs=[] if failed else [job.job_id for job in agent_jobs(context, state)],
+    )
+
+
+def extraction_tasks(state: TurnState) -> list[ExtractionTask]:
+    memory, tasks = state.memory, []
+    if memory.extraction is not None and not memory.extraction_deferred:
+        tasks.append(memory.extraction)
+    if state.hitl.released is not None:
+        tasks.append(state.hitl.released)
+    return tasks
+
+
+def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
+    """The turn's one job: the plan steps it published, as subtasks whose dependencies stay
+    among them; results of steps the turn ran inline are given as inputs. The id derives
+    from the plan's turn and the first published step, so a retry re-sends the same id and
+    a later answer to the same plan publishes its own."""
+    planning, focus = state.planning, state.conversation.focus
+    published = {r.step_id for r in planning.results if r.status == "published"}
+    steps = [(index, s) for index, s in enumerate(planning.steps) if s.id in published]
+    if not steps:
+        return []
+    outputs = {r.step_id: r.output for r in planning.results if r.status == "done" and r.output}
+    subtasks = [
+        Subtask(
+            id=step.id,
+            agent=step.agent,
+            goal=step.inputs.get("goal") or focus,
+            depends_on=[d for d in step.depends_on if d in published],
+            inputs={f"result of {d}": outputs[d][:4000] for d in step.depends_on if d in outputs},
+        )
+        for _, step in steps
+    ]
+    plan_turn = state.conversation.focus_turn_id or context.turn_id  # stable across answers
+    job = AgentJob(
+        job_id=job_id_for(plan_turn, steps[0][0]),
+        user_id=context.user_id,
+        chat_id=context.chat_id,
+        turn_id=context.turn_id,
+        goal=focus if len(subtasks) > 1 else "",
+        subtasks=subtasks,
+        job_type=job_type_for([s.agent for s in subtasks]),
+        created_at=context.ports.clock.now(),
+    )
+    return [job]
+
+
+def chat_update(
+    context: TurnContext, state: TurnState, failure: NodeFailed | None = None
+) -> ChatUpdate | None:
+    summary = None if failure else state.conversation.new_summary
+    control = _released(context, state, failure)
+    if summary is None and control is None:
+        return None
+    return ChatUpdate(
+        summary=summary.text if summary else None,
+        summarized_until=summary.until if summary else None,
+        control=control,
+    )
+
+
+def next_control(context: TurnContext, state: TurnState) -> HitlControl | None:
+    """The question this run leaves waiting (asked, or kept through a greeting), as the
+    chat's pending control record; None if it leaves none."""
+    hitl = state.hitl
+    question = hitl.ask or (hitl.pending if hitl.outcome == "kept" else None)
+    if question is None:
+        return None
+    timeout = None
+    if question.interrupt.kind == "approval":
+        seconds = context.ports.settings.approval_timeout_seconds
+        timeout = question.asked_at + timedelta(seconds=seconds)
+    return waiting_on(
+        question.interrupt, "turn", context.thread_id, question.asked_at, timeout, question.blocking
+    )
+
+
+def _released(
+    context: TurnContext, state: TurnState, failure: NodeFailed | None
+) -> HitlControl | None:
+    """An answer this run claimed releases the chat, unless a question waits again (then the
+    service leaves it pending once the checkpoint is saved). A failed answer drops its
+    question (the fallback says so); runs that claimed nothing leave the record alone."""
+    if not context.resumed:
+        return None
+    if failure is None and next_control(context, state) is not None:
+        return None
+    return HitlControl()
+
+
+def turn_metadata(
+    context: TurnContext, state: TurnState, failure: NodeFailed | None
+) -> TurnMetadata:
+    settings, intent, tally = context.ports.settings, state.intent, context.meter.turn
+    return TurnMetadata(
+        outcome="failed" if failure else "ok",
+        error_code=failure.cause.code if failure else None,
+        failed_node=failure.node if failure else None,
+        route=intent.route if intent else None,
+        fast_path=intent.fast_path if intent else False,
+        flags=intent.model_dump(include=_FLAGS) if intent else {},
+        nodes=state.trace,
+        input_tokens=tally.input_tokens,
+        output_tokens=tally.output_tokens,
+        cost_usd=round(
+            cost_usd(
+                tally,
+                settings.usd_per_million_input_tokens,
+                settings.usd_per_million_output_tokens,
+            ),
+            6,
+        ),
+        graph_ms=round((time.perf_counter() - context.started) * 1000, 2),
+        interrupt_kind=state.hitl.ask.interrupt.kind if state.hitl.ask else None,
+        thread_id=context.thread_id or None,
+    )
+
+
+_FLAGS = {
+    "has_extractable_facts",
+    "has_preferences",
+    "needs_semantic_retrieval",
+    "needs_temporal_retrieval",
+}
+
+
+def _messages(context: TurnContext, state: TurnState, now: datetime) -> list[Message]:
+    conversation = state.conversation
+    return turn_messages(
+        context.turn_id,
+        conversation.message_id,
+        conversation.user_message,
+        state.response.text,
+        now,
+        timed_out=state.hitl.timed_out,
+    )
+
+
+def turn_messages(
+    turn_id: str, message_id: str, asked: str, reply: str, now: datetime, timed_out: bool
+) -> list[Message]:
+    """A turn's two messages (its reply only, when the approval timeout answered)."""
+    answer = Message(
+        id=f"{turn_id}-a",
+        role="assistant",
+        text=reply,
+        created_at=now + timedelta(microseconds=1),
+        turn_id=turn_id,
+    )
+    if timed_out:  # nobody typed: the timeout answered
+        return [answer]
+    said = Message(id=message_id, role="user", text=asked, created_at=now, turn_id=turn_id)
+    return [said, answer]

@@ -1,0 +1,43 @@
+"""Every store of the composition root as its in-memory fake, by ``Deps`` attribute name:
+``Deps(settings, llm=..., **in_memory_stores(clock))`` runs a turn with no service at all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.checkpoint.memory import InMemorySaver
+
+from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
+from shared.adapters.fake_conversations import FakeConversationStore
+from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
+from shared.adapters.fake_jobs import FakeJobStore, FakeOperatorAlerts
+from shared.adapters.fake_keyring import FakeKeyRing
+from shared.adapters.fake_profiles import FakeProfileStore
+from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+from shared.adapters.fake_trust import FakeTrustStore
+from shared.graph.serde import checkpoint_serde
+from shared.ports import Clock
+
+# What lives in Firestore: a benchmark of the Firestore round trips keeps these real.
+FIRESTORE_STORES = frozenset({"conversations", "checkpointer", "trust", "jobs", "operator_alerts"})
+
+
+def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> dict[str, Any]:
+    contacts = FakeContactStore(clock)
+    stores: dict[str, Any] = {
+        "conversations": FakeConversationStore(),
+        "profiles": FakeProfileStore(),
+        "keyring": FakeKeyRing(),
+        "idempotency": FakeIdempotencyStore(),
+        "cache": FakeCache(clock),
+        "facts": FakeFactStore(contacts, clock),
+        "contacts": contacts,
+        "pending": FakePendingStore(contacts),
+        "tasks": FakeTaskQueue(),
+        "publisher": FakePublisher(),
+        "checkpointer": InMemorySaver(serde=checkpoint_serde()),
+        "trust": FakeTrustStore(),
+        "jobs": FakeJobStore(),
+        "operator_alerts": FakeOperatorAlerts(),
+    }
+    return {name: store for name, store in stores.items() if name not in leave_out}

@@ -1,0 +1,253 @@
+"""A small local fake of the Vertex AI REST API, for driving the real google-genai client.
+
+It serves, on a free loopback port, the four calls the adapters make in Vertex mode::
+
+    POST /v1beta1/projects/P/locations/L/publishers/google/models/M:generateContent
+    POST ...:streamGenerateContent?alt=sse      (server-sent events, one response per event)
+    POST ...:embedContent                        (one text)
+    POST ...:batchEmbedContents                  (several texts)
+
+Requests without ``Authorization: Bearer <token>`` get 401. Every request is recorded, and each
+answer comes from a queue of scripted replies: a ``FakeReply`` or a function of the recorded
+request, then from an optional ``fallback`` function the test gives. An unscripted request
+gets 501, never an invented answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+Json = dict[str, Any]
+
+_PATH = re.compile(
+    r"^/v1beta1/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
+    r"/publishers/google/models/(?P<model>[^/:]+):(?P<rpc>\w+)$"
+)
+_STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    501: "UNIMPLEMENTED",
+    503: "UNAVAILABLE",
+}
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Json
+    authorized: bool
+    project: str = ""
+    location: str = ""
+    model: str = ""
+    rpc: str = ""
+
+
+@dataclass(frozen=True)
+class FakeReply:
+    status: int = 200
+    body: Json = field(default_factory=dict)
+    events: tuple[Json, ...] = ()  # set for a streamed reply: one SSE event each
+    pause: float = 0.0  # seconds between streamed events (a reply a client sees arrive)
+
+
+Scripted = FakeReply | Callable[[RecordedRequest], FakeReply]
+
+
+def _usage(input_tokens: int, output_tokens: int) -> Json:
+    return {
+        "promptTokenCount": input_tokens,
+        "candidatesTokenCount": output_tokens,
+        "totalTokenCount": input_tokens + output_tokens,
+    }
+
+
+def _candidate(text: str, finish: str | None) -> Json:
+    candidate: Json = {"content": {"role": "model", "parts": [{"text": text}]}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    return candidate
+
+
+def text_reply(text: str, input_tokens: int = 5, output_tokens: int = 7) -> FakeReply:
+    return FakeReply(
+        body={
+            "candidates": [_candidate(text, "STOP")],
+            "usageMetadata": _usage(input_tokens, output_tokens),
+            "modelVersion": "gemini-fake",
+        }
+    )
+
+
+def json_reply(value: Json, input_tokens: int = 5, output_tokens: int = 7) -> FakeReply:
+    return text_reply(json.dumps(value), input_tokens, output_tokens)
+
+
+def stream_reply(
+    pieces: Sequence[str], input_tokens: int = 5, output_tokens: int = 9, pause: float = 0.0
+) -> FakeReply:
+    """Like Vertex: every event carries (cumulative) usage, the last one a finish reason."""
+    events = []
+    for i, piece in enumerate(pieces):
+        last = i == len(pieces) - 1
+        events.append(
+            {
+                "candidates": [_candidate(piece, "STOP" if last else None)],
+                "usageMetadata": _usage(input_tokens, output_tokens if last else i + 1),
+            }
+        )
+    return FakeReply(events=tuple(events), pause=pause)
+
+
+def error_reply(status: int, message: str = "scripted failure") -> FakeReply:
+    return FakeReply(
+        status=status,
+        body={
+            "error": {
+                "code": status,
+                "message": message,
+                "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+            }
+        },
+    )
+
+
+def embeddings_reply(vectors: Sequence[Sequence[float]]) -> Callable[[RecordedRequest], FakeReply]:
+    """Answer whichever embedding call the SDK made, in that call's response shape."""
+
+    def reply(request: RecordedRequest) -> FakeReply:
+        if request.rpc == "embedContent":
+            return FakeReply(
+                body={
+                    "embedding": {"values": list(vectors[0])},
+                    "usageMetadata": {"promptTokenCount": 3},
+                }
+            )
+        return FakeReply(body={"embeddings": [{"values": list(v)} for v in vectors]})
+
+    return reply
+
+
+class FakeVertexServer:
+    def __init__(
+        self,
+        token: str = "test-token",
+        fallback: Callable[[RecordedRequest], FakeReply] | None = None,
+    ) -> None:
+        self.token = token
+        self.fallback = fallback  # answers whatever the queue does not
+        self.requests: list[RecordedRequest] = []
+        self._replies: deque[Scripted] = deque()
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the fake Vertex server is not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def pending(self) -> int:
+        return len(self._replies)
+
+    def add(self, *replies: Scripted) -> None:
+        with self._lock:
+            self._replies.extend(replies)
+
+    def start(self) -> FakeVertexServer:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeVertexServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _answer(self, request: RecordedRequest) -> FakeReply:
+        with self._lock:
+            self.requests.append(request)
+            if not request.authorized:
+                return error_reply(401, "Request had invalid authentication credentials.")
+            if not request.rpc:
+                return error_reply(404, f"unknown path {request.path}")
+            scripted = self._replies.popleft() if self._replies else None
+        if scripted is None and self.fallback is not None:
+            return self.fallback(request)
+        if scripted is None:
+            return error_reply(501, f"fake Vertex: no scripted reply for {request.rpc}")
+        return scripted(request) if callable(scripted) else scripted
+
+
+def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            url = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            match = _PATH.match(url.path)
+            request = RecordedRequest(
+                path=url.path,
+                query=parse_qs(url.query),
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=json.loads(raw) if raw else {},
+                authorized=self.headers.get("Authorization") == f"Bearer {fake.token}",
+                **(match.groupdict() if match else {}),
+            )
+            reply = fake._answer(request)
+            if reply.events and reply.status == 200:
+                self._send_events(reply.events, reply.pause)
+            else:
+                self._send_json(reply.status, reply.body)
+
+        def _send_json(self, status: int, body: Json) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=UTF-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _send_events(self, events: Sequence[Json], pause: float) -> None:
+            # HTTP/1.0 without a length: the body ends when the connection closes.
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            for i, event in enumerate(events):
+                if i and pause:
+                    time.sleep(pause)
+                self.wfile.write(f"data: {json.dumps(event)}\r\n\r\n".encode())
+                self.wfile.flush()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # keep test output clean; requests are recorded instead
+
+    return Handler
