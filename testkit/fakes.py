@@ -33,7 +33,7 @@ def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> d
         "idempotency": FakeIdempotencyStore(),
         "cache": FakeCache(clock),
         "facts": facts,
-        "executions": FakeExecutionStore(erased_at=lambda user: facts.data.erased.get(user)),
+        "executions": FakeExecutionStore(erased_at=facts.data.erased.get),
         "contacts": contacts,
         "pending": FakePendingStore(contacts),
         "tasks": FakeTaskQueue(),

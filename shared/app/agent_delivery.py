@@ -11,9 +11,11 @@ acknowledges). A store outage, a bug, a job held by a live run (``JobInProgress`
 stalled by an outage (its aborting failures all transient) is answered non-2xx, so Pub/Sub
 redelivers with backoff, and after ``agent_max_deliveries`` (the subscription's 5) moves
 the message to the dead-letter topic; on that delivery a stalled job tells the user and the
-operators. A finished job's execution is recorded for the planner's advisor before the job's
-last save (``shared.services.history.recorder``), once per job. A question the chat cannot show yet (another interrupt waits) is retried the
+operators. A question the chat cannot show yet (another interrupt waits) is retried the
 same way, and answered as timed out on the last delivery instead of dead-lettering.
+
+A finished job's execution is recorded for the planner's advisor before the job's last save
+(``shared.services.history.recorder``), once per job.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from pydantic import Field, StrictBool, StringConstraints, model_validator
 
 from shared.models.base import Strict
 from shared.models.domain import AssistantProfile
+from shared.models.history_api import ExecutionView
 from shared.models.memory import (
     Durability,
     Fact,
@@ -329,3 +330,4 @@ class ExportResponse(Strict):
     facts_truncated: bool  # a subject held more facts than one export lists
     pending: list[PendingView]
     conversations: ConversationExport
+    executions: list[ExecutionView] = Field(default_factory=list)  # the execution memory

@@ -45,7 +45,7 @@ def tokens(text: str, language: str = "en") -> list[Token]:
     for match in _TOKEN.finditer(text):
         word = match.group()
         found.append(Token(word, match.start(), match.end(), _masked(word, initial, language)))
-        if word[0].isalnum() or word[0] in "\"“":
+        if word[0].isalnum() or word[0] in '"“':
             initial = False
         elif word in _SENTENCE_END:
             initial = True
@@ -53,7 +53,7 @@ def tokens(text: str, language: str = "en") -> list[Token]:
 
 
 def _masked(word: str, initial: bool, language: str) -> bool:
-    if word[0] in "\"“" or word[0].isdigit():
+    if word[0] in '"“' or word[0].isdigit():
         return True
     if not word[0].isalpha():
         return False
