@@ -1,0 +1,142 @@
+"""Every finished job leaves one execution in the execution memory: its request and plan,
+its outcome (done, partial, aborted, escalated, cancelled), failures, retries, duration and
+tokens, and the steps the user refused. A redelivered job records nothing more; a job of an
+erased account records nothing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from shared.adapters.clock import FixedClock
+from shared.app.agent_continuation import continue_job
+from shared.deps import Deps
+from shared.models.history import Execution, JobOrigin, PlannedStep
+from shared.ports import LLMRequest
+from shared.services.history.recorder import strategy_for_job
+from tests.unit.agents.agent_kit import (
+    EchoTool,
+    Runner,
+    ScriptedCatalog,
+    TeamModel,
+    agent,
+    call,
+    finish,
+    make_job,
+    recruit,
+    sub,
+)
+
+
+@pytest.fixture
+def runner(deps: Deps, send: EchoTool) -> Runner:
+    agents = [agent("worker", ["send", "lookup"]), agent("brief", max_steps=2)]
+    return Runner(deps, ScriptedCatalog(agents, [send, EchoTool()]))
+
+
+def runs(deps: Deps, now: object) -> list[Execution]:
+    return deps.executions.list_executions("alice", now, 10)  # type: ignore[arg-type]
+
+
+def test_a_done_job_is_recorded_once_with_its_plan_and_figures(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
+    origin = JobOrigin(
+        request="Compare hotels and flights for Rome in May",
+        strategy_id="strategy-1",
+        plan=[
+            PlannedStep(id="s1", agent="drafting", goal="note for Bea"),
+            PlannedStep(id="s2", agent="research", goal="hotels", depends_on=["s1"]),
+        ],
+    )
+    team.on("goal a", recruit("helper", "prices"), finish("A done"))
+    job = make_job(clock.now(), sub("a"), sub("b", after=["a"]), origin=origin)
+    clock.advance(2)
+    assert runner.run(job).status == "done"
+    assert runner.run(job, "m-again").status == "duplicate"  # a redelivery
+    [run] = runs(deps, clock.now())
+    assert (run.job_id, run.strategy_id, run.request) == ("t1-job0", "strategy-1", origin.request)
+    assert run.plan == origin.plan  # the turn's whole plan, inline steps included
+    assert (run.outcome, run.subtasks, run.failures) == ("done", 3, [])  # the helper counts
+    assert run.duration_ms >= 0 and run.tokens > 0
+
+
+def test_a_job_without_an_origin_records_its_own_subtasks_as_the_plan(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
+    team.on("goal a", recruit("helper", "prices"), finish("A done"))
+    runner.run(make_job(clock.now(), sub("a"), sub("b", after=["a"])))
+    [run] = runs(deps, clock.now())
+    assert run.request == "the user's request"
+    assert [(s.id, s.depends_on) for s in run.plan] == [("a", []), ("b", ["a"])]  # no helper
+    assert run.strategy_id == strategy_for_job("t1-job0")
+
+
+def test_failures_and_retries_make_a_partial_or_aborted_run(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
+    team.on("goal x", *[call("lookup", query=str(n)) for n in range(3)])
+    job = make_job(clock.now(), sub("x", agent="brief"), sub("y"), job_type="default")
+    assert runner.run(job).status == "done"  # one of two failed: below the threshold
+    [run] = runs(deps, clock.now())
+    assert run.outcome == "partial"
+    assert [(f.subtask_id, f.error.split(":")[0]) for f in run.failures] == [("x", "step_limit")]
+
+    team.on("goal z", *[call("lookup", query=str(n)) for n in range(3)])
+    lone = make_job(clock.now(), sub("z", agent="brief"), job_id="t2-job0")
+    assert runner.run(lone).status == "aborted"
+    assert {r.job_id: r.outcome for r in runs(deps, clock.now())}["t2-job0"] == "aborted"
+
+
+def test_a_step_the_user_refused_counts_against_the_strategy(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
+    team.on("goal a", call("send", query="to Bea"), finish("Did not send."))
+    runner.run(make_job(clock.now(), sub("a")))
+    interrupt = runner.state().interrupt
+    assert interrupt is not None
+    continue_job(deps, "alice", "c1", "t1-job0", interrupt.id, "reject", "user")
+    assert runner.run(runner.published()[-1], "m-2").status == "done"
+    [run] = runs(deps, clock.now())
+    assert run.penalties == 1
+
+
+def test_a_timeout_is_no_refusal(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
+    team.on("goal a", call("send", query="to Bea"), finish("Did not send."))
+    runner.run(make_job(clock.now(), sub("a")))
+    interrupt = runner.state().interrupt
+    assert interrupt is not None
+    continue_job(deps, "alice", "c1", "t1-job0", interrupt.id, "reject", "timeout")
+    runner.run(runner.published()[-1], "m-2")
+    [run] = runs(deps, clock.now())
+    assert run.penalties == 0
+
+
+def test_an_escalated_job_is_recorded_as_escalated(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
+    team.on("goal a", *[call("lookup", query="the same")] * 15)
+    runner.run(make_job(clock.now(), sub("a")))
+    assert runs(deps, clock.now()) == []  # waiting on the user: not finished
+    interrupt = runner.state().interrupt
+    assert interrupt is not None
+    continue_job(deps, "alice", "c1", "t1-job0", interrupt.id, "abort", "user")
+    assert runner.run(runner.published()[0], "m-2").status == "cancelled"
+    [run] = runs(deps, clock.now())
+    assert run.outcome == "escalated"
+
+
+def test_a_job_whose_account_is_erased_while_it_runs_records_nothing(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
+    def erased_meanwhile(_: LLMRequest) -> dict[str, str]:
+        clock.advance(1)
+        deps.facts.delete_user("alice", clock.now())  # the memory function's erasure
+        return finish("done, too late")
+
+    team.on("goal a", erased_meanwhile)
+    assert runner.run(make_job(clock.now(), sub("a"))).status == "done"
+    assert runs(deps, clock.now() - timedelta(seconds=1)) == []
