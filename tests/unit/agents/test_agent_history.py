@@ -5,15 +5,19 @@ erased account records nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
 from shared.adapters.clock import FixedClock
 from shared.app.agent_continuation import continue_job
 from shared.deps import Deps
+from shared.errors import DependencyUnavailable
 from shared.models.history import Execution, JobOrigin, PlannedStep
-from shared.ports import LLMRequest
+from shared.models.jobs import JobState
+from shared.ports import JobStore, LLMRequest
 from shared.services.history.recorder import strategy_for_job
 from tests.unit.agents.agent_kit import (
     EchoTool,
@@ -60,6 +64,38 @@ def test_a_done_job_is_recorded_once_with_its_plan_and_figures(
     assert run.plan == origin.plan  # the turn's whole plan, inline steps included
     assert (run.outcome, run.subtasks, run.failures) == ("done", 3, [])  # the helper counts
     assert run.duration_ms >= 0 and run.tokens > 0
+
+
+class CrashOnFinalSave:
+    """The job store, failing the write that would finish the job, once."""
+
+    def __init__(self, inner: JobStore) -> None:
+        self.inner, self.crashed = inner, False
+
+    def get(self, user_id: str, job_id: str) -> JobState | None:
+        return self.inner.get(user_id, job_id)
+
+    def update(self, user_id: str, job_id: str, change: Callable[[JobState | None], Any]) -> Any:
+        def crash_once(current: JobState | None) -> Any:
+            result, new = change(current)
+            if new is not None and new.status == "done" and not self.crashed:
+                self.crashed = True
+                raise DependencyUnavailable("firestore unavailable")
+            return result, new
+
+        return self.inner.update(user_id, job_id, crash_once)
+
+
+def test_a_crash_after_recording_records_nothing_more_on_the_redelivery(
+    runner: Runner, clock: FixedClock, deps: Deps
+) -> None:
+    deps.__dict__["jobs"] = CrashOnFinalSave(deps.jobs)
+    job = make_job(clock.now(), sub("a"))
+    with pytest.raises(DependencyUnavailable):  # Pub/Sub redelivers
+        runner.run(job)
+    assert len(runs(deps, clock.now())) == 1  # recorded before the final save
+    assert runner.run(job, "m-2").status == "done"
+    assert len(runs(deps, clock.now())) == 1
 
 
 def test_a_job_without_an_origin_records_its_own_subtasks_as_the_plan(
