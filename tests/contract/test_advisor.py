@@ -81,6 +81,21 @@ def test_a_similar_request_that_failed_is_only_a_warning(
     assert advice.suggestion is not None and advice.suggestion.job_id == "j2"
 
 
+def test_a_run_that_worked_in_part_is_an_example_never_reused(
+    execution_backend: ExecutionBackend,
+) -> None:
+    user = unique("user")
+    failure = SubtaskFailure(subtask_id="s2", agent="wealth", goal="g", error="bad: output")
+    partial = execution(
+        user, "j1", AI_MARKET, outcome="partial", failures=[failure],
+        plan=plan("List the AI agent vendors", "Price them"),
+    )  # fmt: skip
+    execution_backend.store.record(partial, NOW)
+    advice = advisor(execution_backend, advisor_reuse_confidence=0.6).advise(user, RPA_MARKET, "en")
+    assert advice.source == "example" and advice.warnings == []
+    assert advice.confidence is not None and advice.confidence > 0.6
+
+
 def test_an_escalated_run_warns_like_a_failure(execution_backend: ExecutionBackend) -> None:
     user = unique("user")
     execution_backend.store.record(execution(user, "j1", AI_MARKET, outcome="escalated"), NOW)

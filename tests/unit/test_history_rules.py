@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from shared.conversation.verdicts import is_negative_verdict
-from shared.models.history import PlannedStep, StrategyRuns
+from shared.models.history import Advice, Execution, PlannedStep, StrategyRuns, SubtaskFailure
+from shared.services.history.prompts import advice_prompt
 from shared.services.history.scoring import confidence, recency, success_rate
 from shared.services.history.shape import adapt, shape, substitutions
 
@@ -112,3 +113,17 @@ def test_a_verdict_that_it_was_wrong(message: str) -> None:
 )
 def test_anything_more_is_no_verdict(message: str) -> None:
     assert not is_negative_verdict(message)
+
+
+def test_an_example_that_worked_in_part_tells_the_planner_what_failed() -> None:
+    failure = SubtaskFailure(subtask_id="s2", agent="wealth", goal="g", error="bad: output")
+    past = Execution(
+        id="e1", user_id="alice", job_id="j1", strategy_id="A", request="Research the AI market",
+        plan=plan("List vendors", "Price them"), outcome="partial", failures=[failure],
+        subtasks=2, embedding_model="m", created_at=NOW, expires_at=NOW + timedelta(days=1),
+    )  # fmt: skip
+    text = advice_prompt(Advice(source="example", confidence=0.7, suggestion=past, plan=past.plan))
+    assert "“Research the AI market”, was planned like this and worked in part" in text
+    assert "- s1 research: List vendors\n- s2 research: Price them" in text
+    assert "What failed: s2 (wealth) failed because bad: output. Plan those parts better." in text
+    assert advice_prompt(Advice()) == ""

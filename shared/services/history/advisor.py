@@ -3,7 +3,8 @@
 ``advise`` embeds the request's shape, reads the runs of the strategies nearest to it, and
 judges them (``scoring``): above ``advisor_reuse_confidence`` (0.8) the best run's plan is
 adapted to the request and reused without a planning call, unless a similar run failed
-(its warning needs the planner) or the adaptation is unsafe (``shape.adapt``); from
+(its warning needs the planner), the best run only worked in part, or the adaptation is
+unsafe (``shape.adapt``); from
 ``advisor_example_confidence`` (0.5) it is an example for the planner; failed or escalated
 runs are only ever warnings. An outage of the store or the embedder costs the suggestion,
 never the turn: the planner then plans as it would without history.
@@ -56,7 +57,7 @@ class HistoryAdvisor:
             return Advice(warnings=judged.warnings)
         if not _plannable(best.plan):
             return Advice(warnings=judged.warnings)
-        if score > settings.advisor_reuse_confidence and not judged.warnings:
+        if score > settings.advisor_reuse_confidence and _reusable(best, judged.warnings):
             adapted = adapt(best.request, request, best.plan, language)
             if adapted is not None:
                 return Advice(source="reused", confidence=score, suggestion=best, plan=adapted)
@@ -102,6 +103,12 @@ class HistoryAdvisor:
             embedding=vector, embedding_model=embedder.model_name, limit=NEAREST_RUNS
         )
         return self._ports.executions.related(user_id, query, self._ports.clock.now())
+
+
+def _reusable(best: Execution, warnings: list[Execution]) -> bool:
+    """Only a run that fully worked is reused as is, and only while no similar run failed
+    (its warning needs the planner): a partial run is an example of what to do better."""
+    return best.outcome == "done" and not warnings
 
 
 def _plannable(plan: list[PlannedStep]) -> bool:

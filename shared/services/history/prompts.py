@@ -13,10 +13,12 @@ def advice_prompt(advice: Advice) -> str:
     parts = []
     if advice.source == "example" and advice.suggestion is not None:
         past = advice.suggestion
+        lesson = f"\n{_because(past)} Plan those parts better." if past.failures else ""
         parts.append(
             f"A similar earlier request of this user, “{_quoted(past.request)}”, was planned "
             f"like this and {_went(past)}; follow it where it fits this request:\n"
             + plan_lines(advice.plan)
+            + lesson
         )
     for failed in advice.warnings:
         parts.append(
