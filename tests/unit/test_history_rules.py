@@ -127,3 +127,20 @@ def test_an_example_that_worked_in_part_tells_the_planner_what_failed() -> None:
     assert "- s1 research: List vendors\n- s2 research: Price them" in text
     assert "What failed: s2 (wealth) failed because bad: output. Plan those parts better." in text
     assert advice_prompt(Advice()) == ""
+
+
+def test_swapped_parameters_are_substituted_at_once() -> None:
+    past = plan("Specs of the Pixel", "Compare the Pixel with the iPhone")
+    adapted = adapt("Compare the Pixel and the iPhone", "Compare the iPhone and the Galaxy", past)
+    assert adapted is not None
+    assert [s.goal for s in adapted] == [
+        "Specs of the iPhone", "Compare the iPhone with the Galaxy",
+    ]  # fmt: skip
+
+
+def test_a_figure_inside_a_word_is_no_trace_left_behind() -> None:
+    past = plan("Total cost of 5 days in Paris")
+    assert adapt("Estimate a 5-day trip to Paris", "Estimate a 3-day trip to Vienna", past) is None
+    kept = plan("Total cost of the 5-day trip")
+    adapted = adapt("Estimate a 5-day trip to Paris", "Estimate a 3-day trip to Vienna", kept)
+    assert adapted is not None and adapted[0].goal == "Total cost of the 3-day trip"

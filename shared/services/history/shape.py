@@ -18,6 +18,7 @@ request (a name, a figure) is still in a goal afterwards.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -105,16 +106,24 @@ def adapt(
         return None
     adapted = []
     for step in plan:
-        goal = step.goal
-        for old, new in pairs:
-            goal = re.sub(rf"(?<!\w){re.escape(old)}(?!\w)", new.replace("\\", r"\\"), goal,
-                          flags=re.IGNORECASE)  # fmt: skip
+        goal = _substitute(step.goal, pairs)
         if len(goal) > MAX_GOAL_CHARS:
             return None
         adapted.append(step.model_copy(update={"goal": goal}))
     if _traces(past_request, request, pairs, adapted, language):
         return None
     return adapted
+
+
+def _substitute(goal: str, pairs: list[tuple[str, str]]) -> str:
+    """All pairs in one pass, longest first: "Pixel 9" -> "iPhone", "iPhone" -> "Galaxy"
+    swaps the two, it never turns the first into the second's replacement."""
+    if not pairs:
+        return goal
+    replacement = {old.casefold(): new for old, new in pairs}
+    alternatives = "|".join(re.escape(old) for old in sorted(replacement, key=len, reverse=True))
+    pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+    return pattern.sub(lambda match: replacement[match.group().casefold()], goal)
 
 
 def _traces(
@@ -125,15 +134,18 @@ def _traces(
     language: str,
 ) -> bool:
     """Does a goal still name a parameter of the past request that the new one lacks?"""
-    kept = {t.text.casefold() for t in tokens(request, language)}
+    kept = _atoms(t.text for t in tokens(request, language))
     replaced = {t.text.casefold() for old, _ in pairs for t in tokens(old, language)}
-    gone = {
-        t.text.casefold()
-        for t in tokens(past, language)
-        if t.masked and t.text.casefold() in replaced and t.text.casefold() not in kept
-    }
-    words = {t.text.casefold() for step in plan for t in tokens(step.goal, language)}
-    return bool(gone & words)
+    gone = (
+        _atoms(t.text for t in tokens(past, language) if t.masked and t.text.casefold() in replaced)
+        - kept
+    )
+    return bool(gone & _atoms(t.text for step in plan for t in tokens(step.goal, language)))
+
+
+def _atoms(words: Iterable[str]) -> set[str]:
+    """Words cut at hyphens and the like: "5-day" leaves "5" and "day" to look for."""
+    return {atom for word in words for atom in re.findall(r"\w+", word.casefold())}
 
 
 def _span(text: str, stretch: list[Token]) -> str:
