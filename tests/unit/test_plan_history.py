@@ -19,7 +19,7 @@ from shared.deps import Deps
 from shared.errors import DependencyUnavailable
 from shared.graph.nodes.planning import Plan
 from shared.models.domain import AgentJob, Message
-from shared.models.history import ExecutionDraft, PlannedStep, SubtaskFailure
+from shared.models.history import ExecutionDraft, PlanAdvice, PlannedStep, SubtaskFailure
 from shared.services.history.shape import shape
 from shared.services.ids import turn_id_for
 from testkit.fakes import in_memory_stores
@@ -103,6 +103,17 @@ def test_a_reused_plan_still_asks_for_approval_and_a_refusal_marks_it_down(
     assert answered is not None and answered.strategy_id == "A"  # carried through the answer
 
 
+def plan_the_rpa_market(deps: Deps, llm: ScriptedLLM) -> tuple[str, PlanAdvice]:
+    """A turn the model plans: the planner's prompt, and the advice the turn recorded."""
+    plan = {"steps": [{"id": "s1", "agent": "research", "goal": "List the RPA vendors"}]}
+    llm.add(classification("complex"), plan, "I started on it.")
+    TurnService(deps).run("alice", request("Research the RPA market"))
+    [prompt] = planning_calls(llm)
+    advice = metadata(deps, "m1").plan_advice
+    assert advice is not None
+    return prompt, advice
+
+
 @pytest.fixture
 def cautious(clock: FixedClock, llm: ScriptedLLM) -> Deps:
     """Reuse needs a confidence no strategy reaches: similar plans are examples."""
@@ -114,14 +125,10 @@ def cautious(clock: FixedClock, llm: ScriptedLLM) -> Deps:
 
 def test_a_fairly_confident_plan_is_the_planners_example(cautious: Deps, llm: ScriptedLLM) -> None:
     seed(cautious, AI_MARKET, [step("List the AI agent vendors")])
-    plan = {"steps": [{"id": "s1", "agent": "research", "goal": "List the RPA vendors"}]}
-    llm.add(classification("complex"), plan, "I started on it.")
-    TurnService(cautious).run("alice", request("Research the RPA market"))
-    [prompt] = planning_calls(llm)
+    prompt, advice = plan_the_rpa_market(cautious, llm)
     assert f"A similar earlier request of this user, “{AI_MARKET}”" in prompt
     assert "- s1 research: List the AI agent vendors" in prompt
-    advice = metadata(cautious, "m1").plan_advice
-    assert advice is not None and advice.source == "example"
+    assert advice.source == "example"
     assert advice.strategy_id == "A"  # the planner kept the example's shape: a run of A
 
 
@@ -132,14 +139,10 @@ def test_a_plan_that_failed_is_a_warning_in_the_planners_prompt(
         subtask_id="s1", agent="research", goal="g", error="step_limit: no answer after 30 steps"
     )
     seed(deps, AI_MARKET, [step("Search everything")], outcome="aborted", failures=[failure])
-    plan = {"steps": [{"id": "s1", "agent": "research", "goal": "List the RPA vendors"}]}
-    llm.add(classification("complex"), plan, "I started on it.")
-    TurnService(deps).run("alice", request("Research the RPA market"))
-    [prompt] = planning_calls(llm)
+    prompt, advice = plan_the_rpa_market(deps, llm)
     assert f"Warning: last time, for “{AI_MARKET}”, this plan failed" in prompt
     assert "s1 (research) failed because step_limit: no answer after 30 steps" in prompt
-    advice = metadata(deps, "m1").plan_advice
-    assert advice is not None and (advice.source, advice.warnings) == ("planned", 1)
+    assert (advice.source, advice.warnings) == ("planned", 1)
 
 
 def test_a_new_plan_starts_a_strategy_and_its_job_carries_request_and_plan(
@@ -188,9 +191,5 @@ def test_an_outage_of_the_history_costs_the_advice_not_the_turn(
             raise DependencyUnavailable("postgres unreachable")
 
     deps.__dict__["executions"] = Down()
-    plan = {"steps": [{"id": "s1", "agent": "research", "goal": "List the RPA vendors"}]}
-    llm.add(classification("complex"), plan, "I started on it.")
-    response = TurnService(deps).run("alice", request("Research the RPA market"))
-    assert response.reply.kind != "fallback" and len(planning_calls(llm)) == 1
-    advice = metadata(deps, "m1").plan_advice
-    assert advice is not None and advice.source == "planned"
+    _, advice = plan_the_rpa_market(deps, llm)  # planned by the model: the turn went on
+    assert advice.source == "planned" and metadata(deps, "m1").outcome == "ok"

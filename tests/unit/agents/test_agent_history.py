@@ -125,30 +125,18 @@ def test_failures_and_retries_make_a_partial_or_aborted_run(
     assert {r.job_id: r.outcome for r in runs(deps, clock.now())}["t2-job0"] == "aborted"
 
 
-def test_a_step_the_user_refused_counts_against_the_strategy(
-    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+@pytest.mark.parametrize(("source", "penalties"), [("user", 1), ("timeout", 0)])
+def test_a_step_the_user_refused_counts_against_the_strategy_a_timeout_does_not(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps, source: str, penalties: int
 ) -> None:
     team.on("goal a", call("send", query="to Bea"), finish("Did not send."))
     runner.run(make_job(clock.now(), sub("a")))
     interrupt = runner.state().interrupt
     assert interrupt is not None
-    continue_job(deps, "alice", "c1", "t1-job0", interrupt.id, "reject", "user")
+    continue_job(deps, "alice", "c1", "t1-job0", interrupt.id, "reject", source)  # type: ignore[arg-type]
     assert runner.run(runner.published()[-1], "m-2").status == "done"
     [run] = runs(deps, clock.now())
-    assert run.penalties == 1
-
-
-def test_a_timeout_is_no_refusal(
-    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
-) -> None:
-    team.on("goal a", call("send", query="to Bea"), finish("Did not send."))
-    runner.run(make_job(clock.now(), sub("a")))
-    interrupt = runner.state().interrupt
-    assert interrupt is not None
-    continue_job(deps, "alice", "c1", "t1-job0", interrupt.id, "reject", "timeout")
-    runner.run(runner.published()[-1], "m-2")
-    [run] = runs(deps, clock.now())
-    assert run.penalties == 0
+    assert run.penalties == penalties
 
 
 def test_an_escalated_job_is_recorded_as_escalated(
