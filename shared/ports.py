@@ -80,6 +80,10 @@ class ConversationStore(Protocol):
         """The newest ``limit`` messages created after ``after``, oldest first."""
         ...
 
+    def list_chats(self, user_id: str, limit: int) -> list[Chat]:
+        """The user's ``limit`` most recently updated chats, most recent first."""
+        ...
+
     def claim_turn(
         self,
         user_id: str,

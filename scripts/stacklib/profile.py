@@ -33,6 +33,7 @@ OFFSETS = {
     "resume": 22,
     "agents": 23,
     "memory": 24,
+    "web": 25,  # scripts/web_serve.py: the web client and the API on one origin
 }
 
 

@@ -8,6 +8,7 @@ names an agent that does not exist; ``[act]`` plans the acting productivity agen
 needs the user's approval), ``[facts]`` -> extractable facts (about the first
 ``@Name`` if any; a phone number is a Contact fact, ``[unsure]`` lowers its confidence),
 ``[ask]`` -> semantic retrieval, ``@Name`` -> a person mentioned.
+``[slowly]`` -> the reply streams a word every 0.15 s (a client sees it arrive);
 ``[team]`` -> three research steps, the third needing the other two (one job of three
 subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that always
 fails). A job's agent finishes at its first step with "Result for: <its goal>", unless its
@@ -37,7 +38,7 @@ from testkit.vertex_server import (
 _EMBEDDER = HashEmbedder(dimension=768)
 NO_PLANNING = "Unplanned"  # the planner must not be asked about it
 FAILS = "[fails]"  # a subtask whose goal holds it fails for good
-_MARKERS = re.compile(r"\[(facts|ask|complex|badplan|act|team|poison|unsure)\]\s*")
+_MARKERS = re.compile(r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly)\]\s*")
 
 
 def _user_text(request: RecordedRequest) -> str:
@@ -136,7 +137,8 @@ def reply_for(request: RecordedRequest) -> FakeReply:
         return error_reply(503, "poisoned")
     if request.rpc == "streamGenerateContent":
         words = f"You said: {text}".split(" ")
-        return stream_reply([w + " " for w in words[:-1]] + [words[-1]])
+        pause = 0.15 if "[slowly]" in text else 0.0
+        return stream_reply([w + " " for w in words[:-1]] + [words[-1]], pause=pause)
     if "steps" in _schema_fields(request) and NO_PLANNING in text:
         return error_reply(400, "the planner was asked for a plan that history should give")
     structured = _STRUCTURED.get(next(iter(_schema_fields(request) & set(_STRUCTURED)), ""))
