@@ -19,6 +19,7 @@ import uuid
 from shared.conversation.answers import REJECT
 from shared.conversation.verdicts import is_negative_verdict
 from shared.graph.context import TurnContext
+from shared.graph.routing import MAX_PLAN_STEPS
 from shared.graph.state import Planning, PlanStep, TurnState
 from shared.models.history import Advice, JobOrigin, PlanAdvice, PlannedStep
 from shared.services.agent_jobs.reports import RESULT_SUFFIX
@@ -27,7 +28,12 @@ from shared.services.history.prompts import advice_prompt
 
 def consult(context: TurnContext, state: TurnState) -> Advice:
     conversation = state.conversation
-    return context.ports.advisor.advise(context.user_id, conversation.focus, conversation.language)
+    advice = context.ports.advisor.advise(
+        context.user_id, conversation.focus, conversation.language
+    )
+    if advice.source == "reused" and len(advice.plan) > MAX_PLAN_STEPS:  # a job's, not a turn's
+        return advice.model_copy(update={"source": "example"})
+    return advice
 
 
 def prompt_for(advice: Advice) -> str:
