@@ -168,8 +168,10 @@ class AgentJobService:
 
     def _finish(self, end: JobState, owner: str) -> str:
         if end.status in RECORDED_STATUSES:
-            reports.final(self._deps, end)  # before the final write: a crash re-posts nothing
-            record_execution(self._deps, end)  # likewise: kept once per (user, job)
+            # Both before the final write, and both once however often they run: the
+            # execution first, so a "that was wrong" to the result always finds it.
+            record_execution(self._deps, end)
+            reports.final(self._deps, end)
         claims.save(self._deps, end, owner, release=True)
         self._count_for_trust(end)
         if end.status == "stalled":

@@ -1,7 +1,8 @@
 """One execution per finished job, for the advisor to learn from.
 
-Written when the job ends (done, aborted, cancelled), before the job document's final save:
-a crash in between finishes the job again on the redelivery, and the store keeps one row
+Written when the job ends (done, aborted, cancelled), before its result is posted and the
+job document's final save: a crash in between finishes the job again on the redelivery, and
+the store keeps one row
 per (user, job), so the execution is recorded once. The request is the job's origin (the
 turn's message) when the turn set one, else the job's goal; the plan is the turn's whole
 plan (steps run inline included), else the job's subtasks.
