@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import Field, StrictBool, model_validator
+from pydantic import Field
 
-from shared.models.base import Strict
+from shared.models.base import Confirmation, Strict
 from shared.models.history import Execution, ExecutionOutcome, PlannedStep, SubtaskFailure
 
 STRATEGY_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
@@ -18,14 +18,8 @@ class StrategyRef(Strict):
     strategy_id: str = Field(pattern=STRATEGY_ID_PATTERN)
 
 
-class ForgetAllRequest(Strict):
-    confirm: StrictBool  # a deliberate act: JSON true, nothing else
-
-    @model_validator(mode="after")
-    def _confirmed(self) -> ForgetAllRequest:
-        if not self.confirm:
-            raise ValueError("confirm must be true")
-        return self
+class ForgetAllRequest(Confirmation):
+    pass
 
 
 class StrategyView(Strict):

@@ -13,7 +13,7 @@ from uuid import UUID
 
 from pydantic import Field, StrictBool, StringConstraints, model_validator
 
-from shared.models.base import Strict
+from shared.models.base import Confirmation, Strict
 from shared.models.domain import AssistantProfile
 from shared.models.history_api import ExecutionView
 from shared.models.memory import (
@@ -153,14 +153,8 @@ class UpdateAssistantRequest(Strict):
         return self
 
 
-class DeleteAccountRequest(Strict):
-    confirm: StrictBool  # a deliberate act: JSON true, nothing else
-
-    @model_validator(mode="after")
-    def _confirmed(self) -> DeleteAccountRequest:
-        if not self.confirm:
-            raise ValueError("confirm must be true")
-        return self
+class DeleteAccountRequest(Confirmation):
+    pass
 
 
 # -- views ------------------------------------------------------------------------------------
