@@ -128,6 +128,14 @@ class Settings(BaseSettings):
     watchdog_window_steps: int = Field(default=20, ge=1)
     operator_webhook_url: str | None = None  # escalations are POSTed here ("": none)
 
+    # Learning from history (shared/services/history): the execution memory and its advisor
+    advisor_enabled: bool = True  # False: every plan is made by the model, as without history
+    advisor_reuse_confidence: float = Field(default=0.8, ge=0.0, le=1.0)  # above: reused as is
+    advisor_example_confidence: float = Field(default=0.5, ge=0.0, le=1.0)  # from: an example
+    advisor_min_similarity: float = Field(default=0.5, ge=0.0, le=1.0)  # below: unrelated
+    advisor_half_life_days: float = Field(default=30.0, gt=0.0)  # a strategy's recency halves
+    execution_memory_ttl_days: int = Field(default=180, ge=1)  # executions expire after
+
     @field_validator("model_provider", mode="before")
     @classmethod
     def _no_model_in_the_functions(cls, value: object) -> object:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
+    from shared.services.history.ports import DecompositionAdvisor
+
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
 from shared.config import Settings, get_settings
 from shared.errors import ConfigurationError
@@ -27,6 +29,7 @@ from shared.ports import (
     ConversationStore,
     Embedder,
     EmbeddingMigration,
+    ExecutionMemory,
     FactStore,
     IdempotencyStore,
     JobStore,
@@ -200,6 +203,19 @@ class Deps:
         from shared.adapters.postgres_reembed import PostgresEmbeddingMigration
 
         return PostgresEmbeddingMigration(self._database, self.keyring)
+
+    @cached_property
+    def executions(self) -> ExecutionMemory:
+        from shared.adapters.postgres_executions import PostgresExecutionStore
+
+        return PostgresExecutionStore(self._database, self.keyring)
+
+    @cached_property
+    def advisor(self) -> DecompositionAdvisor:
+        """The planner's advisor over the user's past executions (``executions``)."""
+        from shared.services.history.advisor import HistoryAdvisor
+
+        return HistoryAdvisor(self)
 
     @cached_property
     def pending(self) -> PendingStore:

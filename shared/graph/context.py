@@ -13,11 +13,13 @@ from typing import Protocol
 from shared.config import Settings
 from shared.graph.metering import Meter
 from shared.ports import LLM, ConversationStore, KeyRing, Publisher, TaskQueue
+from shared.services.history.ports import DecompositionAdvisor
 from shared.services.memory.ports import MemoryPorts
 
 
 class TurnPorts(MemoryPorts, Protocol):
-    """What the graph may use: the memory ports (answers resolve held facts) and the rest."""
+    """What the graph may use: the memory ports (answers resolve held facts), the advisor
+    on past executions, and the rest."""
 
     @property
     def settings(self) -> Settings: ...
@@ -29,6 +31,10 @@ class TurnPorts(MemoryPorts, Protocol):
     def tasks(self) -> TaskQueue: ...
     @property
     def publisher(self) -> Publisher: ...
+    @property
+    def advisor(self) -> DecompositionAdvisor:
+        """What the user's past executions suggest for a plan (``plan_history``)."""
+        ...
 
 
 @dataclass(frozen=True)

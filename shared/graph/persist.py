@@ -3,7 +3,9 @@ chat's update, the background work. One Firestore commit; the queued work first,
 failure before the commit leaves the claim to be retried and re-sends the same names.
 
 A failed turn (a node raised) writes the user's message and the fallback reply, records the
-failure in the metadata, keeps the chat's pending question, and hands off nothing.
+failure in the metadata, keeps the chat's pending question, and hands off nothing. A turn
+that refused a plan's step, or said "that was wrong" to a job's result, marks the plan's
+strategy down (``plan_history.learn_from_turn``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 from datetime import datetime, timedelta
 
 from shared.errors import NodeFailed
+from shared.graph import plan_history
 from shared.graph.context import TurnContext
 from shared.graph.metering import cost_usd
 from shared.graph.state import TurnState
@@ -42,6 +45,8 @@ def record_turn(
     jobs = [] if failure else agent_jobs(context, state)
     handoff.enqueue_extractions(settings, ports.tasks, extractions, context.trace)
     handoff.publish_jobs(settings, ports.publisher, jobs, context.trace)
+    if failure is None:
+        plan_history.learn_from_turn(context, state)  # once per key: a retry counts nothing
     control = None if failure else next_control(context, state)
     if control is not None and control.timeout_at is not None and control.interrupt:
         timeout = TimeoutTask(
@@ -117,6 +122,7 @@ def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
         goal=focus if len(subtasks) > 1 else "",
         subtasks=subtasks,
         job_type=job_type_for([s.agent for s in subtasks]),
+        origin=plan_history.job_origin(state),
         created_at=context.ports.clock.now(),
     )
     return [job]
@@ -190,6 +196,7 @@ def turn_metadata(
         graph_ms=round((time.perf_counter() - context.started) * 1000, 2),
         interrupt_kind=state.hitl.ask.interrupt.kind if state.hitl.ask else None,
         thread_id=context.thread_id or None,
+        plan_advice=state.planning.advice,
     )
 
 

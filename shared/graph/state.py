@@ -19,6 +19,7 @@ from shared.models.domain import (
     NodeRun,
     PendingQuestion,
 )
+from shared.models.history import PlanAdvice
 from shared.models.wire import Interrupt, ReplyKind
 
 Route = Literal["greeting", "simple", "complex"]
@@ -145,6 +146,7 @@ class Planning(_State):
     steps: list[PlanStep] = Field(default_factory=list)
     results: list[StepResult] = Field(default_factory=list)
     approved: list[str] = Field(default_factory=list)  # step ids the user approved
+    advice: PlanAdvice | None = None  # where the plan came from (``plan_history``)
 
 
 class Hitl(_State):
@@ -202,3 +204,4 @@ class ResumePoint(_State):
     steps: list[PlanStep] = Field(default_factory=list)  # approval: the plan so far
     results: list[StepResult] = Field(default_factory=list)
     step_id: str | None = None  # approval: the step waiting for it
+    advice: PlanAdvice | None = None  # approval: where the plan came from

@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from shared.models.base import Strict
+from shared.models.base import MAX_PLANNED_SUBTASKS, SUBTASK_ID_PATTERN, Strict
+from shared.models.history import JobOrigin, PlanAdvice
 from shared.models.wire import Interrupt, TurnResponse
 
 Role = Literal["user", "assistant", "system"]
@@ -107,6 +108,7 @@ class TurnMetadata(Strict):
     jobs_published: int = 0
     interrupt_kind: str | None = None
     thread_id: str | None = None  # the graph thread (checkpoints) the turn ran on
+    plan_advice: PlanAdvice | None = None  # what past executions contributed to the plan
 
 
 class TurnRecord(Strict):
@@ -183,8 +185,6 @@ class ExtractionTask(Strict):
 
 
 JobType = Literal["research", "data", "critical", "default"]
-SUBTASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"
-MAX_PLANNED_SUBTASKS = 10
 
 
 class Subtask(Strict):
@@ -216,6 +216,7 @@ class AgentJob(Strict):
     ``goal`` without ``subtasks`` is a job of one subtask ``s1``; a job of one subtask
     always carries its agent and goal in both places. ``resume`` marks a continuation of
     a job that waits on an interrupt; ``budget_tokens`` None takes the Settings default.
+    ``origin`` (set by the turn) is what the execution memory records once the job ends.
     """
 
     job_id: str
@@ -228,6 +229,7 @@ class AgentJob(Strict):
     job_type: JobType = "default"
     budget_tokens: int | None = Field(default=None, ge=1)
     resume: JobResume | None = None
+    origin: JobOrigin | None = None  # the request and plan, for the execution memory
     created_at: datetime
 
     @model_validator(mode="before")

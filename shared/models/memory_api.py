@@ -13,8 +13,9 @@ from uuid import UUID
 
 from pydantic import Field, StrictBool, StringConstraints, model_validator
 
-from shared.models.base import Strict
+from shared.models.base import Confirmation, Strict
 from shared.models.domain import AssistantProfile
+from shared.models.history_api import ExecutionView
 from shared.models.memory import (
     Durability,
     Fact,
@@ -152,14 +153,8 @@ class UpdateAssistantRequest(Strict):
         return self
 
 
-class DeleteAccountRequest(Strict):
-    confirm: StrictBool  # a deliberate act: JSON true, nothing else
-
-    @model_validator(mode="after")
-    def _confirmed(self) -> DeleteAccountRequest:
-        if not self.confirm:
-            raise ValueError("confirm must be true")
-        return self
+class DeleteAccountRequest(Confirmation):
+    pass
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -329,3 +324,4 @@ class ExportResponse(Strict):
     facts_truncated: bool  # a subject held more facts than one export lists
     pending: list[PendingView]
     conversations: ConversationExport
+    executions: list[ExecutionView] = Field(default_factory=list)  # the execution memory

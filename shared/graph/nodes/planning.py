@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from shared.agents.registry import AGENTS, catalogue
 from shared.conversation.answers import APPROVE, EDIT, REJECT
 from shared.conversation.phrases import phrase
+from shared.graph import plan_history
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.questions import ask
@@ -71,13 +72,17 @@ class Plan(BaseModel):
 
 @node("global_planner")
 def global_planner(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    advice = plan_history.consult(runtime.context, state)  # past executions, before the model
+    if advice.source == "reused":  # no planning call; approvals are still asked
+        return {"planning": plan_history.reused_planning(runtime.context, advice)}
     memory = "\n".join(
         f"{who}: {'; '.join(facts)}" for who, facts in state.memory.facts_by_entity.items()
     )
     request = LLMRequest(
         system="Plan the user's request as ordered steps for these agents (ids s1, s2, ...; "
         f"depends_on lists earlier ids whose results a step needs):\n{catalogue()}"
-        + (f"\n\nWhat you know:\n{memory}" if memory else ""),
+        + (f"\n\nWhat you know:\n{memory}" if memory else "")
+        + plan_history.prompt_for(advice),
         messages=[ChatTurn(role="user", text=state.conversation.focus)],
         max_output_tokens=400,
         temperature=0.0,
@@ -87,7 +92,8 @@ def global_planner(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str,
         PlanStep(id=s.id, agent=s.agent, inputs={"goal": s.goal}, depends_on=s.depends_on)
         for s in plan.steps
     ]
-    return {"planning": Planning(steps=steps, results=[])}
+    note = plan_history.advice_note(runtime.context, advice, steps)
+    return {"planning": Planning(steps=steps, results=[], advice=note)}
 
 
 @node("agent_execution")
@@ -148,11 +154,11 @@ def _after_approval(state: TurnState) -> dict[str, Any] | None:
         r.model_copy(update={"status": "sent"}) if r.status == "published" else r
         for r in point.results
     ]  # published by the asking turn: never twice
-    planning = Planning(steps=point.steps, results=earlier)
+    planning = Planning(steps=point.steps, results=earlier, advice=point.advice)
     if state.hitl.option_id == EDIT and point.step_id:  # approved, as the user rewrote it
         goal = state.conversation.user_message
         steps = [_with_goal(s, goal) if s.id == point.step_id else s for s in point.steps]
-        planning = Planning(steps=steps, results=earlier, approved=[point.step_id])
+        planning = planning.model_copy(update={"steps": steps, "approved": [point.step_id]})
     elif state.hitl.option_id == APPROVE and point.step_id:
         planning = planning.model_copy(update={"approved": [point.step_id]})
     else:
@@ -185,7 +191,13 @@ def _ask_approval(
         ],
     )
     return ask(
-        state, context, interrupt, steps=planning.steps, results=planning.results, step_id=step.id
+        state,
+        context,
+        interrupt,
+        steps=planning.steps,
+        results=planning.results,
+        step_id=step.id,
+        advice=planning.advice,
     )
 
 
