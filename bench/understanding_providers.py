@@ -19,10 +19,10 @@ from shared.adapters.models import build_models
 from shared.config import Settings
 from shared.conversation.greetings import is_plain_greeting
 from shared.errors import ModelOutputInvalid
+from shared.models.extraction import Extraction
 from shared.models.memory import PersonRole
 from shared.ports import LLM, ChatTurn, LLMRequest
 from shared.services.memory.prompt import extraction_prompt
-from shared.services.memory.schema import Extraction
 from shared.services.structured import structured_with_retry
 from shared.understanding.result import Label, Understanding
 from shared.understanding.tier import Context, UnderstandingTier

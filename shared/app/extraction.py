@@ -16,6 +16,7 @@ from typing import Literal
 from shared.deps import Deps
 from shared.errors import DataRejected
 from shared.models.domain import ExtractionTask
+from shared.models.extraction import Extraction
 from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem
 from shared.services.context_cache import invalidate_context
 from shared.services.ids import extraction_task_name
@@ -26,7 +27,6 @@ from shared.services.memory.drafts import Drafter, Held, derived_id, hold_confli
 from shared.services.memory.learning import learned_persons
 from shared.services.memory.prompt import ExtractionPrompt, extraction_prompt, known_facts
 from shared.services.memory.resolution import RESOLVED, Resolver, red_flag_facts
-from shared.services.memory.schema import Extraction
 from shared.services.structured import structured_with_retry
 
 log = logging.getLogger("extraction")

@@ -182,6 +182,17 @@ class ExtractionTask(Strict):
     enqueued_at: datetime
 
 
+class ToolCall(Strict):
+    """A tool call decided before any agent step: the understanding tier read an explicit
+    command ("remind me to ... at ..."), so the step's agent makes this call without a model.
+    ``args`` are what the tool's schema accepts (checked again when it runs); ``approved``:
+    the user approved this very call in the turn, so the job does not ask again."""
+
+    tool: str = Field(min_length=1, max_length=60)
+    args: dict[str, str] = Field(default_factory=dict, max_length=20)
+    approved: bool = False
+
+
 JobType = Literal["research", "data", "critical", "default"]
 SUBTASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"
 MAX_PLANNED_SUBTASKS = 10

@@ -9,8 +9,8 @@ of that name have such facts, or when two facts disagree (two places to live).
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from shared.conversation.text import fold as _fold
 from shared.models.base import Strict
 from shared.understanding.result import Answer
 
@@ -67,8 +67,3 @@ def _is_about(fact: KnownFact, who: str) -> bool:
     if who in ("i", "me"):
         return fact.subject_id is None
     return fact.subject_name is not None and _fold(fact.subject_name) == who
-
-
-def _fold(text: str) -> str:
-    plain = unicodedata.normalize("NFKD", text.casefold())
-    return " ".join("".join(c for c in plain if not unicodedata.combining(c)).split())

@@ -15,9 +15,10 @@ import re
 from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
+from shared.models.domain import ToolCall
 from shared.models.money import to_minor
 from shared.understanding.lexicon import CURRENCY_WORDS
-from shared.understanding.result import Label, Money, Plan, PlannedStep, TimeRef, ToolCall
+from shared.understanding.result import Label, Money, Plan, PlannedStep, TimeRef
 from shared.understanding.times import Times
 
 _POLITE = r"^(?:(?:please|hey|ok|okay)[,\s]+)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?"

@@ -3,9 +3,9 @@
 Every part carries ``decided``: True means the tier is certain and the model need not be
 asked for that part; False means the part falls through to the model (``reason`` says why,
 for the logs and the benchmark). The shapes mirror what the turn graph and the fact system
-consume, so a caller maps them one to one: ``Understanding.intent()`` is the classifier's
-output, ``StatedFact``/``PersonMention`` the extraction model's facts and entity mentions,
-``PlannedStep.plan_step()`` the planner's step.
+consume: facts are the extraction model's ``ExtractedFact`` (``shared.models.extraction``),
+``PersonMention.entity_mention()`` its ``EntityMention``, a step's call the planner's
+``ToolCall`` (``shared.models.domain``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, Field
 
 from shared.models.base import Strict
-from shared.models.memory import Durability, FactType, PersonRole, Sensitivity
+from shared.models.domain import ToolCall
+from shared.models.extraction import Descriptor, EntityMention, ExtractedFact, Extraction
+from shared.models.memory import PersonRole
 
 Label = Literal[
     "greeting", "thanks", "feedback", "person_question", "statement",
@@ -66,10 +68,9 @@ class PersonMention(Strict):
     relation: str | None = Field(default=None, max_length=60)
     named: bool = True  # False: only a relation phrase ("my boss")
 
-    def entity_mention(self) -> dict[str, Any]:
-        """The extraction's ``EntityMention`` shape."""
-        descriptors = [{"key": "relation", "value": self.relation}] if self.relation else []
-        return {"name": self.name, "role": self.role, "descriptors": descriptors}
+    def entity_mention(self) -> EntityMention:
+        descriptors = [Descriptor(key="relation", value=self.relation)] if self.relation else []
+        return EntityMention(name=self.name, role=self.role, descriptors=descriptors)
 
 
 class People(Strict):
@@ -86,41 +87,14 @@ class TimeRef(Strict):
     end: int
 
 
-class StatedFact(Strict):
-    """One fact in the extraction model's ``ExtractedFact`` shape (same field names)."""
-
-    text: str = Field(min_length=1, max_length=200)
-    type: FactType
-    about: str = Field(min_length=1, max_length=80)  # "user", or the mention as written
-    confidence: float = Field(ge=0.0, le=1.0)
-    sensitivity: Sensitivity = "low"
-    durability: Durability = "durable"
-    temporal_marker: str | None = None
-    date: str | None = None  # ISO date, when the message states it
-
-    def extracted_fact(self) -> dict[str, Any]:
-        return self.model_dump()
-
-
 class Facts(Strict):
     decided: bool
-    facts: list[StatedFact] = Field(default_factory=list)
+    facts: list[ExtractedFact] = Field(default_factory=list)
     reason: str = ""
 
-    def extraction(self, people: People) -> dict[str, Any]:
-        """The extraction model's whole output (``Extraction``): facts, entities, topics."""
-        return {
-            "facts": [fact.extracted_fact() for fact in self.facts],
-            "entities": [mention.entity_mention() for mention in people.mentions],
-            "topics": [],
-        }
-
-
-class ToolCall(Strict):
-    """The call the step's agent is to make, with arguments its tool's schema accepts."""
-
-    tool: str
-    args: dict[str, str]
+    def extraction(self, people: People) -> Extraction:
+        """The extraction model's whole output: these facts and the people named."""
+        return Extraction(facts=self.facts, entities=[m.entity_mention() for m in people.mentions])
 
 
 class Money(Strict):
