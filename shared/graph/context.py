@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from shared.config import Settings
 from shared.graph.metering import Meter
 from shared.ports import LLM, ConversationStore, KeyRing, Publisher, TaskQueue
 from shared.services.memory.ports import MemoryPorts
+
+if TYPE_CHECKING:  # the tier's modules load with its first use, not with the graph
+    from shared.understanding import UnderstandingTier
 
 
 class TurnPorts(MemoryPorts, Protocol):
@@ -29,6 +32,8 @@ class TurnPorts(MemoryPorts, Protocol):
     def tasks(self) -> TaskQueue: ...
     @property
     def publisher(self) -> Publisher: ...
+    @property
+    def understanding(self) -> UnderstandingTier | None: ...
 
 
 @dataclass(frozen=True)

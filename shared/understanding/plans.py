@@ -138,7 +138,7 @@ def _reminder(text: str, times: list[TimeRef], now: datetime) -> Plan | None:
     step = PlannedStep(
         id="s1",
         agent="productivity",
-        goal=f'Add a reminder "{what}" due {due}',
+        goal=f'Add a reminder "{what}" for {_when(ref.at, clock=True)}',
         call=ToolCall(tool="reminders_add", args={"text": what, "due_at": due}),
     )
     return Plan(decided=True, steps=[step])
@@ -160,10 +160,17 @@ def _event(text: str, times: list[TimeRef], now: datetime) -> Plan | None:
     step = PlannedStep(
         id="s1",
         agent="productivity",
-        goal=f'Put "{title}" in the calendar from {args["start"]} to {args["end"]}',
+        goal=f'Put "{title}" in the calendar for {_when(start, clock=ref.clock)}',
         call=ToolCall(tool="calendar_add", args=args),
     )
     return Plan(decided=True, steps=[step])
+
+
+def _when(at: datetime, clock: bool) -> str:
+    """How the user reads a time in a question about the plan: "Sun 22 Nov 2026, 10:00"
+    (the user's zone; the call carries the exact ISO time)."""
+    day = f"{at:%a} {at.day} {at:%b %Y}"
+    return f"{day}, {at:%H:%M}" if clock else day
 
 
 def _note(text: str) -> Plan | None:

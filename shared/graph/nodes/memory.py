@@ -4,7 +4,8 @@
 name hashes, roles, nicknames; no model call without descriptors). The retrieval router
 then skips retrieval, runs semantic retrieval, or semantic and temporal in parallel;
 ``memory_assembly`` groups what was found by person. ``fact_extraction`` only *plans* the
-background extraction with the turn's resolutions; ``message_persist`` enqueues it with the
+background extraction with the turn's resolutions (and the facts the understanding tier
+read whole, which the task stores without a model call); ``message_persist`` enqueues it with the
 turn's other writes, and a blocking question defers it until the person is known.
 """
 
@@ -153,7 +154,7 @@ def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
         line = _line(fact)
         if line not in texts and len(texts) < PER_ENTITY:
             texts.append(line)
-    return {"memory": MemoryState(facts_by_entity=grouped)}
+    return {"memory": MemoryState(facts_by_entity=grouped, subjects=names)}
 
 
 def _line(fact: FactView) -> str:
@@ -180,6 +181,7 @@ def fact_extraction(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
         has_preferences=intent.has_preferences,
         timezone=conversation.profile.timezone,
         enqueued_at=context.ports.clock.now(),
+        stated=intent.stated,  # read whole by the understanding tier: no model call
     )
     deferred = bool(state.memory.ambiguous) and ambiguity_blocks(intent)
     return {"memory": MemoryState(extraction=task, extraction_deferred=deferred)}

@@ -22,14 +22,13 @@ from typing import Any
 
 from shared.agents.spec import Tool
 from shared.models.jobs import JobInterrupt, JobState, MailboxMessage, StepRecord
-from shared.models.trust import ActionContext
 from shared.ports import Usage
 from shared.services.agent_jobs import claims, jobstate, reports, watchdog
 from shared.services.agent_jobs.catalog import Catalog
 from shared.services.agent_jobs.loop import AgentLoop, Assignment, Finished, SubtaskFailed, Suspend
 from shared.services.agent_jobs.policy import failure_limit
 from shared.services.agent_jobs.ports import SupervisorPorts
-from shared.services.hitl import escalation_for
+from shared.services.hitl import call_needs_approval
 
 log = logging.getLogger("agents")
 
@@ -182,15 +181,8 @@ class Supervisor:
 
     # -- Team: what the subtasks ask of their supervisor ------------------------------------
     def needs_approval(self, agent: str, tool: Tool) -> bool:
-        """Sensitive calls always; calls that act for the user when the user's mode is
-        human-in-command (``shared.services.hitl``); calls that only read never."""
-        if not (tool.sensitive or tool.acts):
-            return False
-        action = ActionContext(
-            agent=agent, tool=tool.name, sensitive=tool.sensitive, confidence=1.0
-        )
-        decision = escalation_for(self._deps.trust, self._settings, self._state.job.user_id, action)
-        return tool.sensitive or (decision is not None and decision.escalation == "approve")
+        user = self._state.job.user_id
+        return call_needs_approval(self._deps.trust, self._settings, user, agent, tool)
 
     def stop_reason(self, subtask_id: str) -> str | None:
         if self._stop is None:
