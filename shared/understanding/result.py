@@ -10,7 +10,7 @@ consume: facts are the extraction model's ``ExtractedFact`` (``shared.models.ext
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import AwareDatetime, Field
 
@@ -110,15 +110,6 @@ class PlannedStep(Strict):
     call: ToolCall | None = None
     money: Money | None = None  # an amount the call carries, checked in minor units
 
-    def plan_step(self) -> dict[str, Any]:
-        """The graph's ``PlanStep`` shape."""
-        return {
-            "id": self.id,
-            "agent": self.agent,
-            "inputs": {"goal": self.goal},
-            "depends_on": list(self.depends_on),
-        }
-
 
 class Plan(Strict):
     decided: bool
@@ -158,19 +149,3 @@ class Understanding(Strict):
         if route == "greeting":
             return True
         return self.people.decided and (route != "complex" or self.plan.decided)
-
-    def intent(self) -> dict[str, Any] | None:
-        """The classifier's output (the graph's ``Intent`` fields), or None if not settled."""
-        if not self.settled or self.route.label is None:
-            return None
-        label = self.route.label
-        return {
-            "route": GRAPH_ROUTE[label],
-            "entities": [{"name": m.name, "role": m.relation} for m in self.people.mentions],
-            "temporal_references": [t.text for t in self.times],
-            "has_extractable_facts": bool(self.facts.facts) or not self.facts.decided,
-            "has_preferences": any(f.type == "Preference" for f in self.facts.facts),
-            "needs_semantic_retrieval": label == "person_question",
-            "needs_temporal_retrieval": False,
-            "fast_path": True,
-        }
