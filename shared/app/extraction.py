@@ -29,6 +29,7 @@ from shared.services.memory.drafts import Drafter, Held, derived_id, hold_confli
 from shared.services.memory.learning import learned_persons
 from shared.services.memory.prompt import ExtractionPrompt, extraction_prompt, known_facts
 from shared.services.memory.resolution import RESOLVED, Resolver, red_flag_facts
+from shared.services.model_work import for_work
 from shared.services.structured import structured_with_retry
 
 log = logging.getLogger("extraction")
@@ -66,6 +67,7 @@ class ExtractionOutcome:
 class ExtractionService:
     def __init__(self, deps: Deps) -> None:
         self._deps = deps
+        self._llm = for_work(deps.llm, "extraction")  # background: the user waits for nothing
 
     def run(self, task: ExtractionTask, task_key: str | None = None) -> ExtractionOutcome:
         key = task_key or extraction_task_name(task.turn_id)
@@ -90,7 +92,7 @@ class ExtractionService:
             return self._apply(task, key, prompt, held)
 
     def _read(self, prompt: ExtractionPrompt) -> Extraction:
-        return structured_with_retry(self._deps.llm, prompt.request, Extraction)[0]
+        return structured_with_retry(self._llm, prompt.request, Extraction)[0]
 
     def _prompt(self, task: ExtractionTask) -> ExtractionPrompt:
         deps, user = self._deps, task.user_id
@@ -110,7 +112,7 @@ class ExtractionService:
             return derived_id(user, key, "person", profile)
 
         return Resolver(
-            user, deps.contacts, deps.embedder, deps.llm, red_flag_facts(deps.facts, user),
+            user, deps.contacts, deps.embedder, self._llm, red_flag_facts(deps.facts, user),
             task.resolved_entities, task.text, new_id,
         )  # fmt: skip
 

@@ -29,6 +29,7 @@ from shared.services.agent_jobs.loop import AgentLoop, Assignment, Finished, Sub
 from shared.services.agent_jobs.policy import failure_limit
 from shared.services.agent_jobs.ports import SupervisorPorts
 from shared.services.hitl import call_needs_approval
+from shared.services.model_work import for_work
 
 log = logging.getLogger("agents")
 
@@ -53,7 +54,8 @@ class Supervisor:
         self._error: BaseException | None = None
         self._seen: dict[str, int] = {}
         self._answers: dict[str, JobInterrupt] = {}
-        self._loop = AgentLoop(deps.llm, deps, deps.settings, self, sleep, rand)
+        self._llm = for_work(deps.llm, "agent")  # background: behind the users' turns
+        self._loop = AgentLoop(self._llm, deps, deps.settings, self, sleep, rand)
 
     @property
     def stop(self) -> str | None:
@@ -234,7 +236,7 @@ class Supervisor:
         if not watchdog.due(len(steps), self._settings.watchdog_every_steps):
             return False
         window = steps[-self._settings.watchdog_window_steps :]
-        verdict, note, usage = watchdog.evaluate(self._deps.llm, goal, window)
+        verdict, note, usage = watchdog.evaluate(self._llm, goal, window)
         self.spend(usage)
         with self._changed:
             now = self._deps.clock.now()
