@@ -40,12 +40,21 @@ def settled_intent(understood: Understanding) -> Intent:
     label = understood.route.label
     if label is None:
         raise ValueError("an unsettled reading has no intent of its own")
+    # A question, or a request whose call the tier did not spell out (its agent works from
+    # what is known), wants memory: semantic when it names people, temporal when it names
+    # times; a question about someone always searches.
+    asks = label == "person_question" or (
+        understood.graph_route == "complex" and not any(s.call for s in planned(understood))
+    )
+    times = bool(understood.times or understood.spans)
     unread = Intent(
         route=_route(understood),
         # facts the tier leaves open are the extraction model's to read (or to find none)
         has_extractable_facts=True,
         has_preferences=True,
-        needs_semantic_retrieval=label == "person_question",
+        needs_semantic_retrieval=label == "person_question"
+        or (asks and bool(understood.people.mentions)),
+        needs_temporal_retrieval=asks and times and label in ("person_question", "schedule"),
         fast_path=True,
         decided_by="understanding",
     )
@@ -63,9 +72,10 @@ def merged_intent(model: Intent, understood: Understanding) -> Intent:
         update["entities"] = [
             EntityRef(name=m.name, role=m.relation) for m in understood.people.mentions
         ]
-    if understood.times:
+    found = [t.text for t in understood.times] + understood.spans
+    if found:
         said = {t.casefold() for t in model.temporal_references}
-        extra = [t.text for t in understood.times if t.text.casefold() not in said]
+        extra = [t for t in found if t.casefold() not in said]
         update["temporal_references"] = [*model.temporal_references, *extra]
     facts = understood.facts
     if facts.decided and understood.people.decided:

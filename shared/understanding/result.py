@@ -130,6 +130,7 @@ class Understanding(Strict):
     route: RouteDecision
     people: People
     times: list[TimeRef] = Field(default_factory=list)
+    spans: list[str] = Field(default_factory=list)  # time expressions it left unresolved
     facts: Facts
     plan: Plan
     answer: Answer | None = None

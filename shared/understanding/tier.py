@@ -183,6 +183,7 @@ def _assemble(
         route=route,
         people=found.result(),
         times=times.resolved,
+        spans=times.unresolved,
         facts=facts,
         plan=plan,
         answer=answer,
