@@ -105,6 +105,7 @@ class Intent(_State):
     label: str | None = None
     planned: list[PlanStep] = Field(default_factory=list)
     stated: Extraction | None = None
+    about_roles: list[str] = Field(default_factory=list)  # a question about "my family"
     tier: UnderstandingUse | None = None  # None: the tier did not read the message
 
 
@@ -141,6 +142,7 @@ class MemoryState(_State):
     temporal: list[FactView] = Field(default_factory=list)
     facts_by_entity: dict[str, list[str]] = Field(default_factory=dict)  # "user" or a name
     subjects: dict[str, str] = Field(default_factory=dict)  # person id -> name, of the facts
+    roles: dict[str, str] = Field(default_factory=dict)  # person id -> role, of a group asked
     extraction: ExtractionTask | None = None  # enqueued by message_persist
     extraction_deferred: bool = False  # waits for the answer to a blocking question
 

@@ -68,6 +68,7 @@ def merged_intent(model: Intent, understood: Understanding) -> Intent:
     label = understood.route.label
     if label is not None:
         update |= {"route": _route(understood), "label": label, "planned": planned(understood)}
+        update["about_roles"] = list(understood.about_roles)
     if understood.people.decided:
         update["entities"] = [
             EntityRef(name=m.name, role=m.relation) for m in understood.people.mentions
@@ -126,6 +127,7 @@ def answer(state: TurnState) -> Answer | None:
             id=f.id,
             subject_id=f.subject_id,
             subject_name=memory.subjects.get(f.subject_id) if f.subject_id else None,
+            subject_role=memory.roles.get(f.subject_id) if f.subject_id else None,
             text=f.text,
         )
         for f in [*memory.semantic, *memory.temporal]

@@ -134,6 +134,7 @@ class Understanding(Strict):
     facts: Facts
     plan: Plan
     answer: Answer | None = None
+    about_roles: list[PersonRole] = Field(default_factory=list)  # "about my family": whose
     decided_by: Literal["understanding"] = "understanding"
 
     @property

@@ -187,3 +187,21 @@ def test_a_tier_plan_the_contract_refuses_is_left_to_the_model(
     assert planning._understood_plan(TurnState(intent=Intent(planned=[step]))) is None
     fine = step.model_copy(update={"agent": "productivity", "call": None})
     assert planning._understood_plan(TurnState(intent=Intent(planned=[fine]))) is not None
+
+
+def test_what_it_knows_about_the_family_names_everyone_in_it(wired: Deps, llm: ScriptedLLM) -> None:
+    settings = Settings(env="test", model_provider="scripted", understanding_answers="reply")
+    quoting = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    llm.add("Nice.")
+    service = TurnService(quoting)
+    service.run("alice", request("My sister Anna lives in Berlin and she loves climbing."))
+    asked = service.run(
+        "alice", request("Remind me to call my mother Maria tomorrow at 10am", "m2")
+    )
+    service.run("alice", request("no", cmid="m3", chat_id=asked.chat_id))
+    for task in _tasks(quoting):
+        ExtractionService(quoting).run(task)
+    calls = len(llm.calls)
+    reply = service.run("alice", request("What do you know about my family?", cmid="m4"))
+    assert "Anna lives in Berlin" in reply.reply.text and "Maria is your mother" in reply.reply.text
+    assert len(llm.calls) == calls  # quoted: no model call
