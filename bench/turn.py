@@ -294,11 +294,12 @@ def main() -> None:
     parser.add_argument("--local", action="store_true", help="turns on the local model")
     parser.add_argument("--rounds", type=int, default=3, help="--local: rounds of each kind")
     parser.add_argument("--concurrent", type=int, default=4, help="--local: turns at once")
+    parser.add_argument("--mix", default="default", help="--local: default or settled")
     args = parser.parse_args()
     if args.local:
         from bench import turn_local
 
-        turn_local.main(args.rounds, args.concurrent)
+        turn_local.main(args.rounds, args.concurrent, args.mix)
         return
     base = stack_settings()
     user = f"bench-turn-{uuid.uuid4().hex[:8]}"
