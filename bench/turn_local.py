@@ -8,7 +8,11 @@ model idle before each) and rounds of ``--concurrent`` simultaneous turns (one u
 p50/p95 of each and the ratio of the concurrent p95 to the single p50, with the model
 service's calls and queueing per turn.
 
-    .venv/bin/python -m bench.turn --local [--rounds 3] [--concurrent 4]
+    .venv/bin/python -m bench.turn --local [--rounds 3] [--concurrent 4] [--mix settled]
+
+``--mix settled`` takes six messages the understanding tier settles (statements it reads
+whole, questions about people): the model writes only the reply, nothing in the
+background, so the figures show what is left when the tier does all it can.
 
 Needs ``scripts/stack up --profile test`` and the test profile's function ports free.
 """
@@ -38,6 +42,15 @@ MESSAGES = (
     "What should I pack for a weekend in the mountains?",
     "My colleague Tom prefers meetings in the morning.",
 )
+SETTLED = (
+    "My sister Anna lives in Berlin and she loves climbing.",
+    "My brother Tom works as a nurse in Zurich.",
+    "Our dog Rex loves the beach.",
+    "My mother Maria lives in Vienna.",
+    "I love hiking.",
+    "Where does Tom work?",
+)
+MIXES = {"default": MESSAGES, "settled": SETTLED}
 TARGET_RATIO = 3.0  # issue 16: p95 of 4 simultaneous turns within 3x a single turn
 
 
@@ -98,17 +111,19 @@ def concurrent_round(stack: LocalStack, messages: list[str]) -> list[Turn]:
     return [turn for turn in results if turn is not None]
 
 
-def measure(stack: LocalStack, rounds: int, concurrent: int) -> tuple[list[Turn], list[Turn]]:
+def measure(
+    stack: LocalStack, rounds: int, concurrent: int, messages: tuple[str, ...]
+) -> tuple[list[Turn], list[Turn]]:
     stack.wait_idle()
-    stack.turn(MESSAGES[0])  # warm-up: the functions' first requests, the prompt cache
+    stack.turn(messages[0])  # warm-up: the functions' first requests, the prompt cache
     singles, together = [], []
     for n in range(rounds):
         stack.wait_idle()
-        singles.append(stack.turn(MESSAGES[n % len(MESSAGES)]))
+        singles.append(stack.turn(messages[n % len(messages)]))
     for n in range(rounds):
         stack.wait_idle()
-        messages = [MESSAGES[(n + k) % len(MESSAGES)] for k in range(concurrent)]
-        together += concurrent_round(stack, messages)
+        at_once = [messages[(n + k) % len(messages)] for k in range(concurrent)]
+        together += concurrent_round(stack, at_once)
     return singles, together
 
 
@@ -130,7 +145,7 @@ def report(singles: list[Turn], together: list[Turn], concurrent: int, calls: fl
         print(f"  failed or empty: {turn.status} {turn.reply[:120]!r}")
 
 
-def main(rounds: int, concurrent: int) -> None:
+def main(rounds: int, concurrent: int, mix: str = "default") -> None:
     profile = Profile(PROFILE)
     stack = LocalStack(profile)
     try:
@@ -143,7 +158,7 @@ def main(rounds: int, concurrent: int) -> None:
     serve.up(PROFILE, extra_env={**model_env, "RATE_LIMIT_PER_MINUTE": "1000"})
     try:
         before = stack.model_health()["text_lane"]["admitted"]
-        singles, together = measure(stack, rounds, concurrent)
+        singles, together = measure(stack, rounds, concurrent, MIXES[mix])
         stack.wait_idle()
         calls = (stack.model_health()["text_lane"]["admitted"] - before) / (
             1 + len(singles) + len(together)

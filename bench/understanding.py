@@ -5,9 +5,10 @@ tier,local,tier+local] [--every N] [--limit N]`` (SmolLM2 takes seconds per mess
 sample, ``--every 3``, keeps the model columns to minutes). Providers:
 
 - ``tier``: the deterministic tier alone (what falls through counts as nothing said);
-- ``local``: the model alone through the ``LLM`` port (``MODEL_PROVIDER=local``: SmolLM2 in
-  process today; the local model service once it lands), one classification call and one
-  extraction call per message, as the turn and the extraction task make them;
+- ``local``: the model alone: SmolLM2 on the test stack's local model service, reached as the
+  functions reach it (the production ``vertex`` adapter, ``Profile.model_env``), one
+  classification call and one extraction call per message, as the turn and the extraction
+  task make them without the tier (needs ``scripts/stack up --profile test``);
 - ``tier+local``: the tier first, the model only for the parts that fall through.
 
 Printed per provider: route accuracy, people precision/recall/F1 (named people and their

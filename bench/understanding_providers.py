@@ -14,15 +14,17 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
+from scripts.stacklib import tokens
+from scripts.stacklib.profile import Profile
 from shared.adapters.local_embedder import LocalEmbedder
 from shared.adapters.models import build_models
 from shared.config import Settings
 from shared.conversation.greetings import is_plain_greeting
 from shared.errors import ModelOutputInvalid
+from shared.models.extraction import Extraction
 from shared.models.memory import PersonRole
 from shared.ports import LLM, ChatTurn, LLMRequest
 from shared.services.memory.prompt import extraction_prompt
-from shared.services.memory.schema import Extraction
 from shared.services.structured import structured_with_retry
 from shared.understanding.result import Label, Understanding
 from shared.understanding.tier import Context, UnderstandingTier
@@ -74,9 +76,25 @@ class TierProvider:
         return prediction
 
 
+def local_model() -> LLM:
+    """SmolLM2 on the test stack's local model service, through the production adapter."""
+    profile = Profile("test")
+    env = profile.model_env(tokens.model_token(profile.state))
+    settings = Settings(
+        env="test",
+        model_provider="vertex",
+        vertex_base_url=env["VERTEX_BASE_URL"],
+        vertex_access_token=env["VERTEX_ACCESS_TOKEN"],
+        vertex_model=env["VERTEX_MODEL"],
+        vertex_embedding_model=env["VERTEX_EMBEDDING_MODEL"],
+        embedding_dimension=int(env["EMBEDDING_DIMENSION"]),
+    )
+    return build_models(settings)[0]
+
+
 class ModelProvider:
     def __init__(self, llm: LLM | None = None) -> None:
-        self.llm = llm or build_models(Settings(model_provider="local"))[0]
+        self.llm = llm or local_model()
 
     def warm_up(self) -> None:
         self.classify("hello")

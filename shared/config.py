@@ -69,6 +69,12 @@ class Settings(BaseSettings):
     vertex_base_url: str | None = None  # dev/test only: a local endpoint of the Vertex API
     vertex_access_token: str | None = None  # dev/test only: that endpoint's static token
     embedding_dimension: int = 768
+    # The deterministic understanding tier (shared/understanding) reads every message before
+    # any model call; what it settles costs no call. "reply": an answer quoted from the
+    # stored facts is the reply (a weak model, like the offline one, garbles it); "ground":
+    # it is handed to the model as the answer to phrase.
+    understanding_tier: bool = True
+    understanding_answers: Literal["ground", "reply"] = "ground"
 
     # End-user authentication (Firebase Authentication / Identity Platform ID tokens)
     auth_issuer: str = "https://securetoken.google.com/local-project"

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
     from shared.services.history.ports import DecompositionAdvisor
+    from shared.understanding import UnderstandingTier
 
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
 from shared.config import Settings, get_settings
@@ -253,6 +254,26 @@ class Deps:
     @cached_property
     def embedder(self) -> Embedder:
         return self._models[1]
+
+    @cached_property
+    def understanding(self) -> UnderstandingTier | None:
+        """The deterministic understanding tier, or None when it is off, or under the tests'
+        scripted model (which has no MiniLM: a test passes a tier of its own). Its router
+        compares all-MiniLM-L6-v2 vectors: the configured embedder when that is MiniLM
+        (``make dev``: the local model service), else MiniLM in this process (production,
+        where Gemini embeds the facts). Nothing loads before the first message that is not
+        a plain greeting (spaCy, dateparser and the weights load on first use)."""
+        settings = self.settings
+        if not settings.understanding_tier or settings.model_provider == "scripted":
+            return None
+        from shared.understanding import UnderstandingTier
+        from shared.understanding.router import MODEL
+
+        if self.embedder.model_name == MODEL:
+            return UnderstandingTier(self.embedder)
+        from shared.adapters.local_embedder import LocalEmbedder
+
+        return UnderstandingTier(LocalEmbedder())
 
     @cached_property
     def user_tokens(self) -> UserTokenVerifier:

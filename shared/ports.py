@@ -404,6 +404,8 @@ class LLMRequest(Strict):
     messages: list[ChatTurn]
     max_output_tokens: int = 512
     temperature: float = 0.2
+    # Vertex request labels: which work the call does (shared.services.model_work)
+    labels: dict[str, str] = Field(default_factory=dict)
 
 
 class Usage(Strict):

@@ -30,6 +30,10 @@ locals {
     VERTEX_MODEL           = var.vertex_model
     VERTEX_EMBEDDING_MODEL = var.vertex_embedding_model
     EMBEDDING_DIMENSION    = var.embedding_dimension
+    # The deterministic understanding tier runs before every model call (MiniLM in the
+    # function, with spaCy and dateparser); Gemini phrases its extractive answers.
+    UNDERSTANDING_TIER    = true
+    UNDERSTANDING_ANSWERS = "ground"
 
     # Firebase Authentication of this project issues the users' ID tokens.
     AUTH_ISSUER     = "https://securetoken.google.com/${var.project_id}"

@@ -85,11 +85,11 @@ class ModelService:
             pieces.append(text)
             return True
 
-        with self.text_lane.slot(budget.queue) as waited:
+        with self.text_lane.slot(budget.queue, request.background) as waited:
             started = time.monotonic()
             deadline = budget.generation(started)
             outcome = self.text.chat(call, deadline, keep)
-        self._record(route.rpc, outcome, waited, time.monotonic() - started)
+        self._record(route.rpc, outcome, waited, time.monotonic() - started, request.labels)
         return wire.generate_response("".join(pieces), outcome, self.text.name, deadline - started)
 
     def stream(self, route: wire.Route, body: object, budget: Budget, send: SendEvent) -> None:
@@ -106,11 +106,11 @@ class ModelService:
             held.append(text)
             return ready is None or send(wire.stream_event(ready, None, name, 0.0))
 
-        with self.text_lane.slot(budget.queue) as waited:
+        with self.text_lane.slot(budget.queue, request.background) as waited:
             started = time.monotonic()
             deadline = budget.generation(started)
             outcome = self.text.chat(call, deadline, on_text)
-        self._record(route.rpc, outcome, waited, time.monotonic() - started)
+        self._record(route.rpc, outcome, waited, time.monotonic() - started, request.labels)
         if outcome.finish != "cancelled":
             send(wire.stream_event("".join(held), outcome, name, deadline - started))
 
@@ -137,12 +137,15 @@ class ModelService:
         if asked != served:
             raise wire.WireError(404, f"model {asked} is not served here (it serves {served})")
 
-    def _record(self, rpc: str, outcome: Outcome, waited: float, ran: float) -> None:
+    def _record(
+        self, rpc: str, outcome: Outcome, waited: float, ran: float, labels: dict[str, str]
+    ) -> None:
         with self._lock:
             self._outcomes[outcome.finish] = self._outcomes.get(outcome.finish, 0) + 1
         log.info(
-            "%s finish=%s waited=%.0fms ran=%.0fms prompt=%d (cached %d) output=%d",
+            "%s work=%s finish=%s waited=%.0fms ran=%.0fms prompt=%d (cached %d) output=%d",
             rpc,
+            labels.get("work", "-"),
             outcome.finish,
             waited * 1000,
             ran * 1000,

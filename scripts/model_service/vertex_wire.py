@@ -6,7 +6,8 @@ stop sequences, JSON output with ``responseJsonSchema``), one or several texts t
 Anything that would change what is asked (tools, cached content, an OpenAPI
 ``responseSchema``, several candidates, non-text parts) is refused with 400, as Vertex
 refuses what it does not support, rather than silently ignored. Settings that only tune
-Gemini (thinking, safety, labels) are ignored.
+Gemini (thinking, safety) are ignored; of the request labels (billing, on Vertex),
+``priority: background`` puts the call behind interactive ones.
 """
 
 from __future__ import annotations
@@ -94,6 +95,11 @@ class GenerateRequest(_Body):
     tools: None = None
     tool_config: None = None
     cached_content: None = None
+    labels: dict[str, str] = Field(default_factory=dict, max_length=64)
+
+    @property
+    def background(self) -> bool:
+        return self.labels.get("priority") == "background"
 
 
 class _EmbedConfig(_Body):

@@ -92,6 +92,8 @@ class Profile:
             "VERTEX_MODEL": LOCAL_MODEL,
             "VERTEX_EMBEDDING_MODEL": LOCAL_EMBEDDING_MODEL,
             "EMBEDDING_DIMENSION": str(LOCAL_EMBEDDING_DIMENSION),
+            # SmolLM2 garbles a stored fact it is asked to phrase: the quote is the reply.
+            "UNDERSTANDING_ANSWERS": "reply",
         }
 
     def env(self, database_url: str, model_token: str) -> dict[str, str]:

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from shared.config import Settings
 from shared.graph.metering import Meter
 from shared.ports import LLM, ConversationStore, KeyRing, Publisher, TaskQueue
 from shared.services.history.ports import DecompositionAdvisor
 from shared.services.memory.ports import MemoryPorts
+
+if TYPE_CHECKING:  # the tier's modules load with its first use, not with the graph
+    from shared.understanding import UnderstandingTier
 
 
 class TurnPorts(MemoryPorts, Protocol):
@@ -35,6 +38,9 @@ class TurnPorts(MemoryPorts, Protocol):
     def advisor(self) -> DecompositionAdvisor:
         """What the user's past executions suggest for a plan (``plan_history``)."""
         ...
+
+    @property
+    def understanding(self) -> UnderstandingTier | None: ...
 
 
 @dataclass(frozen=True)

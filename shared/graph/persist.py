@@ -25,7 +25,9 @@ from shared.models.domain import (
     HitlControl,
     Message,
     Subtask,
+    ToolCall,
     TurnMetadata,
+    UnderstandingUse,
 )
 from shared.models.wire import Reply, TurnResponse
 from shared.services import handoff, hitl_timeouts
@@ -110,6 +112,7 @@ def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
             goal=step.inputs.get("goal") or focus,
             depends_on=[d for d in step.depends_on if d in published],
             inputs={f"result of {d}": outputs[d][:4000] for d in step.depends_on if d in outputs},
+            call=_approved(step.call) if step.id in planning.approved else step.call,
         )
         for _, step in steps
     ]
@@ -126,6 +129,11 @@ def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
         created_at=context.ports.clock.now(),
     )
     return [job]
+
+
+def _approved(call: ToolCall | None) -> ToolCall | None:
+    """A known call the user approved in the turn: the job makes it without asking again."""
+    return call.model_copy(update={"approved": True}) if call is not None else None
 
 
 def chat_update(
@@ -181,6 +189,8 @@ def turn_metadata(
         failed_node=failure.node if failure else None,
         route=intent.route if intent else None,
         fast_path=intent.fast_path if intent else False,
+        decided_by=intent.decided_by if intent else None,
+        understanding=_understanding(state),
         flags=intent.model_dump(include=_FLAGS) if intent else {},
         nodes=state.trace,
         input_tokens=tally.input_tokens,
@@ -198,6 +208,13 @@ def turn_metadata(
         thread_id=context.thread_id or None,
         plan_advice=state.planning.advice,
     )
+
+
+def _understanding(state: TurnState) -> UnderstandingUse | None:
+    tier = state.intent.tier if state.intent else None
+    if tier is None:
+        return None
+    return tier.model_copy(update={"answer": bool(state.response.quoted)})
 
 
 _FLAGS = {

@@ -26,6 +26,7 @@ from shared.models.memory import (
     Scope,
     Sensitivity,
 )
+from shared.models.money import Currency
 from shared.models.wire import CHAT_ID_PATTERN
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
@@ -135,7 +136,8 @@ class UpdateAssistantRequest(Strict):
     """The assistant profile's fields to change (any subset); the others keep their value.
 
     Bounds are ``AssistantProfile``'s; ``timezone`` is checked against the IANA database
-    by the service (422), not here. Only ``language`` takes null ("the user's language").
+    by the service (422), not here. Only ``language`` ("the user's language") and
+    ``currency`` (none) take null.
     """
 
     persona_name: str | None = Field(default=None, min_length=1, max_length=40)
@@ -144,10 +146,11 @@ class UpdateAssistantRequest(Strict):
     timezone: str | None = Field(default=None, min_length=1, max_length=64)
     presentation_rules: list[RuleText] | None = Field(default=None, max_length=10)
     privacy_mode: StrictBool | None = None
+    currency: Currency | None = None
 
     @model_validator(mode="after")
     def _null_only_for_language(self) -> UpdateAssistantRequest:
-        for name in sorted(self.model_fields_set - {"language"}):
+        for name in sorted(self.model_fields_set - {"language", "currency"}):
             if getattr(self, name) is None:
                 raise ValueError(f"{name} cannot be null")
         return self

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from shared.models.extraction import ExtractedFact
 from shared.understanding.lexicon import HEDGES, NEGATIONS
 from shared.understanding.people import Found
-from shared.understanding.result import Facts, StatedFact, TimeRef
+from shared.understanding.result import Facts, TimeRef
 from shared.understanding.subjects import (
     USER,
     Subject,
@@ -63,7 +64,7 @@ _PATTERNS: dict[str, list[list[dict[str, object]]]] = {
 class Reading:
     """One shape read in a sentence: the fact, and the clause verb it explains."""
 
-    fact: StatedFact
+    fact: ExtractedFact
     verb: Token
 
 
@@ -119,7 +120,7 @@ def _matcher(doc: Doc) -> Matcher:
     return matcher
 
 
-def relationship_facts(found: Found, covered: set[str]) -> list[StatedFact]:
+def relationship_facts(found: Found, covered: set[str]) -> list[ExtractedFact]:
     """For each named relative no other fact is about: "Maria is the user's mother"."""
     return [
         _fact(f"{m.name} is the user's {m.relation}", "Relationship", m.name)
@@ -297,8 +298,8 @@ def _relations_stated(sent: Span, found: Found) -> list[Reading]:
     return readings
 
 
-def _fact(text: str, kind: str, about: str) -> StatedFact:
-    return StatedFact.model_validate(
+def _fact(text: str, kind: str, about: str) -> ExtractedFact:
+    return ExtractedFact.model_validate(
         {"text": text, "type": kind, "about": about, "confidence": 0.9}
     )
 

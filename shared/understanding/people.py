@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from shared.conversation.relations import TIER_RELATIONS
 from shared.understanding.lexicon import (
     DOUBTFUL_MODIFIERS,
     KEPT_MODIFIERS,
     OTHER_OWNERS,
-    RELATION_WORDS,
     TITLE_WORDS,
     USER_OWNERS,
 )
@@ -67,7 +67,7 @@ def _relation_matcher(doc: Doc) -> Matcher:
     from spacy.matcher import Matcher
 
     matcher = Matcher(doc.vocab)
-    relation = {"LOWER": {"IN": list(RELATION_WORDS)}, "POS": {"IN": ["NOUN", "PROPN"]}}
+    relation = {"LOWER": {"IN": list(TIER_RELATIONS)}, "POS": {"IN": ["NOUN", "PROPN"]}}
     name = {"IS_TITLE": True, "POS": "PROPN"}
     matcher.add("RELATION_NAMES", [[relation, name, {**name, "OP": "*"}]], greedy="LONGEST")
     return matcher
@@ -78,7 +78,7 @@ def find_people(doc: Doc) -> Found:
     # relation noun -> the end of the names right after it ("sisters Anna and Eva")
     runs = {start: end for _, start, end in _relation_matcher(doc)(doc)}
     for token in doc:
-        if token.lower_ in RELATION_WORDS and token.pos_ in ("NOUN", "PROPN"):
+        if token.lower_ in TIER_RELATIONS and token.pos_ in ("NOUN", "PROPN"):
             _relation(doc, token, found, runs)
     for ent in doc.ents:
         if ent.label_ == "PERSON" and not any(t.i in found.by_token for t in ent):
@@ -104,7 +104,7 @@ def _relation(doc: Doc, noun: Token, found: Found, runs: dict[int, int]) -> None
         if names:
             found.doubts.append(f"{noun.text!r} of nobody named {names[0].text!r}")
         return
-    word = RELATION_WORDS[noun.lower_]
+    word = TIER_RELATIONS[noun.lower_]
     role = word.role if owner == "user" else "other"
     if not names:
         if owner == "user":

@@ -15,9 +15,10 @@ import re
 from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
+from shared.models.domain import ToolCall
 from shared.models.money import to_minor
 from shared.understanding.lexicon import CURRENCY_WORDS
-from shared.understanding.result import Label, Money, Plan, PlannedStep, TimeRef, ToolCall
+from shared.understanding.result import Label, Money, Plan, PlannedStep, TimeRef
 from shared.understanding.times import Times
 
 _POLITE = r"^(?:(?:please|hey|ok|okay)[,\s]+)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?"
@@ -137,7 +138,7 @@ def _reminder(text: str, times: list[TimeRef], now: datetime) -> Plan | None:
     step = PlannedStep(
         id="s1",
         agent="productivity",
-        goal=f'Add a reminder "{what}" due {due}',
+        goal=f'Add a reminder "{what}" for {_when(ref.at, clock=True)}',
         call=ToolCall(tool="reminders_add", args={"text": what, "due_at": due}),
     )
     return Plan(decided=True, steps=[step])
@@ -159,10 +160,17 @@ def _event(text: str, times: list[TimeRef], now: datetime) -> Plan | None:
     step = PlannedStep(
         id="s1",
         agent="productivity",
-        goal=f'Put "{title}" in the calendar from {args["start"]} to {args["end"]}',
+        goal=f'Put "{title}" in the calendar for {_when(start, clock=ref.clock)}',
         call=ToolCall(tool="calendar_add", args=args),
     )
     return Plan(decided=True, steps=[step])
+
+
+def _when(at: datetime, clock: bool) -> str:
+    """How the user reads a time in a question about the plan: "Sun 22 Nov 2026, 10:00"
+    (the user's zone; the call carries the exact ISO time)."""
+    day = f"{at:%a} {at.day} {at:%b %Y}"
+    return f"{day}, {at:%H:%M}" if clock else day
 
 
 def _note(text: str) -> Plan | None:

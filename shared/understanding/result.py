@@ -3,19 +3,21 @@
 Every part carries ``decided``: True means the tier is certain and the model need not be
 asked for that part; False means the part falls through to the model (``reason`` says why,
 for the logs and the benchmark). The shapes mirror what the turn graph and the fact system
-consume, so a caller maps them one to one: ``Understanding.intent()`` is the classifier's
-output, ``StatedFact``/``PersonMention`` the extraction model's facts and entity mentions,
-``PlannedStep.plan_step()`` the planner's step.
+consume: facts are the extraction model's ``ExtractedFact`` (``shared.models.extraction``),
+``PersonMention.entity_mention()`` its ``EntityMention``, a step's call the planner's
+``ToolCall`` (``shared.models.domain``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import AwareDatetime, Field
 
 from shared.models.base import Strict
-from shared.models.memory import Durability, FactType, PersonRole, Sensitivity
+from shared.models.domain import ToolCall
+from shared.models.extraction import Descriptor, EntityMention, ExtractedFact, Extraction
+from shared.models.memory import PersonRole
 
 Label = Literal[
     "greeting", "thanks", "feedback", "person_question", "statement",
@@ -66,10 +68,9 @@ class PersonMention(Strict):
     relation: str | None = Field(default=None, max_length=60)
     named: bool = True  # False: only a relation phrase ("my boss")
 
-    def entity_mention(self) -> dict[str, Any]:
-        """The extraction's ``EntityMention`` shape."""
-        descriptors = [{"key": "relation", "value": self.relation}] if self.relation else []
-        return {"name": self.name, "role": self.role, "descriptors": descriptors}
+    def entity_mention(self) -> EntityMention:
+        descriptors = [Descriptor(key="relation", value=self.relation)] if self.relation else []
+        return EntityMention(name=self.name, role=self.role, descriptors=descriptors)
 
 
 class People(Strict):
@@ -86,41 +87,14 @@ class TimeRef(Strict):
     end: int
 
 
-class StatedFact(Strict):
-    """One fact in the extraction model's ``ExtractedFact`` shape (same field names)."""
-
-    text: str = Field(min_length=1, max_length=200)
-    type: FactType
-    about: str = Field(min_length=1, max_length=80)  # "user", or the mention as written
-    confidence: float = Field(ge=0.0, le=1.0)
-    sensitivity: Sensitivity = "low"
-    durability: Durability = "durable"
-    temporal_marker: str | None = None
-    date: str | None = None  # ISO date, when the message states it
-
-    def extracted_fact(self) -> dict[str, Any]:
-        return self.model_dump()
-
-
 class Facts(Strict):
     decided: bool
-    facts: list[StatedFact] = Field(default_factory=list)
+    facts: list[ExtractedFact] = Field(default_factory=list)
     reason: str = ""
 
-    def extraction(self, people: People) -> dict[str, Any]:
-        """The extraction model's whole output (``Extraction``): facts, entities, topics."""
-        return {
-            "facts": [fact.extracted_fact() for fact in self.facts],
-            "entities": [mention.entity_mention() for mention in people.mentions],
-            "topics": [],
-        }
-
-
-class ToolCall(Strict):
-    """The call the step's agent is to make, with arguments its tool's schema accepts."""
-
-    tool: str
-    args: dict[str, str]
+    def extraction(self, people: People) -> Extraction:
+        """The extraction model's whole output: these facts and the people named."""
+        return Extraction(facts=self.facts, entities=[m.entity_mention() for m in people.mentions])
 
 
 class Money(Strict):
@@ -135,15 +109,6 @@ class PlannedStep(Strict):
     depends_on: list[str] = Field(default_factory=list)
     call: ToolCall | None = None
     money: Money | None = None  # an amount the call carries, checked in minor units
-
-    def plan_step(self) -> dict[str, Any]:
-        """The graph's ``PlanStep`` shape."""
-        return {
-            "id": self.id,
-            "agent": self.agent,
-            "inputs": {"goal": self.goal},
-            "depends_on": list(self.depends_on),
-        }
 
 
 class Plan(Strict):
@@ -165,9 +130,11 @@ class Understanding(Strict):
     route: RouteDecision
     people: People
     times: list[TimeRef] = Field(default_factory=list)
+    spans: list[str] = Field(default_factory=list)  # time expressions it left unresolved
     facts: Facts
     plan: Plan
     answer: Answer | None = None
+    about_roles: list[PersonRole] = Field(default_factory=list)  # "about my family": whose
     decided_by: Literal["understanding"] = "understanding"
 
     @property
@@ -184,19 +151,3 @@ class Understanding(Strict):
         if route == "greeting":
             return True
         return self.people.decided and (route != "complex" or self.plan.decided)
-
-    def intent(self) -> dict[str, Any] | None:
-        """The classifier's output (the graph's ``Intent`` fields), or None if not settled."""
-        if not self.settled or self.route.label is None:
-            return None
-        label = self.route.label
-        return {
-            "route": GRAPH_ROUTE[label],
-            "entities": [{"name": m.name, "role": m.relation} for m in self.people.mentions],
-            "temporal_references": [t.text for t in self.times],
-            "has_extractable_facts": bool(self.facts.facts) or not self.facts.decided,
-            "has_preferences": any(f.type == "Preference" for f in self.facts.facts),
-            "needs_semantic_retrieval": label == "person_question",
-            "needs_temporal_retrieval": False,
-            "fast_path": True,
-        }

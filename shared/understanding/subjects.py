@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from shared.understanding.lexicon import PRONOUN_GENDER, RELATION_WORDS, SELF_SUBJECTS
+from shared.conversation.relations import TIER_RELATIONS
+from shared.understanding.lexicon import PRONOUN_GENDER, SELF_SUBJECTS
 from shared.understanding.people import Found
 from shared.understanding.result import PersonMention
 
@@ -79,5 +80,5 @@ def mention_subject(mention: PersonMention) -> Subject:
 def _gender(mention: PersonMention) -> str | None:
     if mention.relation is None:
         return None
-    word = RELATION_WORDS.get(mention.relation.split()[-1])
+    word = TIER_RELATIONS.get(mention.relation.split()[-1])
     return word.gender if word else None

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 from shared.ports import Embedder
-from shared.understanding.answers import KnownFact, answer_from_facts
+from shared.understanding.answers import KnownFact, answer_from_facts, roles_asked
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, find_people
@@ -174,18 +174,20 @@ def _assemble(
                 else _facts_of_request(doc, found)
             )
     named = [m.name for m in found.mentions if m.named]
-    answer = (
-        answer_from_facts(text, list(context.facts), named) if label == "person_question" else None
-    )
+    asks = label == "person_question"
+    answer = answer_from_facts(text, list(context.facts), named) if asks else None
+    roles = sorted(roles_asked(text)) if asks else []
     return Understanding(
         message=text,
         language="en",
         route=route,
         people=found.result(),
         times=times.resolved,
+        spans=times.unresolved,
         facts=facts,
         plan=plan,
         answer=answer,
+        about_roles=roles,
     )
 
 

@@ -1,4 +1,5 @@
-"""Admission to an engine: one at a time, first come first served, deadlines, a queue cap."""
+"""Admission to an engine: one at a time, interactive first, then first come first served,
+deadlines, a queue cap."""
 
 from __future__ import annotations
 
@@ -37,6 +38,30 @@ def test_waiters_are_admitted_in_arrival_order_one_at_a_time() -> None:
     assert running == [1] * 5
     stats = lane.stats()
     assert (stats.admitted, stats.peak_running, stats.peak_waiting) == (6, 1, 5)
+
+
+def test_interactive_callers_go_before_waiting_background_ones() -> None:
+    """A reply never queues behind another turn's extraction; among each kind, arrival
+    order; the running holder is not cut short."""
+    lane, order = Lane(slots=1), []
+
+    def worker(name: str, background: bool) -> None:
+        with lane.slot(far(), background):
+            order.append(name)
+
+    arrivals = [("bg1", True), ("bg2", True), ("turn1", False), ("bg3", True), ("turn2", False)]
+    with lane.slot(far(), background=True):
+        threads = []
+        for n, (name, background) in enumerate(arrivals):
+            threads.append(threading.Thread(target=worker, args=(name, background)))
+            threads[-1].start()
+            while lane.stats().waiting < n + 1:
+                time.sleep(0.001)
+        assert lane.stats().waiting_background == 3
+    for thread in threads:
+        thread.join(5)
+
+    assert order == ["turn1", "turn2", "bg1", "bg2", "bg3"]
 
 
 def test_a_full_queue_turns_a_newcomer_away_at_once() -> None:

@@ -47,6 +47,13 @@ def test_max_tokens_default_to_and_never_exceed_the_cap() -> None:
     )
 
 
+def test_the_priority_label_marks_background_work() -> None:
+    contents = [{"role": "user", "parts": [{"text": "hi"}]}]
+    labelled = {"contents": contents, "labels": {"work": "extraction", "priority": "background"}}
+    assert wire.parse(wire.GenerateRequest, labelled).background
+    assert not wire.parse(wire.GenerateRequest, {"contents": contents}).background
+
+
 def test_json_output_with_and_without_a_schema() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "string"}}}
     base = {"contents": [{"parts": [{"text": "x"}]}]}

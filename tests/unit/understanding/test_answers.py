@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from shared.understanding.answers import KnownFact, answer_from_facts
+from shared.understanding.answers import KnownFact, answer_from_facts, roles_asked
 
 ANNA = KnownFact(id="f1", subject_id="p1", subject_name="Anna", text="Anna lives in Berlin")
 TOM_JOB = KnownFact(id="f2", subject_id="p2", subject_name="Tom", text="Tom works as a nurse")
@@ -46,3 +46,23 @@ def test_a_negated_fact_answers_nothing() -> None:
 
 def test_questions_of_other_shapes_are_left_to_the_model() -> None:
     assert answer_from_facts("Why does Anna live in Berlin?", [ANNA]) is None
+
+
+def test_everything_known_about_someone_or_a_group_is_quoted() -> None:
+    sister = ANNA.model_copy(update={"subject_role": "sibling"})
+    mother = KnownFact(
+        id="f4", subject_id="p4", subject_name="Maria", subject_role="parent",
+        text="Maria is the user's mother",
+    )  # fmt: skip
+    colleague = TOM_JOB.model_copy(update={"subject_role": "colleague"})
+    family = answer_from_facts("What do you know about my family?", [sister, mother, colleague])
+    assert family is not None
+    assert family.text == "Anna lives in Berlin. Maria is your mother."
+    assert roles_asked("What do you know about my family?") == {
+        "partner", "child", "parent", "sibling",
+    }  # fmt: skip
+    about_tom = answer_from_facts("Tell me everything you know about Tom.", [ANNA, TOM_JOB])
+    assert about_tom is not None and about_tom.fact_ids == ["f2"]
+    assert answer_from_facts("What do you know about Lea?", [ANNA, TOM_JOB]) is None
+    assert answer_from_facts("What do you know about my family?", [ANNA, TOM_JOB]) is None
+    assert roles_asked("Where does Anna live?") == frozenset()

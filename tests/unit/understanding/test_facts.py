@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from spacy.language import Language
 
-from shared.services.memory.schema import Extraction
+from shared.models.extraction import Extraction
 from shared.understanding.facts import read_facts
 from shared.understanding.people import find_people
 from shared.understanding.result import Facts

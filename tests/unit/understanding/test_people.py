@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from spacy.language import Language
 
+from shared.conversation.relations import TIER_RELATIONS
+from shared.models.extraction import Descriptor, EntityMention
+from shared.services.memory.names import relation_of
 from shared.understanding.people import find_people
 
 
@@ -49,11 +52,9 @@ def test_a_relation_without_a_name_is_a_mention_by_its_words(nlp: Language) -> N
 
 def test_mentions_carry_the_extractions_entity_shape(nlp: Language) -> None:
     mention = find_people(nlp("My sister Anna lives in Berlin.")).mentions[0]
-    assert mention.entity_mention() == {
-        "name": "Anna",
-        "role": "sibling",
-        "descriptors": [{"key": "relation", "value": "sister"}],
-    }
+    assert mention.entity_mention() == EntityMention(
+        name="Anna", role="sibling", descriptors=[Descriptor(key="relation", value="sister")]
+    )
 
 
 @pytest.mark.parametrize(
@@ -69,3 +70,13 @@ def test_names_it_cannot_place_leave_the_part_to_the_model(nlp: Language, text: 
     people = find_people(nlp(text)).result()
     assert not people.decided
     assert people.reason
+
+
+def test_the_tier_and_the_resolver_read_a_relation_word_alike(nlp: Language) -> None:
+    """One table of relation words: what the tier reads in a message is the role the
+    resolver gives the same word in a mention (they once kept two tables)."""
+    for text, word in (("My boss Tom called.", "boss"), ("Our puppy Rex barked.", "puppy")):
+        mention = find_people(nlp(text)).mentions[0]
+        resolved = relation_of(f"my {word}")
+        assert resolved is not None and mention.role == resolved.role, text
+    assert "report" not in TIER_RELATIONS and relation_of("my report") is not None

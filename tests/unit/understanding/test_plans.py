@@ -26,7 +26,7 @@ def only_call(result: Plan) -> tuple[str, dict[str, str]]:
     (step,) = result.steps
     assert step.call is not None
     assert step.agent in AGENTS
-    PlanStep.model_validate(step.plan_step())
+    PlanStep(id=step.id, agent=step.agent, inputs={"goal": step.goal}, call=step.call)
     tool(step.call.tool).args_schema.model_validate(step.call.args)
     return step.call.tool, step.call.args
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.graph.state import Intent
+from shared.graph import understood
 from shared.understanding.answers import KnownFact
 from shared.understanding.tier import Context, UnderstandingTier
 from testkit.understanding_eval import from_understanding, load, score
@@ -26,7 +26,7 @@ def test_a_statement_about_a_sister_is_settled_with_its_facts(
         ("Anna", "Anna lives in Berlin"),
         ("Anna", "Anna loves climbing"),
     ]
-    intent = Intent.model_validate(result.intent())
+    intent = understood.settled_intent(result)
     assert (intent.route, intent.has_extractable_facts, intent.has_preferences) == (
         "simple", True, True
     )  # fmt: skip
@@ -39,7 +39,7 @@ def test_a_question_about_anna_is_answered_from_her_stored_fact(tier: Understand
     )
     assert result.route.label == "person_question" and result.settled
     assert result.answer is not None and "Berlin" in result.answer.text
-    assert Intent.model_validate(result.intent()).needs_semantic_retrieval
+    assert understood.settled_intent(result).needs_semantic_retrieval
 
 
 def test_a_reminder_is_planned_for_the_productivity_agent(
@@ -81,7 +81,8 @@ def test_what_the_tier_cannot_place_falls_through(
 ) -> None:
     result = tier.understand(text, context)
     assert not result.settled
-    assert result.intent() is None
+    with pytest.raises(ValueError):
+        understood.settled_intent(result)
 
 
 def test_the_labelled_set_floors(tier: UnderstandingTier) -> None:

@@ -10,7 +10,7 @@ const MODES: Record<Mode, string> = {
   human_on_the_loop: "Only tell me (sensitive actions still ask)",
 };
 
-/** The assistant's persona, tone, language, time zone, rules and privacy mode. */
+/** The assistant's persona, tone, language, time zone, currency, rules and privacy mode. */
 export function AssistantProfile({ api }: { api: Api }) {
   const load = useCallback(async () => (await ok(api.POST("/settings/assistant/get", { body: {} }))).profile, [api]);
   const { data, failure, setFailure, reload } = useLoad(load);
@@ -27,7 +27,11 @@ interface FormProps {
 }
 
 function ProfileForm({ api, profile, failure, onSaved, onFailure }: FormProps) {
-  const [form, setForm] = useState({ ...profile, rules: profile.presentation_rules.join("\n") });
+  const [form, setForm] = useState({
+    ...profile,
+    rules: profile.presentation_rules.join("\n"),
+    currency: profile.currency ?? "",
+  });
   const [saved, setSaved] = useState(false);
   const id = useId();
   const set = (field: string) => (e: { target: { value: string } }) => setForm({ ...form, [field]: e.target.value });
@@ -41,6 +45,7 @@ function ProfileForm({ api, profile, failure, onSaved, onFailure }: FormProps) {
       timezone: form.timezone,
       presentation_rules: form.rules.split("\n").map((r) => r.trim()).filter(Boolean),
       privacy_mode: form.privacy_mode,
+      currency: form.currency.trim() || null,
     };
     try {
       await ok(api.POST("/settings/assistant/update", { body }));
@@ -64,6 +69,8 @@ function ProfileForm({ api, profile, failure, onSaved, onFailure }: FormProps) {
         <input id={`${id}-lang`} value={form.language ?? ""} onChange={set("language")} pattern="[a-z]{2}" />
         <label htmlFor={`${id}-tz`}>Time zone</label>
         <input id={`${id}-tz`} value={form.timezone} onChange={set("timezone")} required />
+        <label htmlFor={`${id}-currency`}>Currency (ISO code, e.g. CHF)</label>
+        <input id={`${id}-currency`} value={form.currency} onChange={set("currency")} maxLength={3} />
         <label htmlFor={`${id}-rules`}>Presentation rules (one a line)</label>
         <textarea id={`${id}-rules`} value={form.rules} onChange={set("rules")} rows={3} />
         <label className="check">
