@@ -100,12 +100,29 @@ def _client_id(dataset_id: str) -> str:
     return "e" + "".join(ch if ch.isalnum() or ch in "_.:-" else "-" for ch in dataset_id)[:120]
 
 
+# ``--provider vertex`` over a dev stack: Gemini on Vertex AI instead of the local model
+# service that the dev env names (the operator's Google credentials are used).
+VERTEX = {
+    "MODEL_PROVIDER": "vertex",
+    "VERTEX_BASE_URL": "",
+    "VERTEX_ACCESS_TOKEN": "",
+    "VERTEX_MODEL": "gemini-2.5-flash",
+    "VERTEX_EMBEDDING_MODEL": "gemini-embedding-001",
+    "EMBEDDING_DIMENSION": "768",
+    "UNDERSTANDING_ANSWERS": "ground",
+}
+
+
 def _judge_model(provider: str) -> LLM:
+    """The judge: the same model as the product's (``local``: the dev stack's model
+    service, named by its env)."""
     if provider == "scripted":
         return overlap_judge()
     from shared.adapters.models import build_models
 
-    return build_models(Settings(model_provider=provider))[0]
+    if provider == "vertex":
+        os.environ.update(VERTEX)
+    return build_models(Settings())[0]
 
 
 def run(args: argparse.Namespace) -> dict[str, object]:
@@ -162,8 +179,10 @@ def _serve(profile: str, provider: str, clock_file: str) -> None:
     if provider == "scripted":
         raise SystemExit("--serve runs a real model: use --provider local or vertex")
     serve.down(profile)
-    extra = {"MODEL_PROVIDER": provider, "CLOCK_OFFSET_FILE": clock_file,
-             "RATE_LIMIT_PER_MINUTE": "100000", "LOG_LEVEL": "WARNING"}  # fmt: skip
+    if provider == "local" and profile != "dev":
+        raise SystemExit("--provider local serves the dev stack's model service: --profile dev")
+    extra = {"CLOCK_OFFSET_FILE": clock_file, "RATE_LIMIT_PER_MINUTE": "100000",
+             "LOG_LEVEL": "WARNING", **(VERTEX if provider == "vertex" else {})}  # fmt: skip
     serve.up(profile, extra_env=extra)
 
 

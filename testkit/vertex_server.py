@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ class FakeReply:
     status: int = 200
     body: Json = field(default_factory=dict)
     events: tuple[Json, ...] = ()  # set for a streamed reply: one SSE event each
+    pause: float = 0.0  # seconds between streamed events (a reply a client sees arrive)
 
 
 Scripted = FakeReply | Callable[[RecordedRequest], FakeReply]
@@ -99,7 +101,9 @@ def json_reply(value: Json, input_tokens: int = 5, output_tokens: int = 7) -> Fa
     return text_reply(json.dumps(value), input_tokens, output_tokens)
 
 
-def stream_reply(pieces: Sequence[str], input_tokens: int = 5, output_tokens: int = 9) -> FakeReply:
+def stream_reply(
+    pieces: Sequence[str], input_tokens: int = 5, output_tokens: int = 9, pause: float = 0.0
+) -> FakeReply:
     """Like Vertex: every event carries (cumulative) usage, the last one a finish reason."""
     events = []
     for i, piece in enumerate(pieces):
@@ -110,7 +114,7 @@ def stream_reply(pieces: Sequence[str], input_tokens: int = 5, output_tokens: in
                 "usageMetadata": _usage(input_tokens, output_tokens if last else i + 1),
             }
         )
-    return FakeReply(events=tuple(events))
+    return FakeReply(events=tuple(events), pause=pause)
 
 
 def error_reply(status: int, message: str = "scripted failure") -> FakeReply:
@@ -239,7 +243,7 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
             )
             reply = fake._answer(request)
             if reply.events and reply.status == 200:
-                self._send_events(reply.events)
+                self._send_events(reply.events, reply.pause)
             else:
                 self._send_json(reply.status, reply.body)
 
@@ -251,12 +255,14 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def _send_events(self, events: Sequence[Json]) -> None:
+        def _send_events(self, events: Sequence[Json], pause: float) -> None:
             # HTTP/1.0 without a length: the body ends when the connection closes.
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
-            for event in events:
+            for i, event in enumerate(events):
+                if i and pause:
+                    time.sleep(pause)
                 self.wfile.write(f"data: {json.dumps(event)}\r\n\r\n".encode())
                 self.wfile.flush()
 

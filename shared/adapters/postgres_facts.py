@@ -14,7 +14,6 @@ Retrieval SQL (``search``, ``nearest``, ``in_window``) lives in ``postgres_fact_
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +21,7 @@ from typing import Any
 
 from shared.adapters.fact_rules import expires_sql, is_uuid, uuids
 from shared.adapters.postgres import Cursor, Database, constraints_as_rejected
+from shared.adapters.postgres_erasure import erased_since, lock_user, user_hash
 from shared.adapters.postgres_fact_history import close_fact, restore_version, versions_of
 from shared.adapters.postgres_fact_recall import recall
 from shared.adapters.postgres_fact_search import FactSearch
@@ -81,7 +81,7 @@ class PostgresFactStore:
         cipher = self._keys.cipher_for(user_id)
         rows = _encode(cipher, user_id, changes, now)  # encrypted before the transaction
         with constraints_as_rejected(), self._db.transaction() as cur:
-            if issued_at is not None and _erased_since(cur, user_id, issued_at):
+            if issued_at is not None and erased_since(cur, user_id, issued_at):
                 return False  # the user erased the account after this work was queued
             cur.execute(
                 "INSERT INTO processed_tasks (task_key, user_id) VALUES (%s, %s)"
@@ -148,12 +148,12 @@ class PostgresFactStore:
 
     def delete_user(self, user_id: str, now: datetime) -> None:
         with self._db.transaction() as cur:
-            _lock_user(cur, user_id)
+            lock_user(cur, user_id)
             cur.execute(
                 "INSERT INTO erased_users (user_hash, erased_at) VALUES (%s, %s)"
                 " ON CONFLICT (user_hash) DO UPDATE"
                 " SET erased_at = GREATEST(erased_users.erased_at, EXCLUDED.erased_at)",
-                (_user_hash(user_id), now),
+                (user_hash(user_id), now),
             )
             tables = ("pending_items", "session_summaries", "facts", "persons", "processed_tasks")
             for table in (*tables, "fact_terms", "fact_term_totals"):
@@ -165,7 +165,7 @@ class PostgresFactStore:
             cur.execute(
                 "SELECT EXISTS (SELECT 1 FROM processed_tasks WHERE task_key = %s),"
                 " (SELECT erased_at FROM erased_users WHERE user_hash = %s)",
-                (task_key, _user_hash(user_id)),
+                (task_key, user_hash(user_id)),
             )
             done, erased_at = cur.fetchone()
         return TaskStatus(done=bool(done), erased_at=erased_at)
@@ -292,19 +292,3 @@ def _reinforce(cur: Cursor, user_id: str, fact_id: str, confidence: float, now: 
 
 def _flat(rows: list[list[Any]]) -> list[Any]:
     return [value for row in rows for value in row]
-
-
-def _user_hash(user_id: str) -> bytes:
-    return hashlib.sha256(f"erased-user:{user_id}".encode()).digest()
-
-
-def _lock_user(cur: Cursor, user_id: str) -> None:
-    # Erasure and extraction of one user take turns: neither sees the other half done.
-    cur.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 4))", (user_id,))
-
-
-def _erased_since(cur: Cursor, user_id: str, issued_at: datetime) -> bool:
-    _lock_user(cur, user_id)
-    cur.execute("SELECT erased_at FROM erased_users WHERE user_hash = %s", (_user_hash(user_id),))
-    row = cur.fetchone()
-    return row is not None and issued_at <= row[0]

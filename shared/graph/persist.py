@@ -3,7 +3,9 @@ chat's update, the background work. One Firestore commit; the queued work first,
 failure before the commit leaves the claim to be retried and re-sends the same names.
 
 A failed turn (a node raised) writes the user's message and the fallback reply, records the
-failure in the metadata, keeps the chat's pending question, and hands off nothing.
+failure in the metadata, keeps the chat's pending question, and hands off nothing. A turn
+that refused a plan's step, or said "that was wrong" to a job's result, marks the plan's
+strategy down (``plan_history.learn_from_turn``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import time
 from datetime import datetime, timedelta
 
 from shared.errors import NodeFailed
+from shared.graph import plan_history
 from shared.graph.context import TurnContext
 from shared.graph.metering import cost_usd
 from shared.graph.state import TurnState
@@ -22,7 +25,9 @@ from shared.models.domain import (
     HitlControl,
     Message,
     Subtask,
+    ToolCall,
     TurnMetadata,
+    UnderstandingUse,
 )
 from shared.models.memory import SessionNote
 from shared.models.wire import Reply, TurnResponse
@@ -43,6 +48,8 @@ def record_turn(
     jobs = [] if failure else agent_jobs(context, state)
     handoff.enqueue_extractions(settings, ports.tasks, extractions, context.trace)
     handoff.publish_jobs(settings, ports.publisher, jobs, context.trace)
+    if failure is None:
+        plan_history.learn_from_turn(context, state)  # once per key: a retry counts nothing
     control = None if failure else next_control(context, state)
     if control is not None and control.timeout_at is not None and control.interrupt:
         timeout = TimeoutTask(
@@ -131,6 +138,7 @@ def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
             goal=step.inputs.get("goal") or focus,
             depends_on=[d for d in step.depends_on if d in published],
             inputs={f"result of {d}": outputs[d][:4000] for d in step.depends_on if d in outputs},
+            call=_approved(step.call) if step.id in planning.approved else step.call,
         )
         for _, step in steps
     ]
@@ -143,9 +151,15 @@ def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
         goal=focus if len(subtasks) > 1 else "",
         subtasks=subtasks,
         job_type=job_type_for([s.agent for s in subtasks]),
+        origin=plan_history.job_origin(state),
         created_at=context.ports.clock.now(),
     )
     return [job]
+
+
+def _approved(call: ToolCall | None) -> ToolCall | None:
+    """A known call the user approved in the turn: the job makes it without asking again."""
+    return call.model_copy(update={"approved": True}) if call is not None else None
 
 
 def chat_update(
@@ -201,6 +215,8 @@ def turn_metadata(
         failed_node=failure.node if failure else None,
         route=intent.route if intent else None,
         fast_path=intent.fast_path if intent else False,
+        decided_by=intent.decided_by if intent else None,
+        understanding=_understanding(state),
         flags=intent.model_dump(include=_FLAGS) if intent else {},
         nodes=state.trace,
         input_tokens=tally.input_tokens,
@@ -217,12 +233,20 @@ def turn_metadata(
         interrupt_kind=state.hitl.ask.interrupt.kind if state.hitl.ask else None,
         thread_id=context.thread_id or None,
         retrieved=_retrieved(state),
+        plan_advice=state.planning.advice,
     )
 
 
 def _retrieved(state: TurnState) -> list[str]:
     memory = state.memory
     return list(dict.fromkeys([*memory.recalled, *(f.id for f in memory.temporal)]))
+
+
+def _understanding(state: TurnState) -> UnderstandingUse | None:
+    tier = state.intent.tier if state.intent else None
+    if tier is None:
+        return None
+    return tier.model_copy(update={"answer": bool(state.response.quoted)})
 
 
 _FLAGS = {

@@ -1,29 +1,32 @@
 """Everything the product holds about the user: export it, or erase it.
 
-Export: persons, facts with their history, pending items (PostgreSQL, decrypted by the
-stores: it is the user's own data), chats, messages, turns, settings, and the agents'
+Export: persons, facts with their history, pending items and the execution memory (how
+earlier agent jobs were planned and went; PostgreSQL, decrypted by the stores: it is the
+user's own data), chats, messages, turns, settings, and the agents'
 records (reminders, events, notes, budgets, expenses, feedback, the outbox of sent
 messages) as ``conversations.documents`` (Firestore, all under ``users/{uid}``).
 Redis holds only short-lived counters and caches, which are not exported.
 
-Erasure runs PostgreSQL (facts, persons, pending items, processed keys, the data key),
-then Firestore (``users/{uid}`` and everything below it, the agents' records and
-outbox included), then Redis (the user's keys).
+Erasure runs PostgreSQL (executions and strategy feedback, facts, persons, pending items,
+processed keys, the data key), then Firestore (``users/{uid}`` and everything below it,
+the agents' records and outbox included), then Redis (the user's keys).
 Each step is idempotent, so a failure answers 503 and a retry finishes the job.
 """
 
 from __future__ import annotations
 
+from shared.app.settings.ports import SettingsPorts
+from shared.models.history_api import ExecutionView
 from shared.models.memory import SELF, Fact, FactFilter
 from shared.models.memory_api import DeletedResponse, ExportResponse, FactView, PersonView
 from shared.services.memory.pending import PendingItems
-from shared.services.memory.ports import MemoryPorts
 
 EXPORT_FACTS_PER_SUBJECT = 1000  # FactFilter's largest page
+EXPORT_EXECUTIONS = 1000  # the execution memory's largest page (they expire long before)
 
 
 class AccountAdmin:
-    def __init__(self, deps: MemoryPorts) -> None:
+    def __init__(self, deps: SettingsPorts) -> None:
         self._deps = deps
 
     def export(self, user_id: str) -> ExportResponse:
@@ -39,9 +42,16 @@ class AccountAdmin:
             facts_truncated=truncated,
             pending=PendingItems(self._deps).views(user_id, pending),
             conversations=self._deps.account_conversations.export_user(user_id),
+            executions=[
+                ExecutionView.of(run)
+                for run in self._deps.executions.list_executions(
+                    user_id, exported_at, EXPORT_EXECUTIONS
+                )
+            ],
         )
 
     def delete(self, user_id: str) -> DeletedResponse:
+        self._deps.executions.forget_all(user_id)  # the data key's erasure would cascade too
         self._deps.facts.delete_user(user_id, self._deps.clock.now())
         self._deps.account_conversations.delete_user(user_id)
         self._deps.account_cache.delete_user(user_id)

@@ -3,7 +3,10 @@
 ``greeting_text`` and ``hitl_text`` write without a model; ``simple_text`` and
 ``complex_text`` stream the model's tokens to the client as they come (custom stream
 events), with memory, persona and presentation rules in the prompt. A "by the way"
-question is appended to the answer.
+question is appended to the answer. A question about a known person that the retrieved
+facts answer (``understood.answer``) is answered by quoting them when the deployment says
+so (``UNDERSTANDING_ANSWERS=reply``: the offline model garbles them), else the quote is
+given to the model as the answer to phrase.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from langgraph.runtime import Runtime
 
 from shared.conversation.greetings import greeting_reply
 from shared.conversation.phrases import phrase
+from shared.graph import understood
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.persist import record_turn
@@ -98,8 +102,18 @@ def _followup(state: TurnState, runtime: Runtime[TurnContext]) -> str:
 
 @node("simple_text")
 def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
-    answer = _stream_answer(state, runtime, system_prompt(state), state.conversation.focus)
-    return _reply(answer + _followup(state, runtime))
+    system, quoted = system_prompt(state), understood.answer(state)
+    if quoted is not None and runtime.context.ports.settings.understanding_answers == "reply":
+        _emit(runtime, quoted.text)
+        answer = quoted.text
+    else:
+        if quoted is not None:
+            system += f"\nThe stored facts answer the question: {quoted.text} Answer from them."
+        answer = _stream_answer(state, runtime, system, state.conversation.focus)
+    response = ResponseState(
+        text=answer + _followup(state, runtime), quoted=quoted.fact_ids if quoted else []
+    )
+    return {"response": response}
 
 
 @node("complex_text")
