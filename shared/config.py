@@ -86,6 +86,13 @@ class Settings(BaseSettings):
     # user, the only provider built in; a delivering provider plugs in at Deps.outbox)
     outbox_provider: Literal["firestore"] = "firestore"
 
+    # Degrading instead of falling over (shared/adapters/breaker.py): a dependency's
+    # breaker opens after this many failures in a row and lets one probe through after the
+    # reset time.
+    breaker_failures: int = Field(default=3, ge=1)
+    breaker_reset_seconds: float = Field(default=2.0, gt=0.0)
+    redis_timeout_seconds: float = Field(default=2.0, gt=0.0)
+
     # Limits
     max_message_chars: int = 8000
     max_body_bytes: int = 65536

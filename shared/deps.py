@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
+    from shared.services.rate_limit import RateLimiter
+
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
 from shared.config import Settings, get_settings
 from shared.errors import ConfigurationError
@@ -130,19 +132,40 @@ class Deps:
         provider plugs in here (or ``Deps(settings, web_search=...)`` in tests)."""
         return None
 
+    def _breaker(self, name: str) -> Any:
+        from shared.adapters.breaker import CircuitBreaker
+
+        s = self.settings
+        return CircuitBreaker(name, s.breaker_failures, s.breaker_reset_seconds)
+
     @cached_property
     def _redis(self) -> Any:
         import redis
 
+        timeout = self.settings.redis_timeout_seconds
         return redis.Redis.from_url(
-            self.settings.redis_url, socket_timeout=2, socket_connect_timeout=2
+            self.settings.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
         )
+
+    @cached_property
+    def _redis_breaker(self) -> Any:
+        """One per instance for every Redis call: an outage costs one timeout, not one per
+        request (see ``shared/adapters/breaker.py``)."""
+        return self._breaker("redis")
 
     @cached_property
     def cache(self) -> Cache:
         from shared.adapters.redis_cache import RedisCache
 
-        return RedisCache(self._redis, prefix=self.settings.redis_prefix)
+        return RedisCache(self._redis, self.settings.redis_prefix, self._redis_breaker)
+
+    @cached_property
+    def rate_limiter(self) -> RateLimiter:
+        """Per instance: its fallback bucket counts while Redis is down."""
+        from shared.services.rate_limit import RateLimiter, TokenBucket
+
+        per_minute = self.settings.rate_limit_per_minute
+        return RateLimiter(self.cache, self.clock, per_minute, TokenBucket(per_minute))
 
     @cached_property
     def account_conversations(self) -> ConversationArchive:
@@ -154,7 +177,8 @@ class Deps:
     def account_cache(self) -> UserKeyspace:
         from shared.adapters.redis_account import RedisAccountKeys
 
-        return RedisAccountKeys(self._redis, prefix=self.settings.redis_prefix)
+        prefix = self.settings.redis_prefix
+        return RedisAccountKeys(self._redis, prefix, breaker=self._redis_breaker)
 
     @cached_property
     def _database(self) -> Any:

@@ -36,7 +36,6 @@ from shared.errors import (
     MessageTooLong,
     NodeFailed,
     NotFound,
-    RateLimited,
     TurnInProgress,
 )
 from shared.graph.builder import build_turn_graph, checkpointed
@@ -83,7 +82,7 @@ class TurnService:
         graph, the question too (``resume`` names which one; a plain message takes it if
         it is there, and the HITL handler then decides whether the message answers it)."""
         settings, store = self._deps.settings, self._deps.conversations
-        self._check_rate(user_id)
+        self._deps.rate_limiter.check(user_id)
         if len(request.message) > settings.max_message_chars:
             raise MessageTooLong(f"message over {settings.max_message_chars} characters")
         chat_id = request.chat_id or new_chat_id_for(user_id, request.client_message_id)
@@ -157,13 +156,6 @@ class TurnService:
             if isinstance(event, Done):
                 return event.response
         raise AssertionError("a turn always ends with Done")
-
-    def _check_rate(self, user_id: str) -> None:
-        window = 60
-        bucket = int(self._deps.clock.now().timestamp()) // window
-        count = self._deps.cache.hit(f"rate:{user_id}:{bucket}", window)
-        if count > self._deps.settings.rate_limit_per_minute:
-            raise RateLimited("too many messages; wait a minute")
 
     def _context(self, turn: PreparedTurn) -> TurnContext:
         meter = Meter(self._deps.settings.turn_token_budget)
