@@ -92,6 +92,7 @@ class Settings(BaseSettings):
     breaker_failures: int = Field(default=3, ge=1)
     breaker_reset_seconds: float = Field(default=2.0, gt=0.0)
     redis_timeout_seconds: float = Field(default=2.0, gt=0.0)
+    firestore_deadline_seconds: float = Field(default=10.0, gt=0.0)  # per call, retries included
 
     # Limits
     max_message_chars: int = 8000

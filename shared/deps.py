@@ -61,9 +61,10 @@ class Deps:
 
     @cached_property
     def _firestore(self) -> Any:
-        from google.cloud import firestore
+        from shared.adapters.firestore_client import bounded_client
 
-        return firestore.Client(project=self.settings.gcp_project)
+        s = self.settings
+        return bounded_client(s.gcp_project, s.firestore_deadline_seconds)
 
     @cached_property
     def conversations(self) -> ConversationStore:
