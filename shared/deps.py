@@ -185,7 +185,7 @@ class Deps:
     def _database(self) -> Any:
         from shared.adapters.postgres import Database
 
-        return Database(self.settings)
+        return Database(self.settings, breaker=self._breaker("postgres"))
 
     @cached_property
     def keyring(self) -> KeyRing:

@@ -120,6 +120,7 @@ class MemoryState(_State):
     facts_by_entity: dict[str, list[str]] = Field(default_factory=dict)  # "user" or a name
     extraction: ExtractionTask | None = None  # enqueued by message_persist
     extraction_deferred: bool = False  # waits for the answer to a blocking question
+    unavailable: bool = False  # PostgreSQL could not be read: answered without memory
 
 
 class Disambiguation(_State):

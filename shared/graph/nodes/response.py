@@ -16,6 +16,7 @@ from langgraph.runtime import Runtime
 from shared.conversation.greetings import greeting_reply
 from shared.conversation.phrases import phrase
 from shared.graph.context import TurnContext
+from shared.graph.degraded import memory_note
 from shared.graph.instrument import node
 from shared.graph.persist import record_turn
 from shared.graph.routing import ui_route
@@ -84,6 +85,13 @@ def _stream_answer(state: TurnState, runtime: Runtime[TurnContext], system: str,
     return "".join(parts).strip()
 
 
+def _note(state: TurnState, runtime: Runtime[TurnContext]) -> str:
+    note = memory_note(state)
+    if note:
+        _emit(runtime, note)
+    return note
+
+
 def _followup(state: TurnState, runtime: Runtime[TurnContext]) -> str:
     ambiguity = state.disambiguation.followup
     if ambiguity is None:
@@ -99,7 +107,7 @@ def _followup(state: TurnState, runtime: Runtime[TurnContext]) -> str:
 @node("simple_text")
 def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     answer = _stream_answer(state, runtime, system_prompt(state), state.conversation.focus)
-    return _reply(answer + _followup(state, runtime))
+    return _reply(answer + _note(state, runtime) + _followup(state, runtime))
 
 
 @node("complex_text")
@@ -125,7 +133,7 @@ def complex_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
         tail = f"\n\n{tail}" if text else tail
         _emit(runtime, tail)
     kind: ReplyKind = "progress" if started and not done else "text"
-    return _reply(text + tail + _followup(state, runtime), kind)
+    return _reply(text + tail + _note(state, runtime) + _followup(state, runtime), kind)
 
 
 @node("message_persist")
