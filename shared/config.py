@@ -98,7 +98,9 @@ class Settings(BaseSettings):
     max_message_chars: int = 8000
     max_body_bytes: int = 65536
     rate_limit_per_minute: int = 30
-    turn_lease_seconds: int = 120
+    turn_lease_seconds: int = Field(default=30, ge=3)  # renewed while the turn runs
+    turn_heartbeat_seconds: float = Field(default=0.5, gt=0.0)  # checks for a stop, renews
+    chat_wait_seconds: float = Field(default=30.0, ge=0.0)  # a queued message waits this long
     history_messages: int = 20
 
     # The turn graph: summarization thresholds and the per-turn budget

@@ -238,7 +238,11 @@ class Deps:
 
         s = self.settings
         return CloudTasksTaskQueue(
-            build_tasks_client(s), s.gcp_project, s.tasks_location, s.tasks_invoker_email
+            build_tasks_client(s),
+            s.gcp_project,
+            s.tasks_location,
+            s.tasks_invoker_email,
+            breaker=self._breaker("cloud tasks"),
         )
 
     @cached_property
@@ -247,7 +251,10 @@ class Deps:
 
         from shared.adapters.pubsub import PubSubPublisher
 
-        return PubSubPublisher(pubsub_v1.PublisherClient(), self.settings.gcp_project)
+        breaker = self._breaker("pub/sub")
+        return PubSubPublisher(
+            pubsub_v1.PublisherClient(), self.settings.gcp_project, breaker=breaker
+        )
 
     @cached_property
     def _models(self) -> tuple[LLM, Embedder]:

@@ -29,6 +29,7 @@ from shared.models.domain import (
     AssistantProfile,
     Chat,
     ChatUpdate,
+    Handoff,
     HitlControl,
     Message,
     TurnClaim,
@@ -51,7 +52,7 @@ from shared.models.memory import (
 )
 from shared.models.memory_api import ConversationExport
 from shared.models.trust import HitlMode, TrustRecord
-from shared.models.wire import Interrupt, TurnResponse
+from shared.models.wire import Interrupt, MultitaskStrategy, TurnResponse
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R")
@@ -84,11 +85,17 @@ class ConversationStore(Protocol):
         lease_seconds: int,
         new_chat: bool = True,
         resume: ResumeClaim | None = None,
+        owner: str = "",
+        strategy: MultitaskStrategy = "enqueue",
+        wait_seconds: float = 30.0,
     ) -> TurnClaim:
         """Atomically start a turn, or report the earlier one with the same client id.
 
         In the same transaction the chat is read (``no_chat`` if it must exist and does
-        not) and, with ``resume``, its waiting interrupt is claimed for this turn (see
+        not) and, with ``resume``, its waiting interrupt is claimed for this turn; a chat
+        held by another turn makes it wait (``queued``, for ``wait_seconds`` at most) or
+        refuses it (``busy``), by ``strategy``. ``owner`` names the request: claiming again
+        after waiting continues its own queued claim (see
         ``shared.adapters.turn_claims.decide``, shared by every adapter)."""
         ...
 
@@ -115,20 +122,90 @@ class ConversationStore(Protocol):
         new_chat: bool = False,
         metadata: TurnMetadata | None = None,
         chat_update: ChatUpdate | None = None,
+        outbox: Sequence[Handoff] = (),
+        finish: bool = False,
     ) -> None:
         """Write the turn's messages, its recorded response and metadata, and the chat's
-        update (or creation, for ``new_chat``) in one commit."""
+        update (or creation, for ``new_chat``) in one commit. ``outbox``: handoffs a queue
+        could not take, kept on the turn record (the turn joins ``Chat.outbox``) until
+        ``settle_outbox``. ``finish``: the run ends with this commit (``finish_turn`` in
+        it). Raises ``Conflict`` when the turn record is gone (an erased account)."""
+        ...
+
+    def finish_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str,
+        control: HitlControl | None = None,
+        release_chat: bool = True,
+    ) -> None:
+        """The run has ended, its checkpoint saved: the turn's lease and (unless it lost
+        it) the chat are released, with ``control`` (a question left waiting) stored, in
+        one commit. Nothing happens for an erased account."""
+        ...
+
+    def beat(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str,
+        owner: str,
+        lease_until: datetime | None = None,
+    ) -> Beat:
+        """While a turn runs: ``stop`` when an interrupting turn asks it to, ``lost`` when
+        another turn holds its chat (its lease ran out), ``gone`` when its record is gone,
+        else ``go``. With ``lease_until``, its lease and the chat's move on to it."""
+        ...
+
+    def leave_queue(
+        self, user_id: str, client_message_id: str, chat_id: str, owner: str, now: datetime
+    ) -> None:
+        """A queued turn stops waiting: out of its chat's queue, its record failed (so the
+        client may send it again)."""
+        ...
+
+    def outbox(self, user_id: str, client_message_id: str) -> list[Handoff]:
+        """The handoffs the turn still has to send (none for an unknown turn)."""
+        ...
+
+    def settle_outbox(
+        self, user_id: str, chat_id: str, client_message_id: str, remaining: Sequence[Handoff]
+    ) -> None:
+        """Keep only ``remaining`` in the turn's outbox; with none left the turn leaves its
+        chat's outbox."""
+        ...
+
+    def turns_with_outbox(self, limit: int) -> list[OutboxEntry]:
+        """Turns of any user whose outbox holds handoffs (the scheduled drain reads them)."""
         ...
 
     def get_turn(self, user_id: str, client_message_id: str) -> TurnRecord | None: ...
 
-    def release_turn(self, user_id: str, client_message_id: str) -> None:
-        """Forget a failed turn so the client may retry it with the same id."""
+    def release_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str | None = None,
+        owner: str | None = None,
+    ) -> None:
+        """Forget a failed turn so the client may retry it with the same id (a completed
+        one stays completed); the chat it held (``chat_id``, ``owner``) is free again."""
         ...
 
     def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
         """Add a message whose id is its idempotency key; False if it already existed."""
         ...
+
+
+Beat = Literal["go", "stop", "lost", "gone"]
+
+
+@dataclass(frozen=True)
+class OutboxEntry:
+    user_id: str
+    chat_id: str
+    client_message_id: str
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,14 @@ locals {
     # Messages the agents send for the user are recorded in Firestore (the only provider).
     OUTBOX_PROVIDER = "firestore"
 
+    # Degrading instead of falling over: a dependency's circuit breaker opens after three
+    # failures in a row and probes again after 2 s; Redis answers in 2 s or counts as down;
+    # every Firestore call gives up after 10 s (its generated retries included).
+    BREAKER_FAILURES           = 3
+    BREAKER_RESET_SECONDS      = 2.0
+    REDIS_TIMEOUT_SECONDS      = 2.0
+    FIRESTORE_DEADLINE_SECONDS = 10.0
+
     MAX_MESSAGE_CHARS     = 8000
     MAX_BODY_BYTES        = 65536
     RATE_LIMIT_PER_MINUTE = var.rate_limit_per_minute

@@ -3,7 +3,9 @@
 ``greeting_text`` and ``hitl_text`` write without a model; ``simple_text`` and
 ``complex_text`` stream the model's tokens to the client as they come (custom stream
 events), with memory, persona and presentation rules in the prompt. A "by the way"
-question is appended to the answer.
+question is appended to the answer. A reply told to stop (``signals.stop``: a newer message
+of the chat interrupts it) ends at the next token; what was written is kept, marked
+``interrupted``.
 """
 
 from __future__ import annotations
@@ -70,7 +72,13 @@ def system_prompt(state: TurnState) -> str:
     return "\n".join(parts)
 
 
-def _stream_answer(state: TurnState, runtime: Runtime[TurnContext], system: str, focus: str) -> str:
+def _stream_answer(
+    state: TurnState, runtime: Runtime[TurnContext], system: str, focus: str
+) -> tuple[str, bool]:
+    """The streamed answer, and whether it was stopped before its end."""
+    stop = runtime.context.signals.stop
+    if stop.is_set():
+        return "", True
     history = [
         ChatTurn(role="assistant" if m.role == "assistant" else "user", text=m.text)
         for m in state.conversation.history
@@ -82,7 +90,9 @@ def _stream_answer(state: TurnState, runtime: Runtime[TurnContext], system: str,
         if chunk.text:
             parts.append(chunk.text)
             _emit(runtime, chunk.text)
-    return "".join(parts).strip()
+        if stop.is_set():
+            return "".join(parts).strip(), True
+    return "".join(parts).strip(), False
 
 
 def _note(state: TurnState, runtime: Runtime[TurnContext]) -> str:
@@ -106,7 +116,9 @@ def _followup(state: TurnState, runtime: Runtime[TurnContext]) -> str:
 
 @node("simple_text")
 def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
-    answer = _stream_answer(state, runtime, system_prompt(state), state.conversation.focus)
+    answer, stopped = _stream_answer(state, runtime, system_prompt(state), state.conversation.focus)
+    if stopped:
+        return _reply(answer, "interrupted")
     return _reply(answer + _note(state, runtime) + _followup(state, runtime))
 
 
@@ -127,7 +139,9 @@ def complex_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
     if done:
         results = "\n".join(f"{steps[r.step_id].agent}: {r.output}" for r in done)
         system = system_prompt(state) + f"\nYour agents' results:\n{results}"
-        text = _stream_answer(state, runtime, system, state.conversation.focus)
+        text, stopped = _stream_answer(state, runtime, system, state.conversation.focus)
+        if stopped:
+            return _reply(text, "interrupted")
     tail = "\n\n".join(notes)
     if tail:
         tail = f"\n\n{tail}" if text else tail
