@@ -11,6 +11,9 @@ Requests without ``Authorization: Bearer <token>`` get 401. Every request is rec
 answer comes from a queue of scripted replies: a ``FakeReply`` or a function of the recorded
 request, then from an optional ``fallback`` function the test gives. An unscripted request
 gets 501, never an invented answer.
+
+``latency`` makes the model as slow as a real one, deterministically: a pause before the
+first byte of every generation (not of embeddings) and between the events of a stream.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +67,16 @@ class FakeReply:
 
 
 Scripted = FakeReply | Callable[[RecordedRequest], FakeReply]
+
+
+@dataclass(frozen=True)
+class Latency:
+    first_token_seconds: float = 0.0
+    between_events_seconds: float = 0.0
+
+
+NO_LATENCY = Latency()
+_GENERATIONS = {"generateContent", "streamGenerateContent"}
 
 
 def _usage(input_tokens: int, output_tokens: int) -> Json:
@@ -142,9 +156,11 @@ class FakeVertexServer:
         self,
         token: str = "test-token",
         fallback: Callable[[RecordedRequest], FakeReply] | None = None,
+        latency: Latency = NO_LATENCY,
     ) -> None:
         self.token = token
         self.fallback = fallback  # answers whatever the queue does not
+        self.latency = latency  # may be changed while serving
         self.requests: list[RecordedRequest] = []
         self._replies: deque[Scripted] = deque()
         self._lock = threading.Lock()
@@ -219,8 +235,10 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
                 **(match.groupdict() if match else {}),
             )
             reply = fake._answer(request)
+            latency = fake.latency if request.rpc in _GENERATIONS else NO_LATENCY
+            time.sleep(latency.first_token_seconds)
             if reply.events and reply.status == 200:
-                self._send_events(reply.events)
+                self._send_events(reply.events, latency.between_events_seconds)
             else:
                 self._send_json(reply.status, reply.body)
 
@@ -232,14 +250,19 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def _send_events(self, events: Sequence[Json]) -> None:
+        def _send_events(self, events: Sequence[Json], pause: float) -> None:
             # HTTP/1.0 without a length: the body ends when the connection closes.
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
-            for event in events:
-                self.wfile.write(f"data: {json.dumps(event)}\r\n\r\n".encode())
-                self.wfile.flush()
+            for number, event in enumerate(events):
+                if number and pause:
+                    time.sleep(pause)
+                try:
+                    self.wfile.write(f"data: {json.dumps(event)}\r\n\r\n".encode())
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client stopped reading (an interrupted reply)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output clean; requests are recorded instead
