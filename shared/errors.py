@@ -16,6 +16,8 @@ AppError
 ├── Conflict (409)                conflict
 │   ├── InterruptNotPending       interrupt_not_pending
 │   ├── TurnInProgress            turn_in_progress  (same client_message_id still running)
+│   ├── AccountErased             account_erased    (the account is being erased, or the
+│   │                                                work was queued before it was)
 │   ├── ChatBusy                  chat_busy         (another turn of the chat runs: the
 │   │                                                request said not to wait, or waited in
 │   │                                                vain; answered with Retry-After)
@@ -105,6 +107,10 @@ class InterruptNotPending(Conflict):
 
 class TurnInProgress(Conflict):
     code = "turn_in_progress"
+
+
+class AccountErased(Conflict):
+    code = "account_erased"
 
 
 class ChatBusy(Conflict):

@@ -7,6 +7,7 @@ tests; ``tests/contract`` runs one test file against both.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
@@ -253,6 +254,12 @@ class TrustStore(Protocol):
         """Pin a mode (None: follow the level again), counters untouched; the stored record."""
         ...
 
+    def fenced(self, since: datetime) -> TrustStore:
+        """The same store for work created at ``since`` (an agent job): its writes are
+        refused with ``AccountErased`` (nothing written) while the account is erased and
+        once an erasure finished after ``since``."""
+        ...
+
 
 class IdempotencyStore(Protocol):
     def claim(self, key: str, now: datetime, ttl_seconds: int) -> bool:
@@ -335,7 +342,13 @@ class FactStore(Protocol):
     def delete_user(self, user_id: str, now: datetime) -> None:
         """Erase every fact, person, pending item, processed key and data key of the user,
         and remember ``now`` as the erasure (``task_status``): work queued until then stores
-        nothing."""
+        nothing. Waits for every ``hold_user`` block of the user to end."""
+        ...
+
+    def hold_user(self, user_id: str) -> AbstractContextManager[None]:
+        """Hold the user for a piece of work (an extraction): an erasure of the user waits
+        until the block ended; work that checks ``task_status`` inside the block sees any
+        erasure that finished before it."""
         ...
 
 
@@ -400,6 +413,19 @@ class ConversationArchive(Protocol):
     def delete_user(self, user_id: str) -> int:
         """Delete ``users/{uid}`` and every document below it; idempotent. Returns how many
         documents were deleted. Raises ``DependencyUnavailable`` if anything is left."""
+        ...
+
+    def begin_erasure(self, user_id: str, now: datetime) -> None:
+        """Mark the account as being erased: from now on its turns are refused and its
+        agent jobs write nothing (``shared.adapters.firestore_erasure``)."""
+        ...
+
+    def running_turns(self, user_id: str, now: datetime) -> int:
+        """How many of the user's turns still run (a live lease): the erasure waits."""
+        ...
+
+    def end_erasure(self, user_id: str, now: datetime) -> None:
+        """The erasure finished at ``now``: work created before it stays refused."""
         ...
 
 
@@ -570,6 +596,12 @@ class AgentDataStore(Protocol):
         """Newest first."""
         ...
 
+    def fenced(self, since: datetime) -> AgentDataStore:
+        """The same store for work created at ``since`` (an agent job): its writes are
+        refused with ``AccountErased`` (nothing written) while the account is erased and
+        once an erasure finished after ``since``."""
+        ...
+
 
 class Outbox(Protocol):
     """Messages sent on the user's behalf (the agents' sensitive ``email_send``)."""
@@ -580,6 +612,12 @@ class Outbox(Protocol):
         ...
 
     def get_sent(self, user_id: str, idempotency_key: str) -> SentMessage | None: ...
+
+    def fenced(self, since: datetime) -> Outbox:
+        """The same store for work created at ``since`` (an agent job): its writes are
+        refused with ``AccountErased`` (nothing written) while the account is erased and
+        once an erasure finished after ``since``."""
+        ...
 
 
 class WebSearch(Protocol):

@@ -6,11 +6,12 @@ turn_id, owner (the request that claimed it), arrival, response, metadata, outbo
 lease_expires_at, created_at, updated_at, expire_at (TTL policy field). The chat's ``run``
 map is the chat's holder and queue (``ChatRun``, decided in ``turn_claims``).
 
-RPCs: ``claim_turn`` one transaction (BeginTransaction, one BatchGet of the turn and the
-chat, Commit); ``complete_turn`` one Commit of one batch (messages, turn record, the chat's
-update or creation, and with ``finish`` the chat's release); ``finish_turn`` one Commit;
-``beat`` one read, plus one Commit when it moves the leases on; ``release_turn`` and
-``leave_queue`` one transaction each (failure paths).
+RPCs: ``claim_turn`` one transaction (BeginTransaction, one BatchGet of the turn, the chat
+and the account's erasure mark, Commit: nothing starts while the account is erased);
+``complete_turn`` one Commit of one batch (messages, turn record, the chat's update or
+creation, and with ``finish`` the chat's release); ``finish_turn`` one Commit; ``beat`` one
+read (the chat and the erasure mark), plus one Commit when it moves the leases on;
+``release_turn`` and ``leave_queue`` one transaction each (failure paths).
 
 Releasing the chat at the end is a plain write, not a transaction: a holder whose lease ran
 out while it still ran (its heartbeat failed for a whole lease) learns it from ``beat``
@@ -38,10 +39,11 @@ from shared.adapters.firestore_chat_codec import (
     run_data,
     run_from,
 )
+from shared.adapters.firestore_erasure import blocks, erasure_ref
 from shared.adapters.firestore_turn_outbox import FirestoreTurnOutbox, outbox_fields
 from shared.adapters.firestore_tx import run_transaction
 from shared.adapters.gcp_errors import firestore_errors
-from shared.adapters.turn_claims import ClaimRequest, Decision, SeenTurn, decide
+from shared.adapters.turn_claims import ClaimRequest, Decision, SeenTurn, decide, erasing
 from shared.errors import Conflict
 from shared.models.domain import (
     ChatUpdate,
@@ -82,10 +84,14 @@ class FirestoreTurns(FirestoreTurnOutbox):
             chat_id, turn_id, now, lease_seconds, new_chat, resume, owner, strategy, wait_seconds
         )
 
+        erasure = erasure_ref(self._client, user_id)
+
         def read(transaction: firestore.Transaction | None) -> tuple[Any, Decision]:
-            found = self._client.get_all([turn_ref, chat_ref], transaction=transaction)
+            found = self._client.get_all([turn_ref, chat_ref, erasure], transaction=transaction)
             snaps = {snap.reference.path: snap for snap in found}
             turn_snap, chat_snap = snaps[turn_ref.path], snaps[chat_ref.path]
+            if blocks(snaps[erasure.path].to_dict(), None):  # the account is being erased
+                return None, erasing(request)
             turn = turn_snap.to_dict() if turn_snap.exists else None
             chat = chat_from(user_id, chat_snap) if chat_snap.exists else None
             return turn, decide(_seen(turn), chat, request)
@@ -217,8 +223,12 @@ class FirestoreTurns(FirestoreTurnOutbox):
         lease_until: datetime | None = None,
     ) -> Beat:
         turn_ref, chat_ref = self._turn(user_id, client_message_id), self._chat(user_id, chat_id)
+        erasure = erasure_ref(self._client, user_id)
         with firestore_errors():
-            snap = chat_ref.get(field_paths=["run"])
+            snaps = {s.reference.path: s for s in self._client.get_all([chat_ref, erasure])}
+        if blocks(snaps[erasure.path].to_dict(), None):
+            return "gone"  # the account is being erased: stop, the erasure waits for it
+        snap = snaps[chat_ref.path]
         run = run_from((snap.to_dict() or {}).get("run")) if snap.exists else None
         beat: Beat = "go"
         if run is not None and run.owner not in (None, owner):

@@ -249,6 +249,23 @@ class Database:
             raise
         self._release(conn)
 
+    @contextmanager
+    def session(self) -> Iterator[Cursor]:
+        """A cursor on a connection of its own for the block, outside any transaction (for
+        session-level locks); each statement commits at once."""
+        with self._breaker.guard() if self._breaker else nullcontext():
+            conn = self._acquire()
+        try:
+            cur = conn.cursor()
+            yield _Autocommit(conn, cur)
+            cur.close()
+        except BaseException as exc:
+            _close_quietly(conn)
+            if is_connection_failure(exc):
+                raise DependencyUnavailable(f"postgres connection lost: {exc}") from exc
+            raise
+        self._release(conn)
+
     def close(self) -> None:
         with self._lock:
             idle, self._idle = self._idle, []
@@ -274,6 +291,28 @@ class Database:
                 self._idle.append((conn, time.monotonic()))
                 return
         _close_quietly(conn)
+
+
+class _Autocommit:
+    """A cursor whose every statement is committed at once."""
+
+    def __init__(self, conn: Connection, cur: Cursor) -> None:
+        self._conn, self._cur = conn, cur
+        self.rowcount = 0
+
+    def execute(self, operation: str, args: Any = ()) -> None:
+        self._cur.execute(operation, args)
+        self.rowcount = self._cur.rowcount
+        _commit(self._conn)
+
+    def fetchone(self) -> Any:
+        return self._cur.fetchone()
+
+    def fetchall(self) -> Any:
+        return self._cur.fetchall()
+
+    def close(self) -> None:
+        self._cur.close()
 
 
 def _commit(conn: Connection) -> None:

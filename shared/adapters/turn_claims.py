@@ -101,6 +101,11 @@ def decide(seen: SeenTurn | None, chat: Chat | None, request: ClaimRequest) -> D
     return Decision(claim.model_copy(update={"arrival": arrival}), True, control, held)
 
 
+def erasing(request: ClaimRequest) -> Decision:
+    """The account is being erased: nothing starts (nothing is written)."""
+    return Decision(_claim("erased", request.turn_id, request.chat_id))
+
+
 def _earlier(seen: SeenTurn | None, request: ClaimRequest) -> Decision | None:
     """The same ``client_message_id`` claimed before: its replay, or it still runs (or
     waits, for another request than this one)."""

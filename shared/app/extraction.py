@@ -64,6 +64,13 @@ class ExtractionService:
         self._deps = deps
 
     def run(self, task: ExtractionTask, task_key: str | None = None) -> ExtractionOutcome:
+        """Holding the user (``FactStore.hold_user``): an account erasure waits for the
+        whole extraction, its writes to Redis and Firestore included, and one that finished
+        before is seen by the first check, before any model call, read or data key."""
+        with self._deps.facts.hold_user(task.user_id):
+            return self._run_held(task, task_key)
+
+    def _run_held(self, task: ExtractionTask, task_key: str | None) -> ExtractionOutcome:
         key = task_key or extraction_task_name(task.turn_id)
         status = self._deps.facts.task_status(task.user_id, key)
         if status.refuses(task.enqueued_at):  # before any model call or data key

@@ -34,6 +34,7 @@ from shared.conversation.answers import WORDS, MessagePicker
 from shared.conversation.phrases import phrase
 from shared.deps import Deps
 from shared.errors import (
+    AccountErased,
     BadRequest,
     InterruptNotPending,
     MessageTooLong,
@@ -311,3 +312,5 @@ def _refuse(claim: TurnClaim) -> None:
         raise InterruptNotPending("no pending interrupt with this id")
     if claim.status == "bad_answer":
         raise BadRequest("the answer picks none of the interrupt's options")
+    if claim.status == "erased":
+        raise AccountErased("this account is being deleted")

@@ -203,7 +203,7 @@ class Message(Strict):
 
 
 ClaimStatus = Literal[
-    "new", "done", "running", "not_pending", "bad_answer", "no_chat", "queued", "busy"
+    "new", "done", "running", "not_pending", "bad_answer", "no_chat", "queued", "busy", "erased"
 ]
 
 

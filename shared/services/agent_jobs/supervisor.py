@@ -28,7 +28,7 @@ from shared.services.agent_jobs import claims, jobstate, reports, watchdog
 from shared.services.agent_jobs.catalog import Catalog
 from shared.services.agent_jobs.loop import AgentLoop, Assignment, Finished, SubtaskFailed, Suspend
 from shared.services.agent_jobs.policy import failure_limit
-from shared.services.agent_jobs.ports import SupervisorPorts
+from shared.services.agent_jobs.ports import JobToolPorts, SupervisorPorts
 from shared.services.hitl import escalation_for
 
 log = logging.getLogger("agents")
@@ -54,7 +54,8 @@ class Supervisor:
         self._error: BaseException | None = None
         self._seen: dict[str, int] = {}
         self._answers: dict[str, JobInterrupt] = {}
-        self._loop = AgentLoop(deps.llm, deps, deps.settings, self, sleep, rand)
+        tool_ports = JobToolPorts(deps, state.job.created_at)  # erasure-fenced writes
+        self._loop = AgentLoop(deps.llm, tool_ports, deps.settings, self, sleep, rand)
 
     @property
     def stop(self) -> str | None:
