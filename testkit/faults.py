@@ -9,6 +9,7 @@ server), ``resume`` continues it with the data it held.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -95,6 +96,64 @@ class PrivateRedis:
         shutil.rmtree(self._dir, ignore_errors=True)
 
     def __enter__(self) -> PrivateRedis:
+        return self.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class PrivateFirestore:
+    """A Firestore emulator of its own (the stack's JAR) on a free port; ``pause`` and
+    ``resume`` by SIGSTOP/SIGCONT keep its data, ``restart`` starts it empty."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def host(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int:
+        assert self._process is not None, "not started"
+        return self._process.pid
+
+    def start(self) -> PrivateFirestore:
+        from scripts.stacklib.services import firestore_command, http_ok
+
+        self._process = subprocess.Popen(
+            firestore_command(self.port),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+        if not wait_until(lambda: http_ok(self.port), 120):
+            self.stop()
+            raise RuntimeError("the private Firestore emulator did not start")
+        return self
+
+    def pause(self) -> None:
+        signal_group(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        signal_group(self.pid, signal.SIGCONT)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    def stop(self) -> None:
+        if self._process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                signal_group(self._process.pid, signal.SIGKILL)
+            self._process.wait(30)
+            self._process = None
+
+    def __enter__(self) -> PrivateFirestore:
         return self.start()
 
     def __exit__(

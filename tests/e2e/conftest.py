@@ -126,6 +126,7 @@ def private_function(
         **serve.read_env(PROFILE),
         **served_model_env(served),
         "LOG_LEVEL": "INFO",
+        "PYTHONUNBUFFERED": "1",  # its log is read while it runs
         **(env or {}),
     }
     with open(log or os.devnull, "ab") as sink:
