@@ -19,8 +19,8 @@ from google.cloud import firestore
 from scripts import serve
 from scripts.stacklib.tokens import mint_user_token
 from testkit.faults import free_port
+from testkit.model_rules import reply_for
 from testkit.vertex_server import FakeVertexServer
-from tests.e2e.model_rules import reply_for
 from tests.e2e.snapshots import firestore_paths, postgres_counts
 
 PROFILE = "test"
