@@ -19,7 +19,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
+from typing import Self
 
 
 def free_port() -> int:
@@ -53,87 +53,37 @@ def redis_answers(port: int) -> bool:
         return sock.recv(16).startswith(b"+PONG")
 
 
-class PrivateRedis:
+class PrivateService:
+    """A service process of its own on a free loopback port, in its own process group:
+    ``pause`` (SIGSTOP: connections hang, as with an unresponsive server) and ``resume``
+    keep its state; ``restart`` starts it anew."""
+
+    name = "service"
+    start_seconds = 30.0
+
     def __init__(self) -> None:
         self.port = free_port()
-        self._dir = Path(tempfile.mkdtemp(prefix="redis-fault-"))
         self._process: subprocess.Popen[bytes] | None = None
 
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def answers(self) -> bool:
+        raise NotImplementedError
 
     @property
     def pid(self) -> int:
         assert self._process is not None, "not started"
         return self._process.pid
 
-    def start(self) -> PrivateRedis:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            raise RuntimeError("redis-server is not installed (scripts/bootstrap.sh)")
+    def start(self) -> Self:
         self._process = subprocess.Popen(
-            [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
-             "--appendonly", "no", "--dir", str(self._dir)],
+            self.command(),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
-        if not wait_until(lambda: redis_answers(self.port), 30):
+        if not wait_until(self.answers, self.start_seconds):
             self.stop()
-            raise RuntimeError("the private redis-server did not start")
-        return self
-
-    def pause(self) -> None:
-        signal_group(self.pid, signal.SIGSTOP)
-
-    def resume(self) -> None:
-        signal_group(self.pid, signal.SIGCONT)
-
-    def stop(self) -> None:
-        if self._process is not None:
-            self._process.kill()
-            self._process.wait(10)
-            self._process = None
-        shutil.rmtree(self._dir, ignore_errors=True)
-
-    def __enter__(self) -> PrivateRedis:
-        return self.start()
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-
-class PrivateFirestore:
-    """A Firestore emulator of its own (the stack's JAR) on a free port; ``pause`` and
-    ``resume`` by SIGSTOP/SIGCONT keep its data, ``restart`` starts it empty."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self._process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def host(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    @property
-    def pid(self) -> int:
-        assert self._process is not None, "not started"
-        return self._process.pid
-
-    def start(self) -> PrivateFirestore:
-        from scripts.stacklib.services import firestore_command, http_ok
-
-        self._process = subprocess.Popen(
-            firestore_command(self.port),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
-        if not wait_until(lambda: http_ok(self.port), 120):
-            self.stop()
-            raise RuntimeError("the private Firestore emulator did not start")
+            raise RuntimeError(f"the private {self.name} did not start")
         return self
 
     def pause(self) -> None:
@@ -153,13 +103,54 @@ class PrivateFirestore:
             self._process.wait(30)
             self._process = None
 
-    def __enter__(self) -> PrivateFirestore:
+    def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class PrivateRedis(PrivateService):
+    name = "redis-server"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._dir = Path(tempfile.mkdtemp(prefix="redis-fault-"))
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def command(self) -> list[str]:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server is not installed (scripts/bootstrap.sh)")
+        return [binary, "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+                "--appendonly", "no", "--dir", str(self._dir)]  # fmt: skip
+
+    def answers(self) -> bool:
+        return redis_answers(self.port)
+
+    def stop(self) -> None:
+        super().stop()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+class PrivateFirestore(PrivateService):
+    """The stack's Firestore emulator JAR; a restart starts it empty."""
+
+    name, start_seconds = "Firestore emulator", 120.0
+
+    @property
+    def host(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        from scripts.stacklib.services import firestore_command
+
+        return firestore_command(self.port)
+
+    def answers(self) -> bool:
+        from scripts.stacklib.services import http_ok
+
+        return http_ok(self.port)
