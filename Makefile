@@ -11,9 +11,11 @@ help:  ## list the targets
 install:  ## install everything into the repo (.venv, .tools), idempotent
 	@scripts/bootstrap.sh
 
-dev: install  ## run the product locally: stack, the functions, terminal chat
+dev: install  ## run the product locally: stack, the functions, web client, terminal chat
+	@cd web && npm run -s build >/dev/null
 	@scripts/stack up --profile dev
 	@$(PY) scripts/serve.py up --profile dev
+	@echo "web client: http://127.0.0.1:8525/ (sign in with any user name)"
 	@$(PY) scripts/chat.py --profile dev
 
 down:  ## stop the functions and the stack of PROFILE (dev by default)
@@ -33,7 +35,10 @@ lint: install  ## ruff, mypy --strict, the import layers, terraform fmt and the 
 		|| { echo "lint: run terraform fmt -recursive terraform" >&2; exit 1; }
 	@.tools/checkov-venv/bin/checkov --config-file terraform/.checkov.yaml
 
-test: install lint  ## the whole test suite against the real local stack
+web: install  ## the web client: type check against docs/openapi.yaml, eslint, vitest, build
+	@cd web && npm run -s check
+
+test: install lint web  ## the whole test suite against the real local stack, browser tests included
 	@scripts/stack up --profile test
 	@$(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS)
 
@@ -46,6 +51,7 @@ bench: install  ## benchmarks that print figures (not tests)
 	@$(PY) -m bench.turn
 	@$(PY) -m bench.hitl
 	@$(PY) -m bench.agents
+	@$(PY) -m bench.understanding
 
 graph: install  ## regenerate docs/graph.md from the compiled turn graph
 	@$(PY) scripts/graph_diagram.py
@@ -59,4 +65,4 @@ plan: bundles  ## terraform plan of ENV=dev|staging|prod to terraform/ENV.tfplan
 	@$(TF) plan -input=false -var-file=envs/$(ENV).tfvars -out=$(ENV).tfplan $(TF_ARGS)
 	@echo "review it, then: terraform -chdir=terraform apply $(ENV).tfplan"
 
-.PHONY: help install dev down lint test bench bundles graph plan
+.PHONY: help install dev down lint web test bench bundles graph plan

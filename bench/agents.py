@@ -16,6 +16,7 @@ Three parts, agents answering at once unless said otherwise (a scripted model at
    on in-memory stores; the seed says ~85 s serial vs ~45 s with the supervisor.
 
     .venv/bin/python -m bench.agents [--jobs 50] [--burst 50] [--ms-per-second 20]
+    .venv/bin/python -m bench.agents --history [--latency-scale 1.0]  (bench/agents_history.py)
 
 Needs ``scripts/stack up --profile test``. Runs as fresh users whose Firestore documents
 are deleted at the end.
@@ -35,6 +36,7 @@ from typing import Any
 
 from google.cloud import pubsub_v1
 
+from bench.agents_history import history_part
 from scripts.serve import spawn, wait_ready
 from shared.adapters.clock import SystemClock
 from shared.adapters.fake_conversations import FakeConversationStore
@@ -253,9 +255,16 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=50)
     parser.add_argument("--burst", type=int, default=50)
     parser.add_argument("--ms-per-second", type=float, default=20.0)
+    parser.add_argument("--history", action="store_true", help="learning from history only")
+    parser.add_argument("--first-token-ms", type=float, default=400.0)
+    parser.add_argument("--ms-per-token", type=float, default=4.0)
+    parser.add_argument("--latency-scale", type=float, default=1.0)
     args = parser.parse_args()
     require_stack_env()
     settings = Settings(env="test", model_provider="scripted")
+    if args.history:
+        history_part(settings, args.first_token_ms, args.ms_per_token, args.latency_scale)
+        return
     runner_part(settings, args.jobs)
     pubsub_part(settings, args.jobs, args.burst)
     speedup_part(settings, args.ms_per_second)

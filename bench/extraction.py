@@ -30,9 +30,9 @@ from shared.app.extraction import ExtractionService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.models.domain import ExtractionTask, ResolvedEntity
+from shared.models.extraction import Extraction
 from shared.models.memory import Person
 from shared.ports import LLMRequest
-from shared.services.memory.schema import Extraction
 from testkit.stack_env import load_stack_env
 
 CITIES = ["Bern", "Basel", "Zurich", "Geneva", "Lucerne", "Lugano", "Chur"]

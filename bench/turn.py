@@ -3,14 +3,21 @@
 Every store is the test stack's (Firestore emulator, Redis, PostgreSQL + pgvector with the
 stack's key-encryption key, the Cloud Tasks emulator): only the model (``ScriptedLLM``
 answering at once by schema) and the embedder (``HashEmbedder``) are replaced, so what is
-measured is the graph, the adapters and their round trips. Three paths, each in one chat
-reused turn after turn (so history builds up and is summarized now and then), after
-warm-up turns that are not counted:
+measured is the graph, the adapters and their round trips. The understanding tier runs as
+in production (MiniLM in this process, spaCy, dateparser), so its time is in the figures.
+Four paths, each in one chat reused turn after turn (so history builds up and is summarized
+now and then), after warm-up turns that are not counted:
 
-- **greeting**: "Hi!", the deterministic fast path (no model, no memory);
-- **simple**: classified ``simple``, no flags, no entities;
-- **full memory**: semantic and temporal retrieval, extractable facts (an extraction task is
-  enqueued), and one mention ("Anna", sister) that resolves to a seeded person with facts.
+- **greeting**: "Hi!", the deterministic fast path (no model, no memory, no tier);
+- **simple**: a question the tier leaves to the model, classified ``simple``, no flags;
+- **full memory**: one the tier leaves open too: semantic and temporal retrieval,
+  extractable facts (an extraction task is enqueued), "Anna" and "my sister" resolving to a
+  seeded person with facts;
+- **statement**: a statement the tier reads whole: no classify call, its facts carried on
+  the extraction task (no extraction call either).
+
+Per path it prints who decided the intent (rule, understanding tier, model) and the model
+calls a turn made before its reply.
 
 Then the same three as the first turn of a new chat. Printed: p50/p95/max of
 prepare + events (``time.perf_counter``), time to the first chunk, round trips per turn per
@@ -18,6 +25,8 @@ store (counted at the client libraries, see ``testkit/probes.py``), time spent i
 store, the nodes' own timings from the turn record, and the targets it is held to.
 
     .venv/bin/python -m bench.turn [--turns 200] [--warmup 20] [--new-chat-turns 50]
+
+``--local [--rounds 3] [--concurrent 4]``: whole turns on the local model, see bench/turn_local.py.
 
 Needs ``scripts/stack up --profile test``. Runs as a fresh user, in a scratch PostgreSQL
 database (migrated, dropped at the end) and a paused scratch Cloud Tasks queue (deleted at the
@@ -39,6 +48,7 @@ from pydantic import BaseModel
 
 from bench.turn_report import PathFigures, Sample, report
 from shared.adapters.cloud_tasks import build_tasks_client
+from shared.adapters.local_embedder import LocalEmbedder
 from shared.adapters.postgres import Database, connect, run_outside_transaction
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.app.turn import Chunk, TurnService
@@ -50,15 +60,22 @@ from shared.models.memory import SELF, ExtractionChanges, FactDraft, Person
 from shared.models.wire import TurnRequest
 from shared.ports import LLMRequest
 from shared.services.memory.windows import window_for
+from shared.understanding import UnderstandingTier
 from testkit.probes import Probe, count_firestore, count_redis, count_tasks, counting_connect
 from testkit.stack_env import require_stack_env
 
 MESSAGES = {
     "greeting": "Hi!",
     "simple": "What is a good name for a cat?",
-    "full": "What are Anna's plans for next week? My sister told me about them.",
+    "full": "Tell me what Anna is doing next week, she is my sister.",
+    "statement": "My sister Anna lives in Berlin and she loves climbing.",
 }
-LABELS = {"greeting": "greeting", "simple": "simple", "full": "full memory"}
+LABELS = {
+    "greeting": "greeting",
+    "simple": "simple",
+    "full": "full memory",
+    "statement": "statement",
+}
 SIMPLE = {
     "route": "simple", "entities": [], "temporal_references": [], "language": "en",
     "has_extractable_facts": False, "has_preferences": False,
@@ -77,8 +94,11 @@ class ScriptedModel:
     Keeps the last text request's system prompt (it shows what memory the turn found)."""
 
     last_system = ""
+    before_reply = 0  # calls since the last reply: classification, planning
 
     def __call__(self, request: LLMRequest, schema: type[BaseModel] | None) -> Any:
+        if schema is not None:
+            self.before_reply += 1
         if schema is Classification:
             return FULL if "Anna" in request.messages[-1].text else SIMPLE
         if schema is None:  # the streamed answer, or a summary
@@ -132,11 +152,13 @@ def paused_queue(settings: Settings) -> Iterator[str]:
 
 
 def bench_deps(settings: Settings, probe: Probe, model: ScriptedModel) -> Deps:
-    """``Deps`` defaults for every store, counted; the scripted model and embedder."""
+    """``Deps`` defaults for every store, counted; the scripted model and embedder; the
+    understanding tier as production builds it (MiniLM in process)."""
     deps = Deps(
         settings,
         llm=ScriptedLLM(handler=model),
         embedder=HashEmbedder(settings.embedding_dimension),
+        understanding=UnderstandingTier(LocalEmbedder()),
         _database=Database(settings, factory=counting_connect(settings, probe)),
     )
     count_firestore(deps._firestore, probe)
@@ -147,7 +169,13 @@ def bench_deps(settings: Settings, probe: Probe, model: ScriptedModel) -> Deps:
 
 def seed_memory(deps: Deps, user: str) -> None:
     """Anna (the user's sister) and five facts, two of them anchored in next week."""
-    anna = Person(id=str(uuid.uuid4()), user_id=user, display_name="Anna", role_to_user="sibling")
+    anna = Person(
+        id=str(uuid.uuid4()),
+        user_id=user,
+        display_name="Anna",
+        role_to_user="sibling",
+        descriptors={"relation": "sister"},
+    )
     deps.contacts.add_person(anna)
     now = deps.clock.now()
     start, end = window_for("next week", now, AssistantProfile().timezone)
@@ -192,6 +220,7 @@ class Bench:
             chat_id=chat_id, message=MESSAGES[path], client_message_id=uuid.uuid4().hex
         )
         mark = self.probe.snapshot()
+        self.model.before_reply = 0
         started = _now()
         prepared = self.service.prepare(self.user, request)
         prepared_at, first_chunk, chat = _now(), 0.0, ""
@@ -212,6 +241,8 @@ class Bench:
             counts=counts,
             store_ms=store_ms,
             nodes=[(run.node, run.ms) for run in metadata.nodes],
+            decided_by=metadata.decided_by or "",
+            model_calls=self.model.before_reply,
         )
         return sample, chat
 
@@ -246,6 +277,7 @@ def _checked(path: str, record: TurnRecord | None) -> Any:
         "simple": metadata.route == "simple" and "semantic_retrieval" not in nodes,
         "full": {"entity_resolution", "semantic_retrieval", "temporal_retrieval"} <= nodes
         and metadata.extraction_enqueued,
+        "statement": metadata.decided_by == "understanding" and metadata.extraction_enqueued,
     }
     if not expected[path]:
         raise BenchFailure(f"{path}: went another way: route {metadata.route}, nodes {nodes}")
@@ -259,7 +291,16 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--new-chat-turns", type=int, default=50)
+    parser.add_argument("--local", action="store_true", help="turns on the local model")
+    parser.add_argument("--rounds", type=int, default=3, help="--local: rounds of each kind")
+    parser.add_argument("--concurrent", type=int, default=4, help="--local: turns at once")
+    parser.add_argument("--mix", default="default", help="--local: default or settled")
     args = parser.parse_args()
+    if args.local:
+        from bench import turn_local
+
+        turn_local.main(args.rounds, args.concurrent, args.mix)
+        return
     base = stack_settings()
     user = f"bench-turn-{uuid.uuid4().hex[:8]}"
     with scratch_database(base) as url, paused_queue(base) as queue:
@@ -273,7 +314,7 @@ def main() -> None:
                 (False, args.turns, args.warmup),
                 (True, args.new_chat_turns, 2),
             ):
-                for path in ("greeting", "simple", "full"):
+                for path in MESSAGES:
                     samples = bench.path(path, turns, warmup, new_chats)
                     label = LABELS[path] + (", new chat" if new_chats else "")
                     figures.append(PathFigures(label, samples))

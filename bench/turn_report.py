@@ -35,6 +35,8 @@ class Sample:
     counts: Counter[str]
     store_ms: dict[str, float]
     nodes: list[tuple[str, float]] = field(default_factory=list)
+    decided_by: str = ""  # the intent's: rule, understanding, model
+    model_calls: int = 0  # before the reply (classification, planning)
 
 
 def pct(values: list[float], q: int) -> float:
@@ -93,6 +95,7 @@ def report(figures: list[PathFigures], turns: int, warmup: int) -> None:
     _round_trips(figures)
     _store_time(figures)
     _nodes(figures)
+    _deciders(figures)
     _targets({f.label: f for f in figures})
 
 
@@ -134,6 +137,16 @@ def _nodes(figures: list[PathFigures]) -> None:
             for node, ms, runs in f.nodes_p50()
         ]
         print(f"  {f.label}: " + ", ".join(parts))
+
+
+def _deciders(figures: list[PathFigures]) -> None:
+    """Deterministic (the greeting rule, the understanding tier) vs the model, per path."""
+    print("\nwho decided the intent (turns), model calls per turn before the reply (mean)")
+    for f in figures:
+        by = Counter(s.decided_by for s in f.samples)
+        calls = statistics.mean(s.model_calls for s in f.samples)
+        tally = ", ".join(f"{who or 'none'} {n}" for who, n in sorted(by.items()))
+        print(f"  {f.label:<24}{tally:<40} {calls:.2f}")
 
 
 def _targets(by: dict[str, PathFigures]) -> None:

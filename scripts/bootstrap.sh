@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Idempotent installer shared by `make dev` and `make test`: uv in .tools/, the project venv,
-# Debian's redis-server, the Cloud Tasks emulator in a venv of its own (it pins protobuf<5,
-# which the project's google-cloud libraries cannot use) and checkov, the terraform scanner,
-# in another (its large dependency tree must not move the project's pins). A stamp skips all
-# of it when nothing that feeds it has changed.
+# Debian's redis-server and chromium (the web client's browser tests), the web client's npm
+# packages from web/package-lock.json (`npm ci`), the Cloud Tasks emulator in a venv of its
+# own (it pins protobuf<5, which the project's google-cloud libraries cannot use) and checkov,
+# the terraform scanner, in another (its large dependency tree must not move the project's
+# pins). A stamp skips all of it when nothing that feeds it has changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SELF=scripts/bootstrap.sh
@@ -28,11 +29,14 @@ CHECKOV_VERSION=3.3.30
 FUZZ_VENV=.tools/schemathesis-venv
 FUZZ_REQUIREMENTS=scripts/tools/schemathesis.txt
 STAMP=.tools/bootstrap.stamp
+# Vite 8 needs Node.js 20.19 or newer (the machine image has 20).
+NODE_MIN=20.19
+APT_PACKAGES=(redis-server chromium)
 
 python_bin() { command -v python3.11 || command -v python3; }
 
 wanted_stamp() {
-    { cat pyproject.toml uv.lock "$SELF" "$FUZZ_REQUIREMENTS"
+    { cat pyproject.toml uv.lock "$SELF" "$FUZZ_REQUIREMENTS" web/package.json web/package-lock.json
       echo "$UV_VERSION ${TASKS_PACKAGES[*]} checkov==$CHECKOV_VERSION"; } \
         | sha256sum | cut -d' ' -f1
 }
@@ -40,21 +44,41 @@ wanted_stamp() {
 installed() {
     [[ -f $STAMP && "$(cat "$STAMP")" == "$(wanted_stamp)" ]] \
         && [[ -x .venv/bin/python && -x $TASKS_VENV/bin/python && -x $CHECKOV_VENV/bin/checkov ]] \
-        && [[ -x $FUZZ_VENV/bin/schemathesis ]] \
-        && command -v redis-server >/dev/null
+        && [[ -x $FUZZ_VENV/bin/schemathesis && -d web/node_modules ]] \
+        && have redis-server && have chromium && have node
+}
+
+have() { command -v "$1" >/dev/null; }
+
+node_recent() {
+    have node && node -e '
+        const [major, minor] = process.versions.node.split(".").map(Number);
+        const [wantMajor, wantMinor] = process.argv[1].split(".").map(Number);
+        process.exit(major > wantMajor || (major === wantMajor && minor >= wantMinor) ? 0 : 1);
+    ' "$NODE_MIN"
 }
 
 if installed; then
     exit 0
 fi
 
-if ! command -v redis-server >/dev/null; then
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+    have "$package" || missing+=("$package")
+done
+have node || missing+=(nodejs npm)
+if (( ${#missing[@]} )); then
     sudo=""
     [[ $(id -u) -eq 0 ]] || sudo="sudo"
-    echo "bootstrap: installing redis-server (apt)"
+    echo "bootstrap: installing ${missing[*]} (apt)"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-        redis-server >/dev/null
+        "${missing[@]}" >/dev/null
+fi
+if ! node_recent; then
+    echo "bootstrap: the web client needs Node.js $NODE_MIN or newer; found" \
+        "$(node --version 2>/dev/null || echo none)" >&2
+    exit 1
 fi
 
 if [[ "$(.tools/bin/uv --version 2>/dev/null)" != "uv $UV_VERSION"* ]]; then
@@ -79,6 +103,9 @@ $UV pip install -q --python "$CHECKOV_VENV/bin/python" "checkov==$CHECKOV_VERSIO
 echo "bootstrap: installing schemathesis into $FUZZ_VENV"
 [[ -x $FUZZ_VENV/bin/python ]] || $UV venv -q --python "$(python_bin)" "$FUZZ_VENV"
 $UV pip install -q --python "$FUZZ_VENV/bin/python" -r "$FUZZ_REQUIREMENTS"
+
+echo "bootstrap: installing the web client's npm packages (npm ci)"
+(cd web && npm ci --no-audit --no-fund --loglevel=error)
 
 wanted_stamp >"$STAMP"
 echo "bootstrap: done"

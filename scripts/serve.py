@@ -1,9 +1,11 @@
-"""Serve every function (one per folder of functions/) on the stack's local ports.
+"""Serve every function (one per folder of functions/) on the stack's local ports, and the web
+client in front of them.
 
     .venv/bin/python scripts/serve.py up|down|status [--profile dev|test]
 
 Each function runs in its own process exactly as gen2 runs it (functions-framework on
-gunicorn), with the environment the stack wrote to ``<state>/env``.
+gunicorn), with the environment the stack wrote to ``<state>/env``. ``web`` is
+``scripts/web_serve.py``: the built client and the functions' API on one origin.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ FUNCTIONS = {
     "agents": (23, "cloudevent"),
     "memory": (24, "http"),
 }
+# Everything `up` starts: the functions, and the web client's server (scripts/web_serve.py).
+PROCESSES = {**FUNCTIONS, "web": (25, "web")}
 BASES = {"dev": 8500, "test": 8600}
 # Processes this interpreter started, kept so they are reaped (tests start and stop them).
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
@@ -69,7 +73,9 @@ def _running_pid(profile: str, name: str) -> int | None:
 
 def command(name: str, port: int) -> list[str]:
     """functions-framework serving one function, as the gen2 runtime does."""
-    signature = FUNCTIONS[name][1]
+    signature = PROCESSES[name][1]
+    if signature == "web":  # it reads the functions' URLs from the environment spawn gives
+        return [sys.executable, str(ROOT / "scripts" / "web_serve.py"), "--port", str(port)]
     source = ROOT / "functions" / name / "main.py"
     return [
         sys.executable, "-m", "functions_framework", "--target", name, "--source", str(source),
@@ -106,7 +112,7 @@ def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
     logs.mkdir(parents=True, exist_ok=True)
     _pidfile(profile, "x").parent.mkdir(parents=True, exist_ok=True)
     started: list[tuple[str, int]] = []
-    for name, (offset, _) in FUNCTIONS.items():
+    for name, (offset, _) in PROCESSES.items():
         port = BASES[profile] + offset
         if _running_pid(profile, name):
             continue
@@ -122,7 +128,7 @@ def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
 
 
 def down(profile: str) -> None:
-    for name in FUNCTIONS:
+    for name in PROCESSES:
         pid = _running_pid(profile, name)
         if pid is None:
             continue
@@ -140,7 +146,7 @@ def down(profile: str) -> None:
 
 
 def status(profile: str) -> None:
-    for name, (offset, _) in FUNCTIONS.items():
+    for name, (offset, _) in PROCESSES.items():
         pid = _running_pid(profile, name)
         where = f"pid {pid} port {BASES[profile] + offset}" if pid else "stopped"
         print(f"{name}: {where}")

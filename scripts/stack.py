@@ -1,4 +1,6 @@
-"""The local stack: emulators, Redis, PostgreSQL, the push relay. See `scripts/stack --help`.
+"""The local stack: emulators, Redis, PostgreSQL, push relay, local model service.
+
+See `scripts/stack --help`.
 
     scripts/stack up|down|status [--profile dev|test]   (down --wipe also deletes the state)
 
@@ -64,6 +66,7 @@ def _spawn_missing(profile: Profile, services: list[Service]) -> None:
             profile.log_file(service.name),
             profile.pid_file(service.name),
             cwd=ROOT,
+            env=service.environment(),
             user=service.user,
         )
         started.append(service.name)
@@ -116,7 +119,7 @@ def up(profile: Profile) -> None:
     pubsub_setup.ensure_topology(profile)
     pg = Postgres(profile.state / "pg", profile.port("postgres"))
     pg.ensure_database()
-    env = profile.env(pg.url)
+    env = profile.env(pg.url, tokens.model_token(profile.state))
     _write_env(profile, env)
     _migrate(env)
     print(f"stack '{profile.name}' up in {time.monotonic() - began:.1f}s; env: {profile.env_file}")

@@ -10,15 +10,19 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.errors import ConfigurationError
 
 Environment = Literal["dev", "test", "staging", "prod"]
-ModelProvider = Literal["vertex", "local", "scripted"]
+ModelProvider = Literal["vertex", "scripted"]
 
 _PLACEHOLDERS = {"", "changeme", "change-me", "secret", "dev", "local", "test"}
+# Fact search has an HNSW index for these dimensions only (shared/migrations/0002_memory.sql).
+SEARCHABLE_DIMENSIONS = (384, 768)
+# Embedding models whose vectors have one size only (the local model service serves MiniLM).
+FIXED_DIMENSIONS = {"all-MiniLM-L6-v2": 384}
 
 
 class Settings(BaseSettings):
@@ -55,15 +59,22 @@ class Settings(BaseSettings):
     approval_timeout_seconds: int = Field(default=1800, ge=1)  # unanswered: auto-rejected
     max_event_age_seconds: int = 3600
 
-    # Models
-    model_provider: ModelProvider = "local"
+    # Models: "vertex" is Gemini on Vertex AI; in dev and test the same adapters may talk to
+    # another endpoint of the same REST API (the stack's local model service, or the tests'
+    # fake) at vertex_base_url with a static vertex_access_token. "scripted" is for tests.
+    model_provider: ModelProvider = "vertex"
     vertex_location: str = "europe-west4"
     vertex_model: str = "gemini-2.5-flash"
     vertex_embedding_model: str = "gemini-embedding-001"
-    vertex_base_url: str | None = None  # only to point the client at a fake endpoint in tests
-    vertex_access_token: str | None = None  # static bearer token for that fake endpoint
+    vertex_base_url: str | None = None  # dev/test only: a local endpoint of the Vertex API
+    vertex_access_token: str | None = None  # dev/test only: that endpoint's static token
     embedding_dimension: int = 768
-    local_threads: int = 2
+    # The deterministic understanding tier (shared/understanding) reads every message before
+    # any model call; what it settles costs no call. "reply": an answer quoted from the
+    # stored facts is the reply (a weak model, like the offline one, garbles it); "ground":
+    # it is handed to the model as the answer to phrase.
+    understanding_tier: bool = True
+    understanding_answers: Literal["ground", "reply"] = "ground"
 
     # End-user authentication (Firebase Authentication / Identity Platform ID tokens)
     auth_issuer: str = "https://securetoken.google.com/local-project"
@@ -133,6 +144,44 @@ class Settings(BaseSettings):
     watchdog_window_steps: int = Field(default=20, ge=1)
     operator_webhook_url: str | None = None  # escalations are POSTed here ("": none)
 
+    # Learning from history (shared/services/history): the execution memory and its advisor
+    advisor_enabled: bool = True  # False: every plan is made by the model, as without history
+    advisor_reuse_confidence: float = Field(default=0.8, ge=0.0, le=1.0)  # above: reused as is
+    advisor_example_confidence: float = Field(default=0.5, ge=0.0, le=1.0)  # from: an example
+    advisor_min_similarity: float = Field(default=0.5, ge=0.0, le=1.0)  # below: unrelated
+    advisor_half_life_days: float = Field(default=30.0, gt=0.0)  # a strategy's recency halves
+    execution_memory_ttl_days: int = Field(default=180, ge=1)  # executions expire after
+
+    @field_validator("model_provider", mode="before")
+    @classmethod
+    def _no_model_in_the_functions(cls, value: object) -> object:
+        if value == "local":
+            raise ConfigurationError(
+                "MODEL_PROVIDER=local is gone: no function loads model weights any more. "
+                "`scripts/stack up` serves the offline models over the Vertex API and writes "
+                "MODEL_PROVIDER=vertex with VERTEX_BASE_URL to .stack/env"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _refuse_inconsistent_models(self) -> Settings:
+        if self.vertex_access_token and not self.vertex_base_url:
+            raise ConfigurationError("vertex_access_token is only for a local vertex_base_url")
+        if self.model_provider != "vertex":
+            return self  # the scripted model's hash vectors may be of any size in tests
+        if self.embedding_dimension not in SEARCHABLE_DIMENSIONS:
+            raise ConfigurationError(
+                f"embedding_dimension {self.embedding_dimension}: fact search is indexed for "
+                f"{SEARCHABLE_DIMENSIONS} only"
+            )
+        fixed = FIXED_DIMENSIONS.get(self.vertex_embedding_model)
+        if fixed not in (None, self.embedding_dimension):
+            raise ConfigurationError(
+                f"{self.vertex_embedding_model} has {fixed} dimensions, not "
+                f"embedding_dimension {self.embedding_dimension}"
+            )
+        return self
+
     @model_validator(mode="after")
     def _refuse_unsafe_production(self) -> Settings:
         if self.env in ("dev", "test"):
@@ -141,6 +190,7 @@ class Settings(BaseSettings):
             "auth_jwks_file": self.auth_jwks_file,
             "internal_jwks_file": self.internal_jwks_file,
             "vertex_access_token": self.vertex_access_token,
+            "vertex_base_url": self.vertex_base_url,
             "cloud_tasks_emulator_host": self.cloud_tasks_emulator_host,
             "firestore_emulator_host": self.firestore_emulator_host,
             "local_kek_file": self.local_kek_file,

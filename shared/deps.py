@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
+    from shared.services.history.ports import DecompositionAdvisor
     from shared.services.rate_limit import RateLimiter
+    from shared.understanding import UnderstandingTier
 
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
 from shared.config import Settings, get_settings
@@ -29,6 +31,7 @@ from shared.ports import (
     ConversationStore,
     Embedder,
     EmbeddingMigration,
+    ExecutionMemory,
     FactStore,
     IdempotencyStore,
     JobStore,
@@ -227,6 +230,19 @@ class Deps:
         return PostgresEmbeddingMigration(self._database, self.keyring)
 
     @cached_property
+    def executions(self) -> ExecutionMemory:
+        from shared.adapters.postgres_executions import PostgresExecutionStore
+
+        return PostgresExecutionStore(self._database, self.keyring)
+
+    @cached_property
+    def advisor(self) -> DecompositionAdvisor:
+        """The planner's advisor over the user's past executions (``executions``)."""
+        from shared.services.history.advisor import HistoryAdvisor
+
+        return HistoryAdvisor(self)
+
+    @cached_property
     def pending(self) -> PendingStore:
         from shared.adapters.postgres_pending import PostgresPendingStore
 
@@ -269,6 +285,26 @@ class Deps:
     @cached_property
     def embedder(self) -> Embedder:
         return self._models[1]
+
+    @cached_property
+    def understanding(self) -> UnderstandingTier | None:
+        """The deterministic understanding tier, or None when it is off, or under the tests'
+        scripted model (which has no MiniLM: a test passes a tier of its own). Its router
+        compares all-MiniLM-L6-v2 vectors: the configured embedder when that is MiniLM
+        (``make dev``: the local model service), else MiniLM in this process (production,
+        where Gemini embeds the facts). Nothing loads before the first message that is not
+        a plain greeting (spaCy, dateparser and the weights load on first use)."""
+        settings = self.settings
+        if not settings.understanding_tier or settings.model_provider == "scripted":
+            return None
+        from shared.understanding import UnderstandingTier
+        from shared.understanding.router import MODEL
+
+        if self.embedder.model_name == MODEL:
+            return UnderstandingTier(self.embedder)
+        from shared.adapters.local_embedder import LocalEmbedder
+
+        return UnderstandingTier(LocalEmbedder())
 
     @cached_property
     def user_tokens(self) -> UserTokenVerifier:

@@ -37,6 +37,12 @@ from shared.models.domain import (
     TurnMetadata,
     TurnRecord,
 )
+from shared.models.history import (
+    Execution,
+    ExecutionDraft,
+    HistoryQuery,
+    StrategyFeedback,
+)
 from shared.models.jobs import JobState
 from shared.models.memory import (
     ExtractionChanges,
@@ -74,6 +80,10 @@ class ConversationStore(Protocol):
         self, user_id: str, chat_id: str, limit: int, after: datetime | None = None
     ) -> list[Message]:
         """The newest ``limit`` messages created after ``after``, oldest first."""
+        ...
+
+    def list_chats(self, user_id: str, limit: int) -> list[Chat]:
+        """The user's ``limit`` most recently updated chats, most recent first."""
         ...
 
     def claim_turn(
@@ -497,6 +507,8 @@ class LLMRequest(Strict):
     messages: list[ChatTurn]
     max_output_tokens: int = 512
     temperature: float = 0.2
+    # Vertex request labels: which work the call does (shared.services.model_work)
+    labels: dict[str, str] = Field(default_factory=dict)
 
 
 class Usage(Strict):
@@ -649,4 +661,40 @@ class OperatorAlerts(Protocol):
 
     def alert(self, event: str, payload: dict[str, Any]) -> bool:
         """Deliver once, best effort: False (logged) when no channel is set or it failed."""
+        ...
+
+
+class ExecutionMemory(Protocol):
+    """The supervisor's memory of finished jobs, per user (``shared.models.history``).
+
+    Rows past their ``expires_at`` are invisible to every read and are purged as new ones
+    are written. Account erasure removes everything (``forget_all``, and the data key)."""
+
+    def record(self, draft: ExecutionDraft, issued_at: datetime) -> bool:
+        """Store one job's execution, with a ``rejected_step`` feedback per refused
+        interrupt, once: False (nothing written) when the job was recorded before, or the
+        user erased the account at or after ``issued_at`` (when the job was made)."""
+        ...
+
+    def related(self, user_id: str, query: HistoryQuery, now: datetime) -> list[Execution]:
+        """Every live run of the strategies of the ``query.limit`` runs nearest to the
+        query, each with its ``similarity`` (cosine) and its strategy's ``penalties``;
+        nearest first."""
+        ...
+
+    def add_feedback(self, feedback: StrategyFeedback) -> bool:
+        """Count the user's word against a strategy once per key; False if the key was
+        counted already or the job named has no recorded execution."""
+        ...
+
+    def list_executions(self, user_id: str, now: datetime, limit: int) -> list[Execution]:
+        """The user's live executions, newest first, at most ``limit`` (1..1000)."""
+        ...
+
+    def forget_strategy(self, user_id: str, strategy_id: str) -> int:
+        """Delete the strategy's runs and feedback; how many runs were deleted."""
+        ...
+
+    def forget_all(self, user_id: str) -> int:
+        """Delete every run and feedback of the user; how many runs were deleted."""
         ...

@@ -30,6 +30,10 @@ locals {
     VERTEX_MODEL           = var.vertex_model
     VERTEX_EMBEDDING_MODEL = var.vertex_embedding_model
     EMBEDDING_DIMENSION    = var.embedding_dimension
+    # The deterministic understanding tier runs before every model call (MiniLM in the
+    # function, with spaCy and dateparser); Gemini phrases its extractive answers.
+    UNDERSTANDING_TIER    = true
+    UNDERSTANDING_ANSWERS = "ground"
 
     # Firebase Authentication of this project issues the users' ID tokens.
     AUTH_ISSUER     = "https://securetoken.google.com/${var.project_id}"
@@ -94,6 +98,15 @@ locals {
     WATCHDOG_WINDOW_STEPS    = 20
     # An operator endpoint for escalations, per environment through settings_overrides.
     OPERATOR_WEBHOOK_URL = ""
+
+    # Learning from history: above 0.8 confidence a past plan is reused without a
+    # planning call, from 0.5 it is the planner's example; executions expire after 180 days.
+    ADVISOR_ENABLED            = true
+    ADVISOR_REUSE_CONFIDENCE   = 0.8
+    ADVISOR_EXAMPLE_CONFIDENCE = 0.5
+    ADVISOR_MIN_SIMILARITY     = 0.5
+    ADVISOR_HALF_LIFE_DAYS     = 30
+    EXECUTION_MEMORY_TTL_DAYS  = 180
   }
 
   # Values that differ per function: each one logs in to PostgreSQL as its own service account.

@@ -9,6 +9,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
 from shared.adapters.fake_conversations import FakeConversationStore
+from shared.adapters.fake_executions import FakeExecutionStore
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.adapters.fake_jobs import FakeJobStore, FakeOperatorAlerts
 from shared.adapters.fake_keyring import FakeKeyRing
@@ -24,13 +25,15 @@ FIRESTORE_STORES = frozenset({"conversations", "checkpointer", "trust", "jobs", 
 
 def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> dict[str, Any]:
     contacts = FakeContactStore(clock)
+    facts = FakeFactStore(contacts, clock)
     stores: dict[str, Any] = {
         "conversations": FakeConversationStore(),
         "profiles": FakeProfileStore(),
         "keyring": FakeKeyRing(),
         "idempotency": FakeIdempotencyStore(),
         "cache": FakeCache(clock),
-        "facts": FakeFactStore(contacts, clock),
+        "facts": facts,
+        "executions": FakeExecutionStore(erased_at=facts.data.erased.get),
         "contacts": contacts,
         "pending": FakePendingStore(contacts),
         "tasks": FakeTaskQueue(),

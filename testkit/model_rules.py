@@ -8,10 +8,14 @@ names an agent that does not exist; ``[act]`` plans the acting productivity agen
 needs the user's approval), ``[facts]`` -> extractable facts (about the first
 ``@Name`` if any; a phone number is a Contact fact, ``[unsure]`` lowers its confidence),
 ``[ask]`` -> semantic retrieval, ``@Name`` -> a person mentioned.
+``[slowly]`` -> the reply streams a word every 0.15 s (a client sees it arrive);
 ``[team]`` -> three research steps, the third needing the other two (one job of three
 subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that always
 fails). A job's agent finishes at its first step with "Result for: <its goal>", unless its
-goal mentions an email: then it calls ``email_send`` first (the job asks for approval).
+goal mentions an email: then it calls ``email_send`` first (the job asks for approval), or
+holds ``[fails]`` (kept in the plan's goals): then its steps break their schema, so the
+subtask fails for good. A planning request that names ``Unplanned`` is refused (400): a
+test sends it where the plan must come from the execution memory, never from the model.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ from testkit.vertex_server import (
 )
 
 _EMBEDDER = HashEmbedder(dimension=768)
-_MARKERS = re.compile(r"\[(facts|ask|complex|badplan|act|team|poison|unsure)\]\s*")
+NO_PLANNING = "Unplanned"  # the planner must not be asked about it
+FAILS = "[fails]"  # a subtask whose goal holds it fails for good
+_MARKERS = re.compile(r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly)\]\s*")
 
 
 def _user_text(request: RecordedRequest) -> str:
@@ -109,6 +115,8 @@ def _agent_step(text: str) -> dict[str, Any]:
     if text.startswith("Result: "):  # the tool answered: done
         return {"action": "finish", "text": f"Done. {text[:300]}"}
     goal = text.split("\n", 1)[0].removeprefix("Goal: ")
+    if FAILS in goal:
+        return {"action": "dance"}  # not an action: the step breaks its schema
     if "email" in goal.lower():
         email = {"to": ["bea@example.com"], "subject": "Itinerary", "body": goal}
         return {"action": "tool", "tool": "email_send", "tool_args": json.dumps(email)}
@@ -129,7 +137,10 @@ def reply_for(request: RecordedRequest) -> FakeReply:
         return error_reply(503, "poisoned")
     if request.rpc == "streamGenerateContent":
         words = f"You said: {text}".split(" ")
-        return stream_reply([w + " " for w in words[:-1]] + [words[-1]])
+        pause = 0.15 if "[slowly]" in text else 0.0
+        return stream_reply([w + " " for w in words[:-1]] + [words[-1]], pause=pause)
+    if "steps" in _schema_fields(request) and NO_PLANNING in text:
+        return error_reply(400, "the planner was asked for a plan that history should give")
     structured = _STRUCTURED.get(next(iter(_schema_fields(request) & set(_STRUCTURED)), ""))
     if structured is not None:
         return json_reply(structured(text))

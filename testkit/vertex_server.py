@@ -64,6 +64,7 @@ class FakeReply:
     status: int = 200
     body: Json = field(default_factory=dict)
     events: tuple[Json, ...] = ()  # set for a streamed reply: one SSE event each
+    pause: float = 0.0  # seconds between streamed events (a reply a client sees arrive)
 
 
 Scripted = FakeReply | Callable[[RecordedRequest], FakeReply]
@@ -108,7 +109,9 @@ def json_reply(value: Json, input_tokens: int = 5, output_tokens: int = 7) -> Fa
     return text_reply(json.dumps(value), input_tokens, output_tokens)
 
 
-def stream_reply(pieces: Sequence[str], input_tokens: int = 5, output_tokens: int = 9) -> FakeReply:
+def stream_reply(
+    pieces: Sequence[str], input_tokens: int = 5, output_tokens: int = 9, pause: float = 0.0
+) -> FakeReply:
     """Like Vertex: every event carries (cumulative) usage, the last one a finish reason."""
     events = []
     for i, piece in enumerate(pieces):
@@ -119,7 +122,7 @@ def stream_reply(pieces: Sequence[str], input_tokens: int = 5, output_tokens: in
                 "usageMetadata": _usage(input_tokens, output_tokens if last else i + 1),
             }
         )
-    return FakeReply(events=tuple(events))
+    return FakeReply(events=tuple(events), pause=pause)
 
 
 def error_reply(status: int, message: str = "scripted failure") -> FakeReply:
@@ -238,7 +241,7 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
             latency = fake.latency if request.rpc in _GENERATIONS else NO_LATENCY
             time.sleep(latency.first_token_seconds)
             if reply.events and reply.status == 200:
-                self._send_events(reply.events, latency.between_events_seconds)
+                self._send_events(reply.events, reply.pause or latency.between_events_seconds)
             else:
                 self._send_json(reply.status, reply.body)
 

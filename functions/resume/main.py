@@ -1,7 +1,8 @@
 """HTTP entry point of the resume function: the conversation's continuations.
 
 ``/`` (or ``/resume``): the user answers a waiting interrupt (JSON, or Server-Sent Events).
-``/messages``: a poll of one chat (new messages, the question it waits on).
+``/messages``: a poll of one chat (new messages, the question it waits on); ``/chats``: the
+user's chats.
 ``/jobs/pause|resume|cancel|takeover``: the user's control over a running agent job.
 ``/timeout``: Cloud Tasks delivers an approval's deadline (OIDC of the tasks invoker); the
 interrupt is rejected unless it was answered. 2xx either way, so the queue stops.

@@ -15,6 +15,10 @@ AGENTS_TOPIC = "agent-jobs"
 DEAD_LETTER_TOPIC = "agent-jobs-dead-letter"
 DEAD_LETTER_SUBSCRIPTION = "agent-jobs-dead-letter-sub"
 PUSH_SUBSCRIPTION = "agent-jobs-push"
+# What the local model service serves (scripts/model_service), as the functions name it.
+LOCAL_MODEL = "smollm2-135m-instruct"
+LOCAL_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+LOCAL_EMBEDDING_DIMENSION = 384
 # The same defaults as shared.config.Settings (kept literal: this must not import the app).
 TASKS_INVOKER_EMAIL = f"tasks-invoker@{PROJECT}.iam.gserviceaccount.com"
 AGENTS_INVOKER_EMAIL = f"pubsub-invoker@{PROJECT}.iam.gserviceaccount.com"
@@ -28,11 +32,13 @@ OFFSETS = {
     "redis": 13,
     "postgres": 14,
     "push-relay": 15,
+    "model": 16,
     "turn": 20,
     "extraction": 21,
     "resume": 22,
     "agents": 23,
     "memory": 24,
+    "web": 25,  # scripts/web_serve.py: the web client and the API on one origin
 }
 
 
@@ -77,9 +83,27 @@ class Profile:
         queues = (EXTRACTION_QUEUE, HITL_TIMEOUT_QUEUE)
         return [f"projects/{PROJECT}/locations/{LOCATION}/queues/{queue}" for queue in queues]
 
-    def env(self, database_url: str) -> dict[str, str]:
-        """What the functions, scripts and tests read (see shared.config.Settings)."""
+    def model_env(self, token: str) -> dict[str, str]:
+        """Settings that point the production Vertex adapters at the local model service."""
+        return {
+            "MODEL_PROVIDER": "vertex",
+            "VERTEX_BASE_URL": self.url("model").rstrip("/"),
+            "VERTEX_ACCESS_TOKEN": token,
+            "VERTEX_MODEL": LOCAL_MODEL,
+            "VERTEX_EMBEDDING_MODEL": LOCAL_EMBEDDING_MODEL,
+            "EMBEDDING_DIMENSION": str(LOCAL_EMBEDDING_DIMENSION),
+            # SmolLM2 garbles a stored fact it is asked to phrase: the quote is the reply.
+            "UNDERSTANDING_ANSWERS": "reply",
+        }
+
+    def env(self, database_url: str, model_token: str) -> dict[str, str]:
+        """What the functions, scripts and tests read (see shared.config.Settings).
+
+        The dev functions use the local model service. The test profile's functions are
+        served by the tests with the model they script (the Vertex fake), so its env names
+        no model; a test or bench that wants the service takes ``model_env``."""
         auth = self.state / "auth"
+        model = self.model_env(model_token) if self.name == "dev" else {}
         return {
             "ENV": self.name,
             "GCP_PROJECT": PROJECT,
@@ -107,4 +131,5 @@ class Profile:
             "RESUME_URL": self.url("resume"),
             "MEMORY_URL": self.url("memory"),
             "STACK_STATE_DIR": str(self.state),
+            **model,
         }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import signal
 import socket
@@ -13,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import postgres
-from .profile import AGENTS_INVOKER_EMAIL, HOST, ROOT, Profile
+from . import postgres, tokens
+from .profile import AGENTS_INVOKER_EMAIL, HOST, LOCAL_MODEL, ROOT, Profile
 
 TASKS_PYTHON = ROOT / ".tools" / "tasks-venv" / "bin" / "python"
 # Measured: each emulator idles at ~100 MB RSS; Firestore holding 4,000 2 KB documents at
@@ -32,6 +33,10 @@ class Service:
     stop_signal: signal.Signals = signal.SIGTERM
     user: str | None = None
     prepare: Callable[[], None] = field(default=lambda: None)
+    env: dict[str, str] = field(default_factory=dict)  # added to the stack's environment
+
+    def environment(self) -> dict[str, str] | None:
+        return {**os.environ, **self.env} if self.env else None
 
 
 def http_ok(port: int, path: str = "/") -> bool:
@@ -132,6 +137,11 @@ def build(profile: Profile) -> list[Service]:
         f"--target={profile.url('agents')}", f"--email={AGENTS_INVOKER_EMAIL}",
         f"--state-dir={state}",
     ]
+    model = [
+        # One process holds the offline models for every function (see scripts/model_service).
+        sys.executable, "-m", "scripts.model_service", f"--host={HOST}", f"--port={port('model')}",
+        f"--token-file={tokens.model_token_path(state)}", f"--model-name={LOCAL_MODEL}",
+    ]
     # fmt: on
     return [
         Service("firestore", port("firestore"), firestore, lambda: http_ok(port("firestore"))),
@@ -158,5 +168,13 @@ def build(profile: Profile) -> list[Service]:
             port("push-relay"),
             relay,
             lambda: http_ok(port("push-relay"), "/healthz"),
+        ),
+        Service(
+            "model",
+            port("model"),
+            model,
+            lambda: http_ok(port("model"), "/healthz"),
+            # llama.cpp runs on one thread (see its --threads); MiniLM's numpy on one beside it.
+            env={"OPENBLAS_NUM_THREADS": "1"},
         ),
     ]

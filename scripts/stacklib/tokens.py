@@ -3,8 +3,9 @@
 Two RSA keys live in ``<state>/auth/``: ``user`` plays Firebase Authentication (end-user ID
 tokens) and ``internal`` plays Google's OIDC signer (Cloud Tasks and Pub/Sub push). Their public
 halves are written as JWKS files that the functions read through AUTH_JWKS_FILE and
-INTERNAL_JWKS_FILE. Also imported inside the Cloud Tasks emulator's own venv, so this module
-needs only pyjwt and cryptography.
+INTERNAL_JWKS_FILE. ``model_token`` holds the local model service's static bearer token. Also
+imported inside the Cloud Tasks emulator's own venv, so this module needs only pyjwt and
+cryptography.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,8 @@ def ensure_keys(state_dir: str | os.PathLike[str]) -> None:
     kek = auth_dir(state_dir) / "kek.key"
     if not kek.exists():  # 256 random bits: wraps the per-user data keys, as KMS does in prod
         _write_private(kek, os.urandom(32))
+    if not model_token_path(state_dir).exists():
+        _write_private(model_token_path(state_dir), secrets.token_urlsafe(32).encode())
     for name in KEY_NAMES:
         key_path = _key_path(state_dir, name)
         if not key_path.exists():
@@ -78,6 +82,15 @@ def ensure_keys(state_dir: str | os.PathLike[str]) -> None:
             jwk: dict[str, Any] = RSAAlgorithm.to_jwk(private.public_key(), as_dict=True)
             jwk.update(kid=_kid(jwk), alg="RS256", use="sig")
             jwks_path(state_dir, name).write_text(json.dumps({"keys": [jwk]}, indent=2) + "\n")
+
+
+def model_token_path(state_dir: str | os.PathLike[str]) -> Path:
+    return auth_dir(state_dir) / "model_token"
+
+
+def model_token(state_dir: str | os.PathLike[str]) -> str:
+    """The bearer token the local model service accepts (``ensure_keys`` creates it)."""
+    return model_token_path(state_dir).read_text().strip()
 
 
 def _sign(state_dir: str | os.PathLike[str], name: str, claims: dict[str, Any]) -> str:

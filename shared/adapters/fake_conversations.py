@@ -77,6 +77,11 @@ class FakeConversationStore:
         kept = [m for m in record.messages.values() if after is None or m.created_at > after]
         return sorted(kept, key=lambda m: (m.created_at, m.id))[-limit:]
 
+    def list_chats(self, user_id: str, limit: int) -> list[Chat]:
+        mine = [record.chat for (owner, _), record in self._chats.items() if owner == user_id]
+        mine.sort(key=lambda chat: (chat.updated_at, chat.id), reverse=True)
+        return mine[: max(limit, 0)]
+
     def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
         with self._lock:
             record = self._chats.get((user_id, chat_id))

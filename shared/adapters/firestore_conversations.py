@@ -16,7 +16,8 @@ precision, whatever the zone they were written in.
 RPCs: ``append_message`` commits one batch; ``open_interrupt`` is one transaction
 (BeginTransaction, one read of the chat, Commit); ``put_control`` one update (the turn's
 own writes: ``firestore_turns``).
-``get_chat`` and ``get_turn`` read one document; ``recent_messages`` runs one query.
+``get_chat`` and ``get_turn`` read one document; ``recent_messages`` and ``list_chats`` run
+one query each (``list_chats`` orders by ``updated_at``: a single-field index).
 
 Indexes: ``recent_messages`` filters ``created_at > after`` and orders by ``created_at``
 descending then by document id descending, which is Firestore's implicit order for that
@@ -97,6 +98,14 @@ class FirestoreConversationStore(FirestoreTurns):
         with firestore_errors():
             newest_first = [message_from(snap) for snap in query.stream()]
         return newest_first[::-1]
+
+    def list_chats(self, user_id: str, limit: int) -> list[Chat]:
+        if limit <= 0:
+            return []
+        chats = self._client.collection("users").document(doc_id(user_id)).collection("chats")
+        query = chats.order_by("updated_at", direction=firestore.Query.DESCENDING).limit(limit)
+        with firestore_errors():
+            return [chat_from(user_id, snap) for snap in query.stream()]
 
     def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
         chat = self._chat(user_id, chat_id)

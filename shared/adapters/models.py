@@ -1,8 +1,9 @@
 """Choose the model provider from Settings.
 
-Each branch imports only its own adapters (hence the imports inside the function), so a cold
-start pays for google-genai, or llama.cpp and numpy, never for both. Nothing here loads a model
-or opens a connection.
+Each branch imports only its own adapters (hence the imports inside the function), so a test
+never pays for google-genai. Nothing here loads a model or opens a connection: no function
+process holds model weights. Offline, ``vertex`` talks to the stack's local model service
+(``scripts/model_service``), which serves SmolLM2 and MiniLM over the same REST API.
 """
 
 from __future__ import annotations
@@ -16,11 +17,6 @@ def build_models(settings: Settings) -> tuple[LLM, Embedder]:
         from shared.adapters.vertex_llm import build_vertex
 
         return build_vertex(settings)
-    if settings.model_provider == "local":
-        from shared.adapters.local_embedder import LocalEmbedder
-        from shared.adapters.local_llm import LocalLLM
-
-        return LocalLLM(threads=settings.local_threads), LocalEmbedder()
     from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 
     # An empty script: a test that reaches the model without scripting it fails loudly.

@@ -14,7 +14,6 @@ Retrieval SQL (``search``, ``nearest``, ``in_window``) lives in ``postgres_fact_
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from typing import Any
 
 from shared.adapters.fact_rules import is_uuid, uuids
 from shared.adapters.postgres import Cursor, Database, constraints_as_rejected
+from shared.adapters.postgres_erasure import erased_since, lock_user, user_hash
 from shared.adapters.postgres_fact_search import FactSearch
 from shared.adapters.postgres_memory_rows import (
     FACT_COLUMNS,
@@ -82,7 +82,7 @@ class PostgresFactStore:
         rows = _encode(cipher, user_id, changes, now)  # encrypted before the transaction
         with constraints_as_rejected(), self._db.transaction() as cur:
             locked = user_id in self._holding()
-            if issued_at is not None and _erased_since(cur, user_id, issued_at, locked):
+            if issued_at is not None and erased_since(cur, user_id, issued_at, locked):
                 return False  # the user erased the account after this work was queued
             cur.execute(
                 "INSERT INTO processed_tasks (task_key, user_id) VALUES (%s, %s)"
@@ -172,12 +172,12 @@ class PostgresFactStore:
 
     def delete_user(self, user_id: str, now: datetime) -> None:
         with self._db.transaction() as cur:
-            _lock_user(cur, user_id)
+            lock_user(cur, user_id)
             cur.execute(
                 "INSERT INTO erased_users (user_hash, erased_at) VALUES (%s, %s)"
                 " ON CONFLICT (user_hash) DO UPDATE"
                 " SET erased_at = GREATEST(erased_users.erased_at, EXCLUDED.erased_at)",
-                (_user_hash(user_id), now),
+                (user_hash(user_id), now),
             )
             for table in ("pending_items", "facts", "persons", "processed_tasks"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))
@@ -188,7 +188,7 @@ class PostgresFactStore:
             cur.execute(
                 "SELECT EXISTS (SELECT 1 FROM processed_tasks WHERE task_key = %s),"
                 " (SELECT erased_at FROM erased_users WHERE user_hash = %s)",
-                (task_key, _user_hash(user_id)),
+                (task_key, user_hash(user_id)),
             )
             done, erased_at = cur.fetchone()
         return TaskStatus(done=bool(done), erased_at=erased_at)
@@ -300,22 +300,3 @@ def _reinforce(cur: Cursor, user_id: str, fact_id: str, confidence: float, now: 
 
 def _flat(rows: list[list[Any]]) -> list[Any]:
     return [value for row in rows for value in row]
-
-
-def _user_hash(user_id: str) -> bytes:
-    return hashlib.sha256(f"erased-user:{user_id}".encode()).digest()
-
-
-def _lock_user(cur: Cursor, user_id: str, shared: bool = False) -> None:
-    # An erasure (exclusive) and the user's other work (shared: ``hold_user``, and each
-    # extraction's write) take turns: neither sees the other half done.
-    kind = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
-    cur.execute(f"SELECT {kind}(hashtextextended(%s, 4))", (user_id,))
-
-
-def _erased_since(cur: Cursor, user_id: str, issued_at: datetime, locked: bool) -> bool:
-    if not locked:
-        _lock_user(cur, user_id, shared=True)
-    cur.execute("SELECT erased_at FROM erased_users WHERE user_hash = %s", (_user_hash(user_id),))
-    row = cur.fetchone()
-    return row is not None and issued_at <= row[0]

@@ -132,5 +132,6 @@ class VertexLLM:
             max_output_tokens=request.max_output_tokens,
             temperature=request.temperature,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+            labels=dict(request.labels) or None,
             **extra,
         )

@@ -13,6 +13,9 @@ redelivers with backoff, and after ``agent_max_deliveries`` (the subscription's 
 the message to the dead-letter topic; on that delivery a stalled job tells the user and the
 operators. A question the chat cannot show yet (another interrupt waits) is retried the
 same way, and answered as timed out on the last delivery instead of dead-lettering.
+
+A finished job's execution is recorded for the planner's advisor before the job's last save
+(``shared.services.history.recorder``), once per job.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from shared.models.trust import Outcome
 from shared.services.agent_jobs import claims, interrupts, reports
 from shared.services.agent_jobs.catalog import Catalog, RegistryCatalog
 from shared.services.agent_jobs.supervisor import Supervisor
+from shared.services.history.recorder import RECORDED_STATUSES, record_execution
 from shared.services.hitl import record_task_outcome
 
 ESCALATION_LEVEL = 3  # the watchdog's third rung: the job was paused and escalated
@@ -169,8 +173,11 @@ class AgentJobService:
             record_task_outcome(trust, end.job.user_id, outcome, now)
 
     def _finish(self, end: JobState, owner: str) -> str:
-        if end.status in ("done", "aborted", "cancelled"):
-            reports.final(self._deps, end)  # before the final write: a crash re-posts nothing
+        if end.status in RECORDED_STATUSES:
+            # Both before the final write, and both once however often they run: the
+            # execution first, so a "that was wrong" to the result always finds it.
+            record_execution(self._deps, end)
+            reports.final(self._deps, end)
         claims.save(self._deps, end, owner, release=True)
         self._count_for_trust(end)
         if end.status == "stalled":

@@ -1,6 +1,8 @@
 """Background fact extraction for one turn: the Cloud Tasks target's service.
 
-One structured model call extracts facts, entity mentions and topics; each fact is attributed
+One structured model call extracts facts, entity mentions and topics, unless the turn's
+understanding tier read the message whole (``ExtractionTask.stated``: the same shape, no
+model call). Either way each fact is attributed
 to the user or to a person resolved with confidence >= 0.8 (or a clearly new one), never to
 a guess; ambiguous ones are held pending. Conflicts with current facts supersede, reinforce
 or wait for the user. Everything is written by ONE ``FactStore.apply_extraction`` call, in
@@ -16,6 +18,7 @@ from typing import Literal
 from shared.deps import Deps
 from shared.errors import DataRejected
 from shared.models.domain import ExtractionTask
+from shared.models.extraction import Extraction
 from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem
 from shared.services.context_cache import invalidate_context
 from shared.services.ids import extraction_task_name
@@ -26,7 +29,7 @@ from shared.services.memory.drafts import Drafter, Held, derived_id, hold_confli
 from shared.services.memory.learning import learned_persons
 from shared.services.memory.prompt import ExtractionPrompt, extraction_prompt, known_facts
 from shared.services.memory.resolution import RESOLVED, Resolver, red_flag_facts
-from shared.services.memory.schema import Extraction
+from shared.services.model_work import for_work
 from shared.services.structured import structured_with_retry
 
 log = logging.getLogger("extraction")
@@ -43,6 +46,7 @@ class ExtractionOutcome:
     pending: int = 0  # items held for the user
     new_persons: int = 0
     skipped: int = 0  # facts dropped: no subject, a preference unasked, an unsure health fact
+    read_by: Literal["understanding", "model", ""] = ""  # "": nothing was read
 
     @property
     def duplicate(self) -> bool:
@@ -56,12 +60,14 @@ class ExtractionOutcome:
             "pending": self.pending,
             "new_persons": self.new_persons,
             "skipped": self.skipped,
+            "read_by": self.read_by,
         }
 
 
 class ExtractionService:
     def __init__(self, deps: Deps) -> None:
         self._deps = deps
+        self._llm = for_work(deps.llm, "extraction")  # background: the user waits for nothing
 
     def run(self, task: ExtractionTask, task_key: str | None = None) -> ExtractionOutcome:
         """Holding the user (``FactStore.hold_user``): an account erasure waits for the
@@ -78,7 +84,7 @@ class ExtractionService:
             log.info("extraction skipped", extra={"task": key, **outcome.as_body()})
             return outcome
         prompt = self._prompt(task)
-        extraction, _ = structured_with_retry(self._deps.llm, prompt.request, Extraction)
+        extraction = task.stated or self._read(prompt)
         facts = [f for f in extraction.facts if task.has_preferences or f.type != "Preference"]
         attributed = attribute(facts, extraction.entities, self._resolver(task, key))
         drafter = Drafter(task, key, self._deps.embedder)
@@ -91,6 +97,9 @@ class ExtractionService:
             # A fact closed meanwhile (the user's edit, a parallel task): plan once more.
             log.warning("extraction refused, planning again", extra={"task": key})
             return self._apply(task, key, prompt, held)
+
+    def _read(self, prompt: ExtractionPrompt) -> Extraction:
+        return structured_with_retry(self._llm, prompt.request, Extraction)[0]
 
     def _prompt(self, task: ExtractionTask) -> ExtractionPrompt:
         deps, user = self._deps, task.user_id
@@ -110,7 +119,7 @@ class ExtractionService:
             return derived_id(user, key, "person", profile)
 
         return Resolver(
-            user, deps.contacts, deps.embedder, deps.llm, red_flag_facts(deps.facts, user),
+            user, deps.contacts, deps.embedder, self._llm, red_flag_facts(deps.facts, user),
             task.resolved_entities, task.text, new_id,
         )  # fmt: skip
 
@@ -136,7 +145,7 @@ class ExtractionService:
             invalidate_context(deps.cache, user)
         if applied and plan.conflicts:
             ask_about_conflict(deps, task, plan.conflicts)
-        outcome = _outcome(key, applied, changes, held.skipped)
+        outcome = _outcome(key, applied, changes, held.skipped, task.stated is not None)
         log.info("extraction done", extra={"task": key, **outcome.as_body()})
         return outcome
 
@@ -159,7 +168,7 @@ def _changes(plan: ChangePlan, held: Held, pending: list[PendingItem]) -> Extrac
 
 
 def _outcome(
-    key: str, applied: bool, changes: ExtractionChanges, skipped: int
+    key: str, applied: bool, changes: ExtractionChanges, skipped: int, stated: bool
 ) -> ExtractionOutcome:
     if not applied:
         return ExtractionOutcome(key, "duplicate")
@@ -171,4 +180,5 @@ def _outcome(
         pending=len(changes.pending),
         new_persons=len(changes.new_persons),
         skipped=skipped,
+        read_by="understanding" if stated else "model",
     )

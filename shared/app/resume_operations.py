@@ -2,6 +2,7 @@
 requests about a running agent job.
 
 ``/messages``: what arrived in a chat after a time, and the question it waits on.
+``/chats``: the user's chats, most recently active first.
 
 ``pause``/``resume``/``cancel`` answer the job's status (and the request a running job sees
 before its next step); ``takeover`` cancels it and answers its context: every subtask with
@@ -15,11 +16,16 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from shared.app import agent_control
-from shared.app.chat_view import chat_messages
+from shared.app.chat_view import chat_list, chat_messages
 from shared.deps import Deps
 from shared.errors import NotFound
 from shared.models.jobs import JobState
-from shared.models.wire import ChatMessagesRequest, JobRequest, JobStatusResponse
+from shared.models.wire import (
+    ChatListRequest,
+    ChatMessagesRequest,
+    JobRequest,
+    JobStatusResponse,
+)
 from shared.web import parse_json
 
 
@@ -38,6 +44,8 @@ JOB_OPERATIONS: dict[str, Callable[[Deps, str, JobRequest], BaseModel]] = {
 def json_operation(deps: Deps, user_id: str, path: str, body: bytes) -> BaseModel:
     if path == "/messages":
         return chat_messages(deps, user_id, parse_json(body, ChatMessagesRequest))
+    if path == "/chats":  # an empty body lists with the defaults
+        return chat_list(deps, user_id, parse_json(body or b"{}", ChatListRequest))
     operation = JOB_OPERATIONS.get(path)
     if operation is None:
         raise NotFound(f"no operation at {path!r}; see docs/openapi.yaml")

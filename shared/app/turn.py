@@ -51,6 +51,7 @@ from shared.models.domain import HitlControl, TurnClaim
 from shared.models.wire import TurnRequest, TurnResponse
 from shared.ports import ResumeClaim
 from shared.services.ids import new_chat_id_for, turn_id_for
+from shared.services.model_work import for_work
 
 log = logging.getLogger("turn")
 
@@ -180,7 +181,7 @@ class TurnService:
             turn_id=turn.turn_id,
             client_message_id=turn.request.client_message_id,
             chat_is_new=turn.chat_is_new,
-            llm=MeteredLLM(self._deps.llm, meter),
+            llm=MeteredLLM(for_work(self._deps.llm, "turn"), meter),
             meter=meter,
             ports=self._deps,
             trace=turn.trace,

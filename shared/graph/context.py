@@ -9,16 +9,21 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from shared.config import Settings
 from shared.graph.metering import Meter
 from shared.ports import LLM, ConversationStore, KeyRing, Publisher, TaskQueue
+from shared.services.history.ports import DecompositionAdvisor
 from shared.services.memory.ports import MemoryPorts
+
+if TYPE_CHECKING:  # the tier's modules load with its first use, not with the graph
+    from shared.understanding import UnderstandingTier
 
 
 class TurnPorts(MemoryPorts, Protocol):
-    """What the graph may use: the memory ports (answers resolve held facts) and the rest."""
+    """What the graph may use: the memory ports (answers resolve held facts), the advisor
+    on past executions, and the rest."""
 
     @property
     def settings(self) -> Settings: ...
@@ -30,6 +35,13 @@ class TurnPorts(MemoryPorts, Protocol):
     def tasks(self) -> TaskQueue: ...
     @property
     def publisher(self) -> Publisher: ...
+    @property
+    def advisor(self) -> DecompositionAdvisor:
+        """What the user's past executions suggest for a plan (``plan_history``)."""
+        ...
+
+    @property
+    def understanding(self) -> UnderstandingTier | None: ...
 
 
 @dataclass(frozen=True)

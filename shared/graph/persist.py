@@ -8,6 +8,9 @@ A failed turn (a node raised) writes the user's message and the fallback reply, 
 failure in the metadata, keeps the chat's pending question, and hands off nothing. So does a
 turn whose reply was interrupted (a newer message asked it to stop): its partial reply is
 kept, marked ``interrupted``.
+A turn
+that refused a plan's step, or said "that was wrong" to a job's result, marks the plan's
+strategy down (``plan_history.learn_from_turn``).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import time
 from datetime import datetime, timedelta
 
 from shared.errors import NodeFailed
+from shared.graph import plan_history
 from shared.graph.context import TurnContext
 from shared.graph.metering import cost_usd
 from shared.graph.state import TurnState
@@ -27,7 +31,9 @@ from shared.models.domain import (
     HitlControl,
     Message,
     Subtask,
+    ToolCall,
     TurnMetadata,
+    UnderstandingUse,
 )
 from shared.models.wire import Reply, TurnResponse
 from shared.services import handoff, hitl_timeouts
@@ -52,6 +58,8 @@ def record_turn(
         *_timeout(context, state, failure),
     ]
     unsent = handoff.send(ports.tasks, ports.publisher, handoffs)
+    if failure is None:
+        plan_history.learn_from_turn(context, state)  # once per key: a retry counts nothing
     metadata = turn_metadata(context, state, failure)
     metadata = metadata.model_copy(
         update={
@@ -132,6 +140,7 @@ def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
             goal=step.inputs.get("goal") or focus,
             depends_on=[d for d in step.depends_on if d in published],
             inputs={f"result of {d}": outputs[d][:4000] for d in step.depends_on if d in outputs},
+            call=_approved(step.call) if step.id in planning.approved else step.call,
         )
         for _, step in steps
     ]
@@ -144,9 +153,15 @@ def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
         goal=focus if len(subtasks) > 1 else "",
         subtasks=subtasks,
         job_type=job_type_for([s.agent for s in subtasks]),
+        origin=plan_history.job_origin(state),
         created_at=context.ports.clock.now(),
     )
     return [job]
+
+
+def _approved(call: ToolCall | None) -> ToolCall | None:
+    """A known call the user approved in the turn: the job makes it without asking again."""
+    return call.model_copy(update={"approved": True}) if call is not None else None
 
 
 def chat_update(
@@ -202,6 +217,8 @@ def turn_metadata(
         failed_node=failure.node if failure else None,
         route=intent.route if intent else None,
         fast_path=intent.fast_path if intent else False,
+        decided_by=intent.decided_by if intent else None,
+        understanding=_understanding(state),
         flags=intent.model_dump(include=_FLAGS) if intent else {},
         nodes=state.trace,
         input_tokens=tally.input_tokens,
@@ -217,7 +234,15 @@ def turn_metadata(
         graph_ms=round((time.perf_counter() - context.started) * 1000, 2),
         interrupt_kind=state.hitl.ask.interrupt.kind if state.hitl.ask else None,
         thread_id=context.thread_id or None,
+        plan_advice=state.planning.advice,
     )
+
+
+def _understanding(state: TurnState) -> UnderstandingUse | None:
+    tier = state.intent.tier if state.intent else None
+    if tier is None:
+        return None
+    return tier.model_copy(update={"answer": bool(state.response.quoted)})
 
 
 _FLAGS = {

@@ -13,7 +13,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from pydantic import BaseModel
 
 from shared.graph import state
-from shared.models import domain, memory, wire
+from shared.models import domain, history, memory, wire
 
 
 def _models(module: ModuleType) -> list[tuple[str, str]]:
@@ -25,5 +25,7 @@ def _models(module: ModuleType) -> list[tuple[str, str]]:
 
 
 def checkpoint_serde() -> JsonPlusSerializer:
-    allowed = [model for module in (state, domain, memory, wire) for model in _models(module)]
+    allowed = [
+        model for module in (state, domain, history, memory, wire) for model in _models(module)
+    ]
     return JsonPlusSerializer(allowed_msgpack_modules=allowed)

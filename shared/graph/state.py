@@ -18,7 +18,11 @@ from shared.models.domain import (
     Message,
     NodeRun,
     PendingQuestion,
+    ToolCall,
+    UnderstandingUse,
 )
+from shared.models.extraction import Extraction
+from shared.models.history import PlanAdvice
 from shared.models.wire import Interrupt, ReplyKind
 
 Route = Literal["greeting", "simple", "complex"]
@@ -75,6 +79,17 @@ class EntityRef(_State):
     role: str | None = None
 
 
+class PlanStep(_State):
+    id: str
+    agent: str
+    inputs: dict[str, str] = Field(default_factory=dict)
+    depends_on: list[str] = Field(default_factory=list)
+    call: ToolCall | None = None  # decided before the agent runs (an explicit command)
+
+
+Decider = Literal["rule", "understanding", "model"]
+
+
 class Intent(_State):
     route: Route = "simple"
     has_extractable_facts: bool = False
@@ -83,7 +98,16 @@ class Intent(_State):
     needs_temporal_retrieval: bool = False
     entities: list[EntityRef] = Field(default_factory=list)
     temporal_references: list[str] = Field(default_factory=list)
-    fast_path: bool = False  # decided by a rule, no model call
+    fast_path: bool = False  # decided by a rule or the understanding tier: no model call
+    decided_by: Decider = "model"
+    # What the understanding tier (shared/graph/understood.py) settled: its label when it
+    # decided the route, the plan of an explicit command (the planner calls no model), the
+    # facts it read whole (extraction calls no model).
+    label: str | None = None
+    planned: list[PlanStep] = Field(default_factory=list)
+    stated: Extraction | None = None
+    about_roles: list[str] = Field(default_factory=list)  # a question about "my family"
+    tier: UnderstandingUse | None = None  # None: the tier did not read the message
 
 
 class Candidate(_State):
@@ -118,6 +142,8 @@ class MemoryState(_State):
     semantic: list[FactView] = Field(default_factory=list)
     temporal: list[FactView] = Field(default_factory=list)
     facts_by_entity: dict[str, list[str]] = Field(default_factory=dict)  # "user" or a name
+    subjects: dict[str, str] = Field(default_factory=dict)  # person id -> name, of the facts
+    roles: dict[str, str] = Field(default_factory=dict)  # person id -> role, of a group asked
     extraction: ExtractionTask | None = None  # enqueued by message_persist
     extraction_deferred: bool = False  # waits for the answer to a blocking question
     unavailable: bool = False  # PostgreSQL could not be read: answered without memory
@@ -126,13 +152,6 @@ class MemoryState(_State):
 class Disambiguation(_State):
     blocking: Ambiguity | None = None  # ask first, answer after
     followup: Ambiguity | None = None  # answer now, ask "by the way" at the end
-
-
-class PlanStep(_State):
-    id: str
-    agent: str
-    inputs: dict[str, str] = Field(default_factory=dict)
-    depends_on: list[str] = Field(default_factory=list)
 
 
 class StepResult(_State):
@@ -146,6 +165,7 @@ class Planning(_State):
     steps: list[PlanStep] = Field(default_factory=list)
     results: list[StepResult] = Field(default_factory=list)
     approved: list[str] = Field(default_factory=list)  # step ids the user approved
+    advice: PlanAdvice | None = None  # where the plan came from (``plan_history``)
 
 
 class Hitl(_State):
@@ -161,6 +181,7 @@ class ResponseState(_State):
     text: str = ""
     kind: ReplyKind = "text"
     interrupt: Interrupt | None = None
+    quoted: list[str] = Field(default_factory=list)  # ids of stored facts the reply quotes
 
 
 class TurnState(_State):
@@ -203,3 +224,4 @@ class ResumePoint(_State):
     steps: list[PlanStep] = Field(default_factory=list)  # approval: the plan so far
     results: list[StepResult] = Field(default_factory=list)
     step_id: str | None = None  # approval: the step waiting for it
+    advice: PlanAdvice | None = None  # approval: where the plan came from

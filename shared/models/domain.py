@@ -8,7 +8,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from shared.models.base import Strict
+from shared.models.base import MAX_PLANNED_SUBTASKS, SUBTASK_ID_PATTERN, Strict
+from shared.models.extraction import Extraction
+from shared.models.history import JobOrigin, PlanAdvice
+from shared.models.money import Currency
 from shared.models.wire import Interrupt, TurnResponse
 
 Role = Literal["user", "assistant", "system"]
@@ -162,6 +165,18 @@ class NodeRun(Strict):
     output_tokens: int = 0
 
 
+class UnderstandingUse(Strict):
+    """What the deterministic understanding tier settled in a turn (True) and what it left
+    to the model (False); ``label`` is its route label when it decided the route."""
+
+    label: str | None = None
+    route: bool = False
+    people: bool = False
+    facts: bool = False  # the extraction task stores them without a model call
+    plan: bool = False  # the planner made no model call
+    answer: bool = False  # the reply quotes stored facts (or the model was given them)
+
+
 class TurnMetadata(Strict):
     """What a turn did, kept on its turn record: which nodes ran, tokens, cost, timings."""
 
@@ -170,6 +185,10 @@ class TurnMetadata(Strict):
     failed_node: str | None = None
     route: str | None = None
     fast_path: bool = False
+    # Who decided the intent: the greeting rule, the understanding tier, or the model; and
+    # part by part what the tier settled (None: it did not read the message).
+    decided_by: Literal["rule", "understanding", "model"] | None = None
+    understanding: UnderstandingUse | None = None
     flags: dict[str, bool] = Field(default_factory=dict)
     nodes: list[NodeRun] = Field(default_factory=list)
     input_tokens: int = 0
@@ -181,6 +200,7 @@ class TurnMetadata(Strict):
     handoffs_unsent: int = 0  # left in the turn's outbox: a queue was down
     interrupt_kind: str | None = None
     thread_id: str | None = None  # the graph thread (checkpoints) the turn ran on
+    plan_advice: PlanAdvice | None = None  # what past executions contributed to the plan
 
 
 class TurnRecord(Strict):
@@ -236,7 +256,8 @@ class ResolvedEntity(Strict):
 
 
 class AssistantProfile(Strict):
-    """The user's assistant: persona, presentation rules, zone. Firestore, one document."""
+    """The user's assistant: persona, presentation rules, zone, currency. Firestore, one
+    document."""
 
     persona_name: str = Field(default="Assistant", min_length=1, max_length=40)
     tone: str = Field(default="warm and concise", max_length=200)
@@ -244,6 +265,8 @@ class AssistantProfile(Strict):
     timezone: str = Field(default="UTC", max_length=64)  # IANA name, checked on update
     presentation_rules: list[str] = Field(default_factory=list, max_length=10)
     privacy_mode: bool = False  # hides facts of high sensitivity from replies
+    # ISO 4217: an amount the user states without one ("I spent 40 on groceries") is in it.
+    currency: Currency | None = None
     updated_at: datetime | None = None
 
 
@@ -260,11 +283,22 @@ class ExtractionTask(Strict):
     timezone: str = "UTC"  # IANA name: "next Friday" is resolved in the user's zone
     avatar_id: str | None = None
     enqueued_at: datetime
+    # What the understanding tier read whole in the turn: stored without a model call.
+    stated: Extraction | None = None
+
+
+class ToolCall(Strict):
+    """A tool call decided before any agent step: the understanding tier read an explicit
+    command ("remind me to ... at ..."), so the step's agent makes this call without a model.
+    ``args`` are what the tool's schema accepts (checked again when it runs); ``approved``:
+    the user approved this very call in the turn, so the job does not ask again."""
+
+    tool: str = Field(min_length=1, max_length=60)
+    args: dict[str, str] = Field(default_factory=dict, max_length=20)
+    approved: bool = False
 
 
 JobType = Literal["research", "data", "critical", "default"]
-SUBTASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"
-MAX_PLANNED_SUBTASKS = 10
 
 
 class Subtask(Strict):
@@ -278,6 +312,7 @@ class Subtask(Strict):
     depends_on: list[str] = Field(default_factory=list)
     inputs: dict[str, str] = Field(default_factory=dict)  # e.g. results of inline steps
     required: bool = False  # a refused sensitive action aborts the job instead of skipping
+    call: ToolCall | None = None  # made without a model step (the plan read the command)
 
 
 class JobResume(Strict):
@@ -296,6 +331,7 @@ class AgentJob(Strict):
     ``goal`` without ``subtasks`` is a job of one subtask ``s1``; a job of one subtask
     always carries its agent and goal in both places. ``resume`` marks a continuation of
     a job that waits on an interrupt; ``budget_tokens`` None takes the Settings default.
+    ``origin`` (set by the turn) is what the execution memory records once the job ends.
     """
 
     job_id: str
@@ -308,6 +344,7 @@ class AgentJob(Strict):
     job_type: JobType = "default"
     budget_tokens: int | None = Field(default=None, ge=1)
     resume: JobResume | None = None
+    origin: JobOrigin | None = None  # the request and plan, for the execution memory
     created_at: datetime
 
     @model_validator(mode="before")

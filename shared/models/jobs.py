@@ -100,6 +100,7 @@ class JobState(Strict):
     whispers: list[Whisper] = Field(default_factory=list)
     interrupt: JobInterrupt | None = None
     answered: list[str] = Field(default_factory=list)  # interrupt ids already consumed
+    rejected: list[str] = Field(default_factory=list)  # approvals the user refused (ids)
     control: Control = "none"  # the user's pause or cancel, seen between steps
     tokens_used: int = 0
     deliveries: int = 0  # deliveries that claimed the job

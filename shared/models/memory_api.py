@@ -13,8 +13,9 @@ from uuid import UUID
 
 from pydantic import Field, StrictBool, StringConstraints, model_validator
 
-from shared.models.base import Strict
+from shared.models.base import Confirmation, Strict
 from shared.models.domain import AssistantProfile
+from shared.models.history_api import ExecutionView
 from shared.models.memory import (
     Durability,
     Fact,
@@ -25,6 +26,7 @@ from shared.models.memory import (
     Scope,
     Sensitivity,
 )
+from shared.models.money import Currency
 from shared.models.wire import CHAT_ID_PATTERN
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
@@ -134,7 +136,8 @@ class UpdateAssistantRequest(Strict):
     """The assistant profile's fields to change (any subset); the others keep their value.
 
     Bounds are ``AssistantProfile``'s; ``timezone`` is checked against the IANA database
-    by the service (422), not here. Only ``language`` takes null ("the user's language").
+    by the service (422), not here. Only ``language`` ("the user's language") and
+    ``currency`` (none) take null.
     """
 
     persona_name: str | None = Field(default=None, min_length=1, max_length=40)
@@ -143,23 +146,18 @@ class UpdateAssistantRequest(Strict):
     timezone: str | None = Field(default=None, min_length=1, max_length=64)
     presentation_rules: list[RuleText] | None = Field(default=None, max_length=10)
     privacy_mode: StrictBool | None = None
+    currency: Currency | None = None
 
     @model_validator(mode="after")
     def _null_only_for_language(self) -> UpdateAssistantRequest:
-        for name in sorted(self.model_fields_set - {"language"}):
+        for name in sorted(self.model_fields_set - {"language", "currency"}):
             if getattr(self, name) is None:
                 raise ValueError(f"{name} cannot be null")
         return self
 
 
-class DeleteAccountRequest(Strict):
-    confirm: StrictBool  # a deliberate act: JSON true, nothing else
-
-    @model_validator(mode="after")
-    def _confirmed(self) -> DeleteAccountRequest:
-        if not self.confirm:
-            raise ValueError("confirm must be true")
-        return self
+class DeleteAccountRequest(Confirmation):
+    pass
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -329,3 +327,4 @@ class ExportResponse(Strict):
     facts_truncated: bool  # a subject held more facts than one export lists
     pending: list[PendingView]
     conversations: ConversationExport
+    executions: list[ExecutionView] = Field(default_factory=list)  # the execution memory

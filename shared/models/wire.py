@@ -99,3 +99,21 @@ class JobStatusResponse(Strict):
     job_id: str
     status: str  # running | waiting | paused | cancelled | done | failed | ...
     control: str  # a pause or cancel the running job will see before its next step
+
+
+class ChatListRequest(Strict):
+    """The user's chats, most recently active first (a client's chat list)."""
+
+    limit: int = Field(default=30, ge=1, le=100)
+
+
+class ChatSummary(Strict):
+    id: str
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+    message_count: int
+    waiting: bool  # a question waits for the user's answer in this chat
+
+
+class ChatListResponse(Strict):
+    chats: list[ChatSummary]

@@ -1,7 +1,9 @@
 """Human-in-the-loop over the trust store: what the turn graph and the agents runner call.
 
 ``escalation_for`` reads the user's trust record and applies the policy to a proposed
-action (``shared.services.hitl_policy``); ``record_task_outcome`` counts a finished task in
+action (``shared.services.hitl_policy``); ``call_needs_approval`` says whether one tool call
+waits for the user (the job runner before each call, the planner before a step whose call
+is already known); ``record_task_outcome`` counts a finished task in
 one transaction and applies the level rules (``shared.services.hitl_trust``). Count each
 task once: call it after the job's own idempotency claim, not before.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from shared.agents.spec import Tool
 from shared.config import Settings
 from shared.models.trust import ActionContext, EscalationDecision, Outcome, TrustRecord
 from shared.ports import TrustStore
@@ -21,6 +24,18 @@ def escalation_for(
 ) -> EscalationDecision | None:
     """Approve, notify, or None, under the user's effective mode and the deployed limits."""
     return escalate(action, trust_settings(trust.get(user_id), settings))
+
+
+def call_needs_approval(
+    trust: TrustStore, settings: Settings, user_id: str, agent: str, tool: Tool
+) -> bool:
+    """Sensitive calls always; calls that act for the user when the user's mode has them
+    approved first (human-in-command); calls that only read never."""
+    if not (tool.sensitive or tool.acts):
+        return False
+    action = ActionContext(agent=agent, tool=tool.name, sensitive=tool.sensitive, confidence=1.0)
+    decision = escalation_for(trust, settings, user_id, action)
+    return tool.sensitive or (decision is not None and decision.escalation == "approve")
 
 
 def record_task_outcome(

@@ -24,8 +24,8 @@ from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.app.extraction import ExtractionService
 from shared.config import Settings
 from shared.deps import Deps
+from shared.models.extraction import Extraction
 from shared.models.memory import Fact, FactFilter, Person
-from shared.services.memory.schema import Extraction
 from tests.contract.conftest import FactBackend
 from tests.unit.extraction_kit import (
     NOW,

@@ -145,6 +145,26 @@ def test_another_users_chat_is_not_found(conversations: ConversationStore, user_
     assert [m.id for m in conversations.recent_messages(user_id, "shared-id", 10)] == ["m1"]
 
 
+def test_list_chats_is_the_users_own_most_recent_first(
+    conversations: ConversationStore, user_id: str
+) -> None:
+    assert conversations.list_chats(user_id, 10) == []
+    for chat_id, seconds in (("older", 0), ("newest", 1), ("middle", 2)):
+        conversations.create_chat(user_id, chat_id, at(seconds))
+    assert conversations.append_message(user_id, "newest", message("m1", 9))
+    assert conversations.append_message(user_id, "middle", message("m2", 5))
+    conversations.create_chat(unique("user"), "foreign", at(20))  # another user's
+
+    listed = conversations.list_chats(user_id, 10)
+    assert [(c.id, c.updated_at, c.message_count) for c in listed] == [
+        ("newest", at(9), 1),
+        ("middle", at(5), 1),
+        ("older", at(0), 0),
+    ]
+    assert [c.id for c in conversations.list_chats(user_id, 2)] == ["newest", "middle"]
+    assert conversations.list_chats(user_id, 0) == []
+
+
 def test_append_message_is_idempotent_on_its_id(
     conversations: ConversationStore, user_id: str
 ) -> None:

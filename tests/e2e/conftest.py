@@ -57,6 +57,9 @@ def served(stack_env_session: None) -> Iterator[Served]:
         "MODEL_PROVIDER": "vertex",
         "VERTEX_BASE_URL": model.base_url,
         "VERTEX_ACCESS_TOKEN": model.token,
+        # The fake model's markers steer its classification; the understanding tier would
+        # read these messages first (tests/e2e/test_newcomer.py runs it on the real model).
+        "UNDERSTANDING_TIER": "false",
         "RATE_LIMIT_PER_MINUTE": "20",
         "APPROVAL_TIMEOUT_SECONDS": "8",  # so a test sees an unanswered approval expire
         "AGENT_RETRY_BASE_SECONDS": "0.05",  # a failing agent job fails fast
@@ -158,6 +161,7 @@ def served_model_env(served: Served) -> dict[str, str]:
         "MODEL_PROVIDER": "vertex",
         "VERTEX_BASE_URL": served.model.base_url,
         "VERTEX_ACCESS_TOKEN": served.model.token,
+        "UNDERSTANDING_TIER": "false",  # the fake model's markers steer these tests
     }
 
 

@@ -64,7 +64,7 @@ def fuzz(base_url: str, token: str, workdir: Path, *paths: str) -> subprocess.Co
     ("function", "paths"),
     [
         ("turn", ("/turn",)),
-        ("resume", ("/resume", "/messages", *JOB_PATHS)),
+        ("resume", ("/resume", "/messages", "/chats", *JOB_PATHS)),
         ("memory", MEMORY_PATHS),
     ],
 )

@@ -3,7 +3,8 @@
 Cloud Tasks: names are deduplicated, tasks reach HTTP targets with a Google-style OIDC token
 and the X-CloudTasks-* headers, schedule_time is honoured. Pub/Sub: pushes reach the agents URL
 through the relay with a verifiable token, and undeliverable ones end as dead letters. Redis and
-PostgreSQL (with pgvector) answer; minted user tokens verify against the user key set.
+PostgreSQL (with pgvector) answer; minted user tokens verify against the user key set. The
+local model service answers the production Vertex adapters with the stack's token only.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from urllib.request import urlopen
 
 import grpc
 import jwt
+import numpy as np
 import pg8000.native
 import pytest
 import redis
@@ -34,8 +36,14 @@ from google.api_core.exceptions import AlreadyExists
 from google.cloud import pubsub_v1, tasks_v2
 from google.cloud.tasks_v2.services.cloud_tasks.transports import CloudTasksGrpcTransport
 
+from scripts.stacklib.profile import Profile
 from scripts.stacklib.push_relay import RelayServer
-from scripts.stacklib.tokens import mint_user_token
+from scripts.stacklib.tokens import mint_user_token, model_token
+from shared.adapters import model_guard
+from shared.adapters.vertex_llm import build_vertex
+from shared.config import Settings
+from shared.errors import ConfigurationError
+from shared.ports import ChatTurn, LLMRequest
 
 pytestmark = [pytest.mark.stack, pytest.mark.usefixtures("stack_env")]
 
@@ -380,3 +388,54 @@ def test_minted_user_token_verifies_against_the_user_key_set() -> None:
     )
     assert claims["sub"] == claims["user_id"] == "alice"
     assert claims["exp"] - claims["iat"] == 60
+
+
+# -- The local model service -------------------------------------------------------------------
+
+
+def model_settings(profile: Profile, token: str) -> Settings:
+    """Settings from the profile's model variables, as the dev functions read them."""
+    variables = profile.model_env(token)
+    return Settings(env="test", **{name.lower(): value for name, value in variables.items()})
+
+
+def model_health(profile: Profile) -> Any:
+    with urlopen(f"{profile.url('model')}healthz", timeout=5) as response:
+        return json.load(response)
+
+
+def test_the_model_service_embeds_for_the_vertex_adapter_with_the_stacks_token() -> None:
+    profile = Profile("test")
+    _, embedder = build_vertex(model_settings(profile, model_token(profile.state)))
+    before = model_health(profile)
+
+    with model_guard.override_allow_model_requests(True):
+        dog, puppy, market = (
+            np.array(v) for v in embedder.embed(["my dog", "my puppy", "the stock market"])
+        )
+
+    assert (embedder.model_name, dog.shape) == ("all-MiniLM-L6-v2", (384,))
+    assert dog @ puppy > dog @ market
+    after = model_health(profile)
+    assert after["models"] == {"text": "smollm2-135m-instruct", "embedding": "all-MiniLM-L6-v2"}
+    assert after["embedding_lane"]["admitted"] == before["embedding_lane"]["admitted"] + 1
+
+
+def test_the_model_service_refuses_another_token() -> None:
+    llm, _ = build_vertex(model_settings(Profile("test"), "not-the-stacks-token"))
+
+    with model_guard.override_allow_model_requests(True), pytest.raises(ConfigurationError):
+        llm.generate(LLMRequest(messages=[ChatTurn(role="user", text="Hi")]))
+
+
+def test_the_dev_env_sends_the_functions_to_the_model_service() -> None:
+    env = Profile("dev").env("postgresql://u:p@127.0.0.1:8514/assistant", "dev-token")
+
+    settings = Settings(env="dev", **{k.lower(): v for k, v in env.items() if k != "ENV"})
+    assert settings.model_provider == "vertex"
+    assert settings.vertex_base_url == "http://127.0.0.1:8516"
+    assert (settings.vertex_embedding_model, settings.embedding_dimension) == (
+        "all-MiniLM-L6-v2",
+        384,
+    )
+    assert "MODEL_PROVIDER" not in Profile("test").env("postgresql://x", "t")  # tests choose

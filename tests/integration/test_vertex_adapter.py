@@ -20,6 +20,7 @@ from shared.adapters.vertex_llm import VertexLLM, build_vertex
 from shared.config import Settings
 from shared.errors import ConfigurationError, DependencyUnavailable, ModelOutputInvalid
 from shared.ports import LLM, ChatTurn, Embedder, LLMRequest, Usage
+from shared.services.model_work import for_work
 from testkit.vertex_server import (
     FakeReply,
     FakeVertexServer,
@@ -107,6 +108,19 @@ def test_generate_posts_the_vertex_request_and_reads_text_and_usage(
     assert sent.body["systemInstruction"]["parts"] == [{"text": "You are terse."}]
     assert sent.body["generationConfig"]["maxOutputTokens"] == 100
     assert sent.body["generationConfig"]["temperature"] == 0.0
+    assert "labels" not in sent.body  # none asked for
+
+
+def test_the_work_a_call_does_travels_as_request_labels(fake: FakeVertexServer, llm: LLM) -> None:
+    """Billing breaks costs down by them; the local model service queues background work
+    behind what a user waits for."""
+    fake.add(text_reply("ok"), text_reply("ok"))
+    for_work(llm, "extraction").generate(conversation())
+    for_work(llm, "turn").generate(conversation())
+    assert [r.body["labels"] for r in fake.requests] == [
+        {"work": "extraction", "priority": "background"},
+        {"work": "turn", "priority": "interactive"},
+    ]
 
 
 def test_stream_yields_each_event_then_the_final_usage(fake: FakeVertexServer, llm: LLM) -> None:

@@ -27,12 +27,11 @@ LOCAL_ONLY: dict[str, str] = {
     "pubsub_emulator_host": "emulators run on laptops and in CI only",
     "cloud_tasks_emulator_host": "emulators run on laptops and in CI only",
     "database_url": "deployed code reaches Cloud SQL through the connector and IAM auth",
-    "vertex_base_url": "points the Vertex client at the tests' fake endpoint",
-    "vertex_access_token": "the fake endpoint's static token; deployed code uses its account",
+    "vertex_base_url": "points the Vertex client at the local model service or the tests' fake",
+    "vertex_access_token": "a local endpoint's static token; deployed code uses its account",
     "auth_jwks_file": "the local stack's key set; deployed code fetches AUTH_JWKS_URL",
     "internal_jwks_file": "the local stack's signing key; deployed code uses Google's keys",
     "local_kek_file": "deployed data keys are wrapped by Cloud KMS (KMS_KEY_NAME)",
-    "local_threads": "read by the offline local model only; deployments use Vertex AI",
 }
 
 _ENV_EXPRESSION = (

@@ -15,9 +15,10 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from shared.models.domain import ExtractionTask, ResolvedEntity
+from shared.models.extraction import Extraction
 from shared.models.memory import Person, PersonRole
 from shared.ports import LLMRequest
-from shared.services.memory.schema import Extraction, RedFlagVerdict
+from shared.services.memory.schema import RedFlagVerdict
 
 USER = "alice"
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)

@@ -12,10 +12,10 @@ from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.extraction import ExtractionService
 from shared.deps import Deps
 from shared.errors import DataRejected, ModelOutputInvalid
+from shared.models.extraction import Extraction
 from shared.models.memory import ExtractionChanges, FactFilter
 from shared.services.context_cache import context_key
 from shared.services.memory.prompt import MAX_PROMPT_FACTS
-from shared.services.memory.schema import Extraction
 from tests.unit.extraction_kit import (
     USER,
     ScriptedModel,

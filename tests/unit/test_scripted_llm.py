@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from shared.adapters import model_guard
 from shared.adapters.local_embedder import LocalEmbedder
-from shared.adapters.local_llm import LocalLLM, bound_schema
 from shared.adapters.models import build_models
 from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM, ScriptExhausted
 from shared.config import Settings
@@ -145,22 +144,12 @@ def test_scripted_provider_builds_the_test_model_and_hash_embedder() -> None:
         llm.generate(ask())
 
 
-def test_local_provider_builds_without_loading_anything() -> None:
-    llm, embedder = build_models(Settings(model_provider="local", local_threads=1))
-
-    assert isinstance(llm, LocalLLM)
-    assert isinstance(embedder, LocalEmbedder)
-    assert embedder.dimension == 384
-
-
-def test_guard_blocks_the_local_adapters_before_they_load() -> None:
-    with model_guard.override_allow_model_requests(False):
-        with pytest.raises(model_guard.ModelRequestsBlocked):
-            LocalLLM().generate(ask())
-        with pytest.raises(model_guard.ModelRequestsBlocked):
-            list(LocalLLM().stream(ask()))
-        with pytest.raises(model_guard.ModelRequestsBlocked):
-            LocalEmbedder().embed(["x"])
+def test_guard_blocks_the_in_process_embedder_before_it_loads() -> None:
+    with (
+        model_guard.override_allow_model_requests(False),
+        pytest.raises(model_guard.ModelRequestsBlocked),
+    ):
+        LocalEmbedder().embed(["x"])
 
 
 def test_guard_override_restores_the_previous_value() -> None:
@@ -174,27 +163,3 @@ def test_guard_never_blocks_the_scripted_model() -> None:
     with model_guard.override_allow_model_requests(False):
         assert ScriptedLLM(["ok"]).generate(ask()).text == "ok"
         assert len(HashEmbedder(16).embed(["ok"])[0]) == 16
-
-
-class Nested(BaseModel):
-    tags: list[str]
-    limited: list[int] = Field(max_length=2)
-    name: str
-    kind: str = Field(pattern="^[a-z]+$")
-    items: list[Answer]
-
-
-def test_bound_schema_bounds_every_array_and_free_string_and_closes_objects() -> None:
-    schema = bound_schema(Nested.model_json_schema(), max_items=5, max_length=50)
-
-    props = schema["properties"]
-    assert props["tags"]["maxItems"] == 5
-    assert props["tags"]["items"]["maxLength"] == 50
-    assert props["limited"]["maxItems"] == 2  # the schema's own bound wins
-    assert props["name"]["maxLength"] == 50
-    assert "maxLength" not in props["kind"]  # a pattern already constrains it
-    assert props["items"]["maxItems"] == 5
-    assert schema["additionalProperties"] is False
-    assert schema["$defs"]["Answer"]["additionalProperties"] is False
-    assert schema["$defs"]["Answer"]["properties"]["verdict"]["maxLength"] == 50
-    assert "maxItems" not in Nested.model_json_schema()["properties"]["tags"]  # a copy

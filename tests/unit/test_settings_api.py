@@ -11,6 +11,7 @@ import pytest
 
 from shared.adapters.clock import FixedClock
 from shared.adapters.fake_cache import FakeCache
+from shared.adapters.fake_executions import FakeExecutionStore
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.adapters.fake_profiles import FakeProfileStore
 from shared.adapters.firestore_account import json_safe
@@ -128,6 +129,7 @@ class SettingsDeps:
     profiles: FakeProfileStore = field(default_factory=FakeProfileStore)
     account_conversations: FakeArchive = field(default_factory=FakeArchive)
     account_cache: FakeKeyspace = field(default_factory=FakeKeyspace)
+    executions: FakeExecutionStore = field(default_factory=FakeExecutionStore)
 
 
 def _protocols(deps: SettingsDeps) -> tuple[ConversationArchive, UserKeyspace]:
@@ -752,6 +754,9 @@ def test_every_path_has_an_operation() -> None:
         "/settings/assistant/update",
         "/settings/hitl/get",
         "/settings/hitl/update",
+        "/settings/strategies/forget",
+        "/settings/strategies/forget_all",
+        "/settings/strategies/list",
     ]
     assert operation_for("/facts/list/").request is ListFactsRequest
     assert operation_for("/account/delete").request is DeleteAccountRequest

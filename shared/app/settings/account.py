@@ -1,15 +1,17 @@
 """Everything the product holds about the user: export it, or erase it.
 
-Export: persons, facts with their history, pending items (PostgreSQL, decrypted by the
-stores: it is the user's own data), chats, messages, turns, settings, and the agents'
+Export: persons, facts with their history, pending items and the execution memory (how
+earlier agent jobs were planned and went; PostgreSQL, decrypted by the stores: it is the
+user's own data), chats, messages, turns, settings, and the agents'
 records (reminders, events, notes, budgets, expenses, feedback, the outbox of sent
 messages) as ``conversations.documents`` (Firestore, all under ``users/{uid}``).
 Redis holds only short-lived counters and caches, which are not exported.
 
 Erasure first marks the account as being erased (Firestore: new turns are refused, agent
 jobs stop writing), waits for the turns that still run (their leases), then erases
-PostgreSQL (facts, persons, pending items, processed keys, the data key; it waits for an
-extraction that holds the user, and work queued before then stores nothing), then Firestore
+PostgreSQL (facts, persons, pending items, processed keys, the data key, then executions
+and strategy feedback; it waits for an extraction that holds the user, and work queued
+before then stores nothing), then Firestore
 (``users/{uid}`` and everything below it, the agents' records and outbox included), then
 Redis (the user's keys), and marks the erasure finished. Each step is idempotent, so a
 failure answers 503 and a retry finishes the job. Once it answered 200, no turn, extraction
@@ -20,18 +22,20 @@ from __future__ import annotations
 
 import time
 
+from shared.app.settings.ports import SettingsPorts
 from shared.errors import DependencyUnavailable
+from shared.models.history_api import ExecutionView
 from shared.models.memory import SELF, Fact, FactFilter
 from shared.models.memory_api import DeletedResponse, ExportResponse, FactView, PersonView
 from shared.services.memory.pending import PendingItems
-from shared.services.memory.ports import MemoryPorts
 
 EXPORT_FACTS_PER_SUBJECT = 1000  # FactFilter's largest page
 TURN_WAIT_SECONDS = 40.0  # a turn's lease (30 s) runs out by then, even if it crashed
+EXPORT_EXECUTIONS = 1000  # the execution memory's largest page (they expire long before)
 
 
 class AccountAdmin:
-    def __init__(self, deps: MemoryPorts) -> None:
+    def __init__(self, deps: SettingsPorts) -> None:
         self._deps = deps
 
     def export(self, user_id: str) -> ExportResponse:
@@ -47,6 +51,12 @@ class AccountAdmin:
             facts_truncated=truncated,
             pending=PendingItems(self._deps).views(user_id, pending),
             conversations=self._deps.account_conversations.export_user(user_id),
+            executions=[
+                ExecutionView.of(run)
+                for run in self._deps.executions.list_executions(
+                    user_id, exported_at, EXPORT_EXECUTIONS
+                )
+            ],
         )
 
     def delete(self, user_id: str) -> DeletedResponse:
@@ -55,6 +65,7 @@ class AccountAdmin:
         archive.begin_erasure(user_id, deps.clock.now())
         self._wait_for_turns(user_id)
         deps.facts.delete_user(user_id, deps.clock.now())  # after the turns: their queued work
+        deps.executions.forget_all(user_id)  # after the tombstone: no late record comes back
         archive.delete_user(user_id)
         deps.account_cache.delete_user(user_id)
         archive.end_erasure(user_id, deps.clock.now())

@@ -1,7 +1,8 @@
 """The user's control over their memory: what the ``memory`` function calls.
 
 ``SettingsApi`` serves the fact operations itself and hands persons, pending items, the
-account, the assistant profile and the human-in-the-loop settings to its parts;
+account, the assistant profile, the human-in-the-loop settings and the learned strategies
+to its parts;
 ``operation_for(path)`` maps each POST path of the function to its request model and handler
 (the table below is the API; docs/openapi.yaml mirrors it). Whatever changes facts, persons
 or the profile drops the user's cached turn context (``invalidate_context``), so the next
@@ -27,8 +28,11 @@ from pydantic import BaseModel
 from shared.app.settings.account import AccountAdmin
 from shared.app.settings.hitl import HitlAdmin
 from shared.app.settings.persons import PersonAdmin
+from shared.app.settings.ports import SettingsPorts
 from shared.app.settings.profile import ProfileAdmin
+from shared.app.settings.strategies import StrategyAdmin
 from shared.errors import NotFound
+from shared.models.history_api import ForgetAllRequest, StrategyRef
 from shared.models.memory import SELF, Fact, FactDraft, FactFilter, SemanticQuery, Source
 from shared.models.memory_api import (
     DeleteAccountRequest,
@@ -55,20 +59,21 @@ from shared.models.memory_api import (
 from shared.models.trust import UpdateHitlRequest
 from shared.services.context_cache import invalidate_context
 from shared.services.memory.pending import PendingItems
-from shared.services.memory.ports import FactNotCurrent, MemoryPorts
+from shared.services.memory.ports import FactNotCurrent
 
 USER_CORRECTION_CONFIDENCE = 1.0  # the user said so
 SEARCH_POOL = 100  # semantic matches fetched when results are filtered by subject or type
 
 
 class SettingsApi:
-    def __init__(self, deps: MemoryPorts) -> None:
+    def __init__(self, deps: SettingsPorts) -> None:
         self._deps = deps
         self.persons = PersonAdmin(deps)
         self.pending = PendingItems(deps)
         self.account = AccountAdmin(deps)
         self.profile = ProfileAdmin(deps)
         self.hitl = HitlAdmin(deps)
+        self.strategies = StrategyAdmin(deps)
 
     # -- facts --------------------------------------------------------------------------------
     def list_facts(self, user_id: str, request: ListFactsRequest) -> FactsResponse:
@@ -219,6 +224,11 @@ OPERATIONS: dict[str, Operation[Any]] = {
     ),
     "/settings/hitl/get": _op(Empty, lambda admin, user, _: admin.hitl.get(user)),
     "/settings/hitl/update": _op(UpdateHitlRequest, lambda a, u, r: a.hitl.update(u, r)),
+    "/settings/strategies/list": _op(Empty, lambda admin, user, _: admin.strategies.list(user)),
+    "/settings/strategies/forget": _op(StrategyRef, lambda a, u, r: a.strategies.forget(u, r)),
+    "/settings/strategies/forget_all": _op(
+        ForgetAllRequest, lambda a, u, r: a.strategies.forget_all(u, r)
+    ),
     "/export": _op(Empty, lambda admin, user, _: admin.account.export(user)),
     "/account/delete": _op(DeleteAccountRequest, lambda a, u, _: a.account.delete(u)),
 }

@@ -1,4 +1,5 @@
-"""The user's assistant profile (persona, tone, language, time zone, presentation rules).
+"""The user's assistant profile (persona, tone, language, time zone, presentation rules,
+currency).
 
 ``update`` merges the given fields into the stored profile (the defaults when none is
 stored), stores the whole profile and drops the cached turn context, which holds the

@@ -1,7 +1,10 @@
-"""Stage 3, intent classification: a deterministic fast path, else one structured call.
+"""Stage 3, intent classification: deterministic first, else one structured call.
 
-The call returns the route, the people mentioned (name and role), time references, the
-language and the optimisation flags that let later stages skip work.
+A plain greeting is answered by rule. Any other message is read by the understanding tier
+(``shared.graph.understood``): when it settles the intent, no model is called; otherwise
+one structured call returns the route, the people mentioned (name and role), time
+references, the language and the optimisation flags that let later stages skip work, and
+what the tier was sure of (route, people, times, facts) is kept over it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from shared.conversation.greetings import greeting_language, is_plain_greeting
+from shared.graph import understood
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.state import Conversation, EntityRef, Intent, TurnState
@@ -55,9 +59,23 @@ def classify(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     message = state.conversation.user_message
     if is_plain_greeting(message):
         return {
-            "intent": Intent(route="greeting", fast_path=True),
+            "intent": Intent(route="greeting", fast_path=True, decided_by="rule"),
             "conversation": Conversation(language=greeting_language(message)),
         }
+    reading = understood.read(runtime.context, state)
+    if reading is not None and reading.settled:
+        intent = understood.settled_intent(reading)
+        said = greeting_language(message) if intent.route == "greeting" else reading.language
+        language = state.conversation.profile.language or said or "en"
+        return {"intent": intent, "conversation": Conversation(language=language)}
+    intent, language = _by_model(state, runtime)
+    if reading is not None:
+        intent = understood.merged_intent(intent, reading)
+    return {"intent": intent, "conversation": Conversation(language=language)}
+
+
+def _by_model(state: TurnState, runtime: Runtime[TurnContext]) -> tuple[Intent, str]:
+    message = state.conversation.user_message
     recent = state.conversation.history[-CONTEXT_MESSAGES:]
     context = "\n".join(f"{m.role}: {m.text}" for m in recent)
     request = LLMRequest(
@@ -76,8 +94,7 @@ def classify(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
         needs_semantic_retrieval=result.needs_semantic_retrieval,
         needs_temporal_retrieval=result.needs_temporal_retrieval,
     )
-    language = state.conversation.profile.language or result.language[:2].lower()
-    return {"intent": intent, "conversation": Conversation(language=language)}
+    return intent, state.conversation.profile.language or result.language[:2].lower()
 
 
 def build(checkpointer: bool | None = False) -> Any:

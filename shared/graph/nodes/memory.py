@@ -4,7 +4,8 @@
 name hashes, roles, nicknames; no model call without descriptors). The retrieval router
 then skips retrieval, runs semantic retrieval, or semantic and temporal in parallel;
 ``memory_assembly`` groups what was found by person. ``fact_extraction`` only *plans* the
-background extraction with the turn's resolutions; ``message_persist`` enqueues it with the
+background extraction with the turn's resolutions (and the facts the understanding tier
+read whole, which the task stores without a model call); ``message_persist`` enqueues it with the
 turn's other writes, and a blocking question defers it until the person is known.
 """
 
@@ -37,6 +38,7 @@ from shared.services.memory.windows import window_for
 SEMANTIC_LIMIT = 8
 TEMPORAL_LIMIT = 10
 PER_ENTITY = 10
+PER_GROUP = 30  # facts of a group the question names ("my family")
 
 
 @node("entity_resolution")
@@ -108,7 +110,21 @@ def semantic_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[
     )
     found = ports.facts.search(context.user_id, query, ports.clock.now())
     views = [_view(s.fact, s.score) for s in found]
-    return {"memory": MemoryState(semantic=views)}
+    roles = set(state.intent.about_roles) if state.intent else set()
+    if not roles:
+        return {"memory": MemoryState(semantic=views)}
+    # "What do you know about my family?": the group's facts, whatever the words are near.
+    group = [p for p in ports.contacts.list_persons(context.user_id) if p.role_to_user in roles]
+    current = ports.facts.current_facts(context.user_id, [p.id for p in group])[:PER_GROUP]
+    seen = {v.id for v in views}
+    views += [_view(fact, 1.0) for fact in current if fact.id not in seen]
+    return {
+        "memory": MemoryState(
+            semantic=views,
+            subjects={p.id: p.display_name for p in group},
+            roles={p.id: p.role_to_user for p in group},
+        )
+    }
 
 
 @node("temporal_retrieval")
@@ -143,7 +159,10 @@ def _view(fact: Fact, score: float) -> FactView:
 @memory_optional("memory_assembly")
 def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     memory = state.memory
-    names = {r.person_id: r.display_name for r in memory.resolved if r.person_id}
+    names = {
+        **memory.subjects,
+        **{r.person_id: r.display_name for r in memory.resolved if r.person_id},
+    }
     unknown = {f.subject_id for f in [*memory.semantic, *memory.temporal]} - set(names) - {None}
     if unknown:
         context = runtime.context
@@ -158,7 +177,7 @@ def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
         line = _line(fact)
         if line not in texts and len(texts) < PER_ENTITY:
             texts.append(line)
-    return {"memory": MemoryState(facts_by_entity=grouped)}
+    return {"memory": MemoryState(facts_by_entity=grouped, subjects=names)}
 
 
 def _line(fact: FactView) -> str:
@@ -185,6 +204,7 @@ def fact_extraction(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
         has_preferences=intent.has_preferences,
         timezone=conversation.profile.timezone,
         enqueued_at=context.ports.clock.now(),
+        stated=intent.stated,  # read whole by the understanding tier: no model call
     )
     deferred = bool(state.memory.ambiguous) and ambiguity_blocks(intent)
     return {"memory": MemoryState(extraction=task, extraction_deferred=deferred)}

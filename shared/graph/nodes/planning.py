@@ -1,24 +1,30 @@
 """Stage 6, planning and execution for complex requests.
 
 ``global_planner`` makes one structured plan: ordered steps, each naming an agent of the
-registry with its goal and the steps it depends on. ``agent_execution`` handles one ready
-step per pass (the loop is the "more agents?" edge): a short agent runs inline while the
-turn's budget allows, a long one becomes a Pub/Sub job (published by ``message_persist``),
-and an agent that acts for the user first asks for approval, which ends the turn; the
-answer continues here.
+registry with its goal and the steps it depends on. An explicit command the understanding
+tier read ("remind me to ... at ...") comes with its plan and the tool call spelled out: it
+goes through the same contract (known agents, ordered steps, a call its agent may make with
+arguments its tool accepts) and the same approvals, without a model call.
+``agent_execution`` handles one ready step per pass (the loop is the "more agents?" edge):
+a short agent runs inline while the turn's budget allows, a long one becomes a Pub/Sub job
+(published by ``message_persist``), and an agent that acts for the user first asks for
+approval, which ends the turn; the answer continues here.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from shared.agents.registry import AGENTS, catalogue
+from shared.agents.registry import AGENTS, TOOLS, catalogue
+from shared.agents.spec import ToolRefused, parse_args
 from shared.conversation.answers import APPROVE, EDIT, REJECT
 from shared.conversation.phrases import phrase
+from shared.graph import plan_history
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.questions import ask
@@ -36,9 +42,10 @@ from shared.graph.state import (
 from shared.models.trust import ActionContext
 from shared.models.wire import Interrupt, InterruptOption
 from shared.ports import ChatTurn, LLMRequest
-from shared.services.hitl import escalation_for
+from shared.services.hitl import call_needs_approval, escalation_for
 from shared.services.structured import structured_with_retry
 
+log = logging.getLogger("planning")
 RESPONSE_RESERVE = 3000  # tokens kept for the reply: beyond it, inline work is published
 
 
@@ -71,13 +78,20 @@ class Plan(BaseModel):
 
 @node("global_planner")
 def global_planner(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    understood = _understood_plan(state)  # an explicit command's plan: no model call
+    if understood is not None:
+        return {"planning": understood}
+    advice = plan_history.consult(runtime.context, state)  # past executions, before the model
+    if advice.source == "reused":  # no planning call; approvals are still asked
+        return {"planning": plan_history.reused_planning(runtime.context, advice)}
     memory = "\n".join(
         f"{who}: {'; '.join(facts)}" for who, facts in state.memory.facts_by_entity.items()
     )
     request = LLMRequest(
         system="Plan the user's request as ordered steps for these agents (ids s1, s2, ...; "
         f"depends_on lists earlier ids whose results a step needs):\n{catalogue()}"
-        + (f"\n\nWhat you know:\n{memory}" if memory else ""),
+        + (f"\n\nWhat you know:\n{memory}" if memory else "")
+        + plan_history.prompt_for(advice),
         messages=[ChatTurn(role="user", text=state.conversation.focus)],
         max_output_tokens=400,
         temperature=0.0,
@@ -87,7 +101,34 @@ def global_planner(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str,
         PlanStep(id=s.id, agent=s.agent, inputs={"goal": s.goal}, depends_on=s.depends_on)
         for s in plan.steps
     ]
-    return {"planning": Planning(steps=steps, results=[])}
+    note = plan_history.advice_note(runtime.context, advice, steps)
+    return {"planning": Planning(steps=steps, results=[], advice=note)}
+
+
+def _understood_plan(state: TurnState) -> Planning | None:
+    """The understanding tier's plan (``Intent.planned``) if it keeps the planner's contract;
+    None: the model plans (a plan the contract refuses is a bug of the tier's rules)."""
+    steps = state.intent.planned if state.intent else []
+    if not steps:
+        return None
+    try:
+        Plan(
+            steps=[
+                PlannedStep(
+                    id=s.id, agent=s.agent, goal=s.inputs.get("goal", ""), depends_on=s.depends_on
+                )
+                for s in steps
+            ]
+        )
+        for step in steps:
+            if step.call is not None:
+                if step.call.tool not in AGENTS[step.agent].tools:
+                    raise ToolRefused(f"{step.agent} has no tool {step.call.tool}")
+                parse_args(TOOLS[step.call.tool], step.call.args)
+    except (ValidationError, ToolRefused) as exc:
+        log.warning("the understanding tier's plan broke the contract", extra={"error": str(exc)})
+        return None
+    return Planning(steps=list(steps), results=[])
 
 
 @node("agent_execution")
@@ -125,11 +166,16 @@ def _needs_approval(context: TurnContext, step: PlanStep) -> bool:
     """Steps of agents that act for the user (a sensitive tool) go through the user's HITL
     policy (``shared.services.hitl``), which has a sensitive action approved first in every
     mode. Agents that only read and write text run unasked; their own sensitive tool calls
-    are escalated again, one by one, by the job runner."""
+    are escalated again, one by one, by the job runner. A step whose call is known (an
+    explicit command) is asked about under that call's own policy, and once approved the
+    job makes it without asking again."""
+    ports = context.ports
+    if step.call is not None:  # the very call is known: the policy of that tool
+        tool = TOOLS[step.call.tool]
+        return call_needs_approval(ports.trust, ports.settings, context.user_id, step.agent, tool)
     if not AGENTS[step.agent].needs_approval:
         return False
     action = ActionContext(agent=step.agent, tool="plan_step", sensitive=True, confidence=1.0)
-    ports = context.ports
     decision = escalation_for(ports.trust, ports.settings, context.user_id, action)
     return decision is not None and decision.escalation == "approve"
 
@@ -148,11 +194,11 @@ def _after_approval(state: TurnState) -> dict[str, Any] | None:
         r.model_copy(update={"status": "sent"}) if r.status == "published" else r
         for r in point.results
     ]  # published by the asking turn: never twice
-    planning = Planning(steps=point.steps, results=earlier)
+    planning = Planning(steps=point.steps, results=earlier, advice=point.advice)
     if state.hitl.option_id == EDIT and point.step_id:  # approved, as the user rewrote it
         goal = state.conversation.user_message
         steps = [_with_goal(s, goal) if s.id == point.step_id else s for s in point.steps]
-        planning = Planning(steps=steps, results=earlier, approved=[point.step_id])
+        planning = planning.model_copy(update={"steps": steps, "approved": [point.step_id]})
     elif state.hitl.option_id == APPROVE and point.step_id:
         planning = planning.model_copy(update={"approved": [point.step_id]})
     else:
@@ -167,7 +213,8 @@ def _after_approval(state: TurnState) -> dict[str, Any] | None:
 
 
 def _with_goal(step: PlanStep, goal: str) -> PlanStep:
-    return step.model_copy(update={"inputs": {**step.inputs, "goal": goal}})
+    """The user's words replace the goal; a call read from the old words is dropped."""
+    return step.model_copy(update={"inputs": {**step.inputs, "goal": goal}, "call": None})
 
 
 def _ask_approval(
@@ -185,7 +232,13 @@ def _ask_approval(
         ],
     )
     return ask(
-        state, context, interrupt, steps=planning.steps, results=planning.results, step_id=step.id
+        state,
+        context,
+        interrupt,
+        steps=planning.steps,
+        results=planning.results,
+        step_id=step.id,
+        advice=planning.advice,
     )
 
 

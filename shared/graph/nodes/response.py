@@ -5,7 +5,10 @@
 events), with memory, persona and presentation rules in the prompt. A "by the way"
 question is appended to the answer. A reply told to stop (``signals.stop``: a newer message
 of the chat interrupts it) ends at the next token; what was written is kept, marked
-``interrupted``.
+``interrupted``. A question about a known person that the retrieved
+facts answer (``understood.answer``) is answered by quoting them when the deployment says
+so (``UNDERSTANDING_ANSWERS=reply``: the offline model garbles them), else the quote is
+given to the model as the answer to phrase.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from langgraph.runtime import Runtime
 
 from shared.conversation.greetings import greeting_reply
 from shared.conversation.phrases import phrase
+from shared.graph import understood
 from shared.graph.context import TurnContext
 from shared.graph.degraded import memory_note
 from shared.graph.instrument import node
@@ -116,10 +120,21 @@ def _followup(state: TurnState, runtime: Runtime[TurnContext]) -> str:
 
 @node("simple_text")
 def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
-    answer, stopped = _stream_answer(state, runtime, system_prompt(state), state.conversation.focus)
-    if stopped:
-        return _reply(answer, "interrupted")
-    return _reply(answer + _note(state, runtime) + _followup(state, runtime))
+    system, quoted = system_prompt(state), understood.answer(state)
+    if quoted is not None and runtime.context.ports.settings.understanding_answers == "reply":
+        _emit(runtime, quoted.text)
+        answer = quoted.text
+    else:
+        if quoted is not None:
+            system += f"\nThe stored facts answer the question: {quoted.text} Answer from them."
+        answer, stopped = _stream_answer(state, runtime, system, state.conversation.focus)
+        if stopped:
+            return _reply(answer, "interrupted")
+    response = ResponseState(
+        text=answer + _note(state, runtime) + _followup(state, runtime),
+        quoted=quoted.fact_ids if quoted else [],
+    )
+    return {"response": response}
 
 
 @node("complex_text")

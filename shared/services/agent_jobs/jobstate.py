@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from shared.conversation.answers import REJECT
 from shared.models.domain import AgentJob, Subtask
 from shared.models.jobs import SETTLED, JobInterrupt, JobState, MailboxMessage, SubtaskState
 from shared.services.agent_jobs.policy import failure_limit
@@ -108,12 +109,20 @@ def take_answer(state: JobState) -> tuple[JobState, JobInterrupt | None, str | N
     if answered is None or answered.option_id is None:
         return state, None, None
     sid = answered.subtask_id
+    if _refused_by_user(answered) and answered.id not in state.rejected:
+        state = state.model_copy(update={"rejected": [*state.rejected, answered.id]})
     if answered.purpose != "escalation":  # kept until the subtask has used it
         return with_subtask(state, sid, status="pending"), answered, None
     state = state.model_copy(update={"interrupt": None})
     if answered.option_id == "abort":
         return state, None, "user_abort"
     return with_subtask(state, sid, status="pending", watchdog_level=0), None, None
+
+
+def _refused_by_user(answered: JobInterrupt) -> bool:
+    """The user (not the timeout) rejected an approval: it counts against the plan."""
+    user = answered.source == "user"
+    return user and answered.purpose == "approval" and answered.option_id == REJECT
 
 
 def unread(state: JobState, reader: str, seen: int) -> list[MailboxMessage]:

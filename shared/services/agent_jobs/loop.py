@@ -6,6 +6,9 @@ step after a backoff with jitter, up to ``agent_subtask_retries`` times for the 
 then the subtask fails as transient. A sensitive tool call, a question and a watchdog
 escalation suspend the subtask with its transcript, so the answer continues it where it
 stopped. Between steps the team (the supervisor) may stop it: paused, cancelled, aborted.
+A subtask whose call is already known (``Subtask.call``: the plan read an explicit command)
+makes that call without a model step, asking first unless the user approved it in the turn,
+and finishes with what it did.
 """
 
 from __future__ import annotations
@@ -134,6 +137,8 @@ class AgentLoop:
                     outcome: StepRecord | str = self._resolve(
                         task, task.pending, answer, len(steps)
                     )
+                elif task.subtask.call is not None:
+                    outcome = self._planned(task, steps)
                 elif len(steps) >= limit:
                     raise SubtaskFailed(
                         f"step_limit: no answer after {limit} steps", retries=retries
@@ -151,6 +156,31 @@ class AgentLoop:
             steps.append(outcome)
             if self._team.watch(sid, task.subtask.goal, steps):
                 raise Suspend("escalation", steps)
+
+    def _planned(self, task: Assignment, steps: list[StepRecord]) -> StepRecord | str:
+        """The subtask's known call (made once: its record is the transcript), then what it
+        did as the answer. No model call either way."""
+        call = task.subtask.call
+        assert call is not None
+        if steps:
+            result = steps[-1].result
+            if result.startswith("refused:"):
+                raise SubtaskFailed(f"tool_refused: {result.removeprefix('refused:').strip()}")
+            return (
+                "Not done: you declined it." if result == DECLINED else f"Done: {task.subtask.goal}"
+            )
+        tool = next((t for t in task.tools if t.name == call.tool), None)
+        if tool is None:
+            raise SubtaskFailed(f"tool_refused: {task.spec.name} has no tool {call.tool!r}")
+        try:
+            args = parse_args(tool, call.args).model_dump_json()
+        except ToolRefused as refused:
+            raise SubtaskFailed(f"tool_refused: {refused}") from refused
+        if not call.approved and self._team.needs_approval(task.subtask.agent, tool):
+            raise Suspend("approval", steps, PendingAction(tool=tool.name, args=args))
+        key = f"{task.job.job_id}:{task.subtask.id}:planned" if call.approved else None
+        result = self._call(task, tool, args, 0, key)
+        return StepRecord(action="tool", tool=tool.name, args=args, result=result)
 
     def _back_off(self, error: AppError, retries: int) -> int:
         """Sleep before the next try of a transient failure; the subtask fails when it is

@@ -33,8 +33,11 @@ def progress(deps: ChatPorts, state: JobState, subtask_id: str, result: str) -> 
     _post(deps, state, f"{state.job.job_id}-{subtask_id}", text)
 
 
+RESULT_SUFFIX = "-result"  # of the job's final message id: what the user reacts to
+
+
 def final(deps: ChatPorts, state: JobState) -> None:
-    _post(deps, state, f"{state.job.job_id}-result", final_text(state))
+    _post(deps, state, f"{state.job.job_id}{RESULT_SUFFIX}", final_text(state))
 
 
 def stalled(deps: ChatPorts, state: JobState) -> None:

@@ -22,14 +22,14 @@ from typing import Any
 
 from shared.agents.spec import Tool
 from shared.models.jobs import JobInterrupt, JobState, MailboxMessage, StepRecord
-from shared.models.trust import ActionContext
 from shared.ports import Usage
 from shared.services.agent_jobs import claims, jobstate, reports, watchdog
 from shared.services.agent_jobs.catalog import Catalog
 from shared.services.agent_jobs.loop import AgentLoop, Assignment, Finished, SubtaskFailed, Suspend
 from shared.services.agent_jobs.policy import failure_limit
 from shared.services.agent_jobs.ports import JobToolPorts, SupervisorPorts
-from shared.services.hitl import escalation_for
+from shared.services.hitl import call_needs_approval
+from shared.services.model_work import for_work
 
 log = logging.getLogger("agents")
 
@@ -54,8 +54,9 @@ class Supervisor:
         self._error: BaseException | None = None
         self._seen: dict[str, int] = {}
         self._answers: dict[str, JobInterrupt] = {}
+        self._llm = for_work(deps.llm, "agent")  # background: behind the users' turns
         tool_ports = JobToolPorts(deps, state.job.created_at)  # erasure-fenced writes
-        self._loop = AgentLoop(deps.llm, tool_ports, deps.settings, self, sleep, rand)
+        self._loop = AgentLoop(self._llm, tool_ports, deps.settings, self, sleep, rand)
 
     @property
     def stop(self) -> str | None:
@@ -183,15 +184,8 @@ class Supervisor:
 
     # -- Team: what the subtasks ask of their supervisor ------------------------------------
     def needs_approval(self, agent: str, tool: Tool) -> bool:
-        """Sensitive calls always; calls that act for the user when the user's mode is
-        human-in-command (``shared.services.hitl``); calls that only read never."""
-        if not (tool.sensitive or tool.acts):
-            return False
-        action = ActionContext(
-            agent=agent, tool=tool.name, sensitive=tool.sensitive, confidence=1.0
-        )
-        decision = escalation_for(self._deps.trust, self._settings, self._state.job.user_id, action)
-        return tool.sensitive or (decision is not None and decision.escalation == "approve")
+        user = self._state.job.user_id
+        return call_needs_approval(self._deps.trust, self._settings, user, agent, tool)
 
     def stop_reason(self, subtask_id: str) -> str | None:
         if self._stop is None:
@@ -243,7 +237,7 @@ class Supervisor:
         if not watchdog.due(len(steps), self._settings.watchdog_every_steps):
             return False
         window = steps[-self._settings.watchdog_window_steps :]
-        verdict, note, usage = watchdog.evaluate(self._deps.llm, goal, window)
+        verdict, note, usage = watchdog.evaluate(self._llm, goal, window)
         self.spend(usage)
         with self._changed:
             now = self._deps.clock.now()

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from shared.conversation.text import fold
+from shared.models.extraction import EntityMention, ExtractedFact
 from shared.services.memory.profiles import Mention
 from shared.services.memory.resolution import Resolution, Resolver
-from shared.services.memory.schema import EntityMention, ExtractedFact
 
 
 @dataclass(frozen=True)

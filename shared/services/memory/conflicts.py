@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from shared.conversation.relations import RELATIONS
 from shared.conversation.text import fold
 from shared.models.memory import (
     SENSITIVE_TYPES,
@@ -28,7 +29,6 @@ from shared.models.memory import (
     ScoredFact,
     Supersession,
 )
-from shared.services.memory.names import RELATIONS
 
 CLEAR_CONFIDENCE = 0.8
 MAX_REINFORCED = 0.99

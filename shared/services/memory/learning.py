@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from shared.conversation.text import fold
+from shared.models.extraction import EntityMention
 from shared.models.memory import Person
 from shared.services.memory import names
 from shared.services.memory.attribution import Attributed
 from shared.services.memory.profiles import Mention
 from shared.services.memory.resolution import RESOLVED
-from shared.services.memory.schema import EntityMention
 
 MAX_ALIASES = 12
 LEARNED_DESCRIPTORS = ("age", "employer", "occupation", "city")

@@ -1,14 +1,13 @@
 """How people are referred to: names, nicknames, pronouns, relation words ("my boss").
 
-Pure functions over small tables; entity resolution builds on them.
+Pure functions over small tables; entity resolution builds on them. The relation words are
+``shared.conversation.relations`` (one table with the understanding tier).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from shared.conversation.relations import RELATIONS, Relation
 from shared.conversation.text import fold, fold_keeping_accents
-from shared.models.memory import PersonRole
 
 SELF_WORDS = frozenset({"user", "the user", "me", "i", "myself", "self", "ich", "mich", "mir"})
 PRONOUNS = frozenset(
@@ -18,73 +17,6 @@ PRONOUNS = frozenset(
 _POSSESSIVES = ("my ", "our ", "mein ", "meine ", "meinem ", "meiner ", "unser ", "unsere ")
 _DETERMINERS = ("the ", "a ", "an ", "his ", "her ", "their ", "der ", "die ", "das ")
 
-
-@dataclass(frozen=True)
-class Relation:
-    """A relation word's meaning: the role it implies and, if it says, a gender."""
-
-    word: str  # canonical: "mother" for mum, mom, Mutter
-    role: PersonRole
-    gender: str | None = None
-    generic: bool = False  # "my partner", "my colleague": names the role itself
-
-
-def _rel(
-    role: PersonRole, gender: str | None, *words: str, generic: bool = False
-) -> dict[str, Relation]:
-    return {word: Relation(words[0], role, gender, generic) for word in words}
-
-
-RELATIONS: dict[str, Relation] = {
-    **_rel("partner", None, "partner", "spouse", "fiancé", "fiancée", "fiance", generic=True),
-    **_rel("partner", "f", "wife", "girlfriend", "frau", "ehefrau"),
-    **_rel("partner", "m", "husband", "boyfriend", "mann", "ehemann"),
-    **_rel("child", None, "child", "kid", "kind", generic=True),
-    **_rel("child", "m", "son", "sohn", "stepson"),
-    **_rel("child", "f", "daughter", "tochter", "stepdaughter"),
-    **_rel("parent", None, "parent", generic=True),
-    **_rel("parent", "f", "mother", "mom", "mum", "mama", "mutter", "stepmother"),
-    **_rel("parent", "m", "father", "dad", "papa", "vater", "stepfather"),
-    **_rel("sibling", None, "sibling", generic=True),
-    **_rel("sibling", "f", "sister", "schwester"),
-    **_rel("sibling", "m", "brother", "bruder"),
-    **_rel("friend", None, "friend", "best friend", "buddy", "freund", "freundin", generic=True),
-    **_rel(
-        "colleague", None, "colleague", "coworker", "co-worker", "kollege", "kollegin", generic=True
-    ),
-    **_rel("colleague", None, "boss", "manager", "chef", "chefin", "supervisor"),
-    **_rel("colleague", None, "employee", "assistant", "report"),
-    **_rel("pet", None, "pet", "haustier", generic=True),
-    **_rel("pet", None, "dog", "puppy", "hund"),
-    **_rel("pet", None, "cat", "kitten", "katze"),
-    **_rel("pet", None, "horse", "pferd"),
-    **_rel("pet", None, "rabbit", "bunny", "hamster", "parrot", "bird"),
-    **_rel("service_provider", None, "doctor", "dentist", "physician", "arzt", "ärztin"),
-    **_rel("service_provider", None, "lawyer", "attorney", "anwalt"),
-    **_rel(
-        "service_provider",
-        None,
-        "plumber",
-        "electrician",
-        "cleaner",
-        "hairdresser",
-        "therapist",
-        "trainer",
-        "nanny",
-        "babysitter",
-        "accountant",
-        "landlord",
-    ),
-    **_rel("other", "f", "grandmother", "grandma", "granny", "oma"),
-    **_rel("other", "m", "grandfather", "grandpa", "opa"),
-    **_rel("other", "f", "aunt", "tante"),
-    **_rel("other", "m", "uncle", "onkel"),
-    **_rel("other", None, "cousin"),
-    **_rel("other", "f", "niece", "nichte"),
-    **_rel("other", "m", "nephew", "neffe"),
-    **_rel("other", None, "neighbour", "neighbor", "nachbar", "nachbarin"),
-    **_rel("other", None, "mother-in-law", "father-in-law", "in-law"),
-}
 
 # Diminutives and short forms: names in one group may be the same person.
 # Only true diminutives: a name that is also given on its own (Klaus, Lena, Sandra) would

@@ -11,10 +11,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from shared.conversation.relations import Relation
 from shared.conversation.text import fold
+from shared.models.extraction import EntityMention
 from shared.models.memory import Person, PersonRole
-from shared.services.memory.names import Relation, is_indirect, relation_of
-from shared.services.memory.schema import EntityMention
+from shared.services.memory.names import is_indirect, relation_of
 
 AGE_TOLERANCE = 2  # a stored age goes stale: 8 last year is 9 now
 MINOR_AGE = 16  # younger than this: no employer, no occupation, nobody's boss or partner

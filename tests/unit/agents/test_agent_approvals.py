@@ -8,13 +8,14 @@ from __future__ import annotations
 import pytest
 
 from shared.adapters.clock import FixedClock
+from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app import agent_control as control
 from shared.app.agent_continuation import continue_job
 from shared.app.resume import ResumeService
 from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import InterruptNotPending, JobInProgress
-from shared.models.domain import HitlControl, Message
+from shared.models.domain import HitlControl, Message, ToolCall
 from shared.models.wire import Interrupt, ResumeRequest
 from shared.services.agent_jobs.loop import DECLINED
 from tests.unit.agents.agent_kit import (
@@ -247,3 +248,41 @@ def test_acting_calls_wait_for_approval_only_while_the_user_is_in_command(
     job = make_job(clock.now(), sub("b"), job_id="t2-job0")
     assert runner.run(job, "m-2").status == "done"  # not sensitive: runs unasked
     assert booker.calls == [('{"query":"Friday"}', None)]
+
+
+def test_a_known_call_is_asked_about_then_made_without_a_model_step(
+    runner: Runner, clock: FixedClock, llm: ScriptedLLM, send: EchoTool
+) -> None:
+    """A step whose call the plan read (``Subtask.call``) and the turn did not approve."""
+    known = ToolCall(tool="send", args={"query": "to Bea"})
+    assert runner.run(make_job(clock.now(), sub("a", call=known))).status == "waiting"
+    asked = runner.state().interrupt
+    assert asked is not None and send.calls == []
+    assert answer(runner, "approve") == "done"
+    assert send.calls == [('{"query":"to Bea"}', f"t1-job0:{asked.id}")]
+    assert runner.chat()["t1-job0-result"] == "Done: goal a"
+    assert llm.calls == []
+
+
+def test_a_known_call_approved_in_the_turn_is_made_at_once_and_once(
+    runner: Runner, clock: FixedClock, llm: ScriptedLLM, send: EchoTool
+) -> None:
+    known = ToolCall(tool="send", args={"query": "to Bea"}, approved=True)
+    job = make_job(clock.now(), sub("a", call=known))
+    assert runner.run(job).status == "done"
+    assert runner.run(job, "m-again").status == "duplicate"
+    assert send.calls == [('{"query":"to Bea"}', "t1-job0:a:planned")]
+    assert llm.calls == []
+
+
+def test_a_declined_known_call_is_reported_and_a_refused_one_fails(
+    runner: Runner, clock: FixedClock, send: EchoTool
+) -> None:
+    runner.run(make_job(clock.now(), sub("a", call=ToolCall(tool="send", args={}))))
+    assert answer(runner, "reject") == "done"
+    assert runner.chat()["t1-job0-result"] == "Not done: you declined it."
+    broken = ToolCall(tool="erase", args={"query": "x"}, approved=True)  # not offered
+    assert runner.run(make_job(clock.now(), sub("a", call=broken), job_id="t2-job0"), "m-2")
+    assert send.calls == []
+    state = runner.state("t2-job0")
+    assert state.subtasks[0].status == "failed" and "tool_refused" in state.subtasks[0].error

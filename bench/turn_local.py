@@ -1,0 +1,168 @@
+"""``bench.turn --local``: turns over HTTP on the dev-like stack with the real local model.
+
+The five functions are served on the test profile's ports with ``Profile.model_env``: the
+production ``vertex`` adapters call the stack's local model service (SmolLM2 + MiniLM),
+extraction tasks run through the Cloud Tasks emulator and compete for the model as under
+``make dev``. Non-greeting messages only. Printed, in one run: a single turn alone (the
+model idle before each) and rounds of ``--concurrent`` simultaneous turns (one user each),
+p50/p95 of each and the ratio of the concurrent p95 to the single p50, with the model
+service's calls and queueing per turn.
+
+    .venv/bin/python -m bench.turn --local [--rounds 3] [--concurrent 4] [--mix settled]
+
+``--mix settled`` takes six messages the understanding tier settles (statements it reads
+whole, questions about people): the model writes only the reply, nothing in the
+background, so the figures show what is left when the tier does all it can.
+
+Needs ``scripts/stack up --profile test`` and the test profile's function ports free.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from bench.turn_report import pct
+from scripts import serve
+from scripts.model_service.child import service_health
+from scripts.stacklib import tokens
+from scripts.stacklib.profile import Profile
+
+PROFILE = "test"
+MESSAGES = (
+    "What is a good name for a cat?",
+    "My sister Anna lives in Berlin and she loves climbing.",
+    "Can you suggest a quick healthy breakfast?",
+    "I started learning Spanish last month.",
+    "What should I pack for a weekend in the mountains?",
+    "My colleague Tom prefers meetings in the morning.",
+)
+SETTLED = (
+    "My sister Anna lives in Berlin and she loves climbing.",
+    "My brother Tom works as a nurse in Zurich.",
+    "Our dog Rex loves the beach.",
+    "My mother Maria lives in Vienna.",
+    "I love hiking.",
+    "Where does Tom work?",
+)
+MIXES = {"default": MESSAGES, "settled": SETTLED}
+TARGET_RATIO = 3.0  # issue 16: p95 of 4 simultaneous turns within 3x a single turn
+
+
+@dataclass(frozen=True)
+class Turn:
+    seconds: float
+    status: int
+    reply: str
+
+
+class LocalStack:
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.turn_url = serve.read_env(PROFILE)["TURN_URL"]
+        self.model_url = profile.url("model").rstrip("/")
+
+    def model_health(self) -> dict[str, Any]:
+        return service_health(self.model_url)
+
+    def wait_idle(self, quiet: float = 2.0, timeout: float = 300.0) -> None:
+        """Until the model has had nothing to do for ``quiet`` seconds (background
+        extractions of earlier turns included)."""
+        deadline, idle_since = time.monotonic() + timeout, time.monotonic()
+        while time.monotonic() - idle_since < quiet:
+            lane = self.model_health()["text_lane"]
+            if lane["running"] or lane["waiting"]:
+                idle_since = time.monotonic()
+            if time.monotonic() > deadline:
+                raise SystemExit("bench.turn --local: the model never went idle")
+            time.sleep(0.1)
+
+    def turn(self, message: str) -> Turn:
+        user = f"bench-local-{uuid.uuid4().hex[:10]}"
+        token = tokens.mint_user_token(self.profile.state, user, ttl=900)
+        body = {"message": message, "client_message_id": uuid.uuid4().hex}
+        started = time.perf_counter()
+        response = httpx.post(
+            self.turn_url, json=body, headers={"Authorization": f"Bearer {token}"}, timeout=600
+        )
+        seconds = time.perf_counter() - started
+        reply = response.json().get("reply", {}).get("text", "") if response.is_success else ""
+        return Turn(seconds, response.status_code, reply or response.text[:200])
+
+
+def concurrent_round(stack: LocalStack, messages: list[str]) -> list[Turn]:
+    results: list[Turn | None] = [None] * len(messages)
+    start = threading.Barrier(len(messages))
+
+    def run(n: int) -> None:
+        start.wait()
+        results[n] = stack.turn(messages[n])
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(len(messages))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return [turn for turn in results if turn is not None]
+
+
+def measure(
+    stack: LocalStack, rounds: int, concurrent: int, messages: tuple[str, ...]
+) -> tuple[list[Turn], list[Turn]]:
+    stack.wait_idle()
+    stack.turn(messages[0])  # warm-up: the functions' first requests, the prompt cache
+    singles, together = [], []
+    for n in range(rounds):
+        stack.wait_idle()
+        singles.append(stack.turn(messages[n % len(messages)]))
+    for n in range(rounds):
+        stack.wait_idle()
+        at_once = [messages[(n + k) % len(messages)] for k in range(concurrent)]
+        together += concurrent_round(stack, at_once)
+    return singles, together
+
+
+def report(singles: list[Turn], together: list[Turn], concurrent: int, calls: float) -> None:
+    single = [t.seconds for t in singles]
+    both = [t.seconds for t in together]
+    failed = [t for t in singles + together if t.status != 200 or not t.reply.strip()]
+    print(f"{'turns':<28} {'n':>3} {'p50 s':>7} {'p95 s':>7} {'max s':>7}")
+    for label, values in (("single turn", single), (f"{concurrent} at once", both)):
+        print(
+            f"{label:<28} {len(values):>3} {pct(values, 50):>7.2f} {pct(values, 95):>7.2f} "
+            f"{max(values):>7.2f}"
+        )
+    ratio = pct(both, 95) / pct(single, 50)
+    verdict = "met" if ratio <= TARGET_RATIO else "missed"
+    print(f"p95 at once / single p50: {ratio:.1f}x (target <= {TARGET_RATIO:.0f}x: {verdict})")
+    print(f"model generations per turn (background extraction included): {calls:.1f}")
+    for turn in failed:
+        print(f"  failed or empty: {turn.status} {turn.reply[:120]!r}")
+
+
+def main(rounds: int, concurrent: int, mix: str = "default") -> None:
+    profile = Profile(PROFILE)
+    stack = LocalStack(profile)
+    try:
+        stack.model_health()
+    except OSError as exc:
+        raise SystemExit(f"the test stack's model service does not answer ({exc})") from exc
+    if serve.wait_ready(int(stack.turn_url.rstrip("/").rsplit(":", 1)[1]), seconds=0.2):
+        raise SystemExit("the test profile's functions are already served: stop them first")
+    model_env = profile.model_env(tokens.model_token(profile.state))
+    serve.up(PROFILE, extra_env={**model_env, "RATE_LIMIT_PER_MINUTE": "1000"})
+    try:
+        before = stack.model_health()["text_lane"]["admitted"]
+        singles, together = measure(stack, rounds, concurrent, MIXES[mix])
+        stack.wait_idle()
+        calls = (stack.model_health()["text_lane"]["admitted"] - before) / (
+            1 + len(singles) + len(together)
+        )
+    finally:
+        serve.down(PROFILE)
+    report(singles, together, concurrent, calls)

@@ -1,0 +1,178 @@
+"""The understanding tier against the labelled set, per provider, and its cold start.
+
+Run from the repository root: ``.venv/bin/python -m bench.understanding [--providers
+tier,local,tier+local] [--every N] [--limit N]`` (SmolLM2 takes seconds per message: a
+sample, ``--every 3``, keeps the model columns to minutes). Providers:
+
+- ``tier``: the deterministic tier alone (what falls through counts as nothing said);
+- ``local``: the model alone: SmolLM2 on the test stack's local model service, reached as the
+  functions reach it (the production ``vertex`` adapter, ``Profile.model_env``), one
+  classification call and one extraction call per message, as the turn and the extraction
+  task make them without the tier (needs ``scripts/stack up --profile test``);
+- ``tier+local``: the tier first, the model only for the parts that fall through.
+
+Printed per provider: route accuracy, people precision/recall/F1 (named people and their
+roles), facts fully correct, the share of messages settled with no model call before the
+reply, p50 latency; for the tier also the precision of what it decided (right or abstain).
+Cold start (imports, first call) is measured in fresh interpreters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench.understanding_providers import PROVIDERS, Provider
+from shared.understanding.tier import Context
+from testkit.understanding_eval import Figures, Prediction, load, score
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "understanding.jsonl"
+
+_COLD = {
+    "spaCy + en_core_web_sm": (
+        "from shared.understanding.nlp import pipeline",
+        "pipeline()('My sister Anna lives in Berlin.')",
+    ),
+    "dateparser": (
+        "from dateparser.date import DateDataParser",
+        "DateDataParser(languages=['en']).get_date_data('tomorrow at 10am')",
+    ),
+    "router (MiniLM + vectors)": (
+        "from shared.adapters.local_embedder import LocalEmbedder\n"
+        "from shared.understanding.router import Router",
+        "Router(LocalEmbedder()).route('remind me to call Anna')",
+    ),
+    "whole tier": (
+        "from datetime import UTC, datetime\n"
+        "from shared.adapters.local_embedder import LocalEmbedder\n"
+        "from shared.understanding.tier import Context, UnderstandingTier",
+        "UnderstandingTier(LocalEmbedder()).understand('Remind me to call my mother Maria "
+        "tomorrow at 10am', Context(now=datetime.now(UTC), timezone='Europe/Zurich'))",
+    ),
+}
+
+
+def cold_start(name: str) -> tuple[float, float, float]:
+    """Seconds to import, seconds of the first call, peak RSS in MiB: a fresh interpreter."""
+    imports, call = _COLD[name]
+    code = (
+        "import resource, time\nstarted = time.perf_counter()\n"
+        f"{imports}\nimported = time.perf_counter()\n{call}\n"
+        "done = time.perf_counter()\n"
+        "rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+        "print(imported - started, done - imported, rss)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    first, second, rss = out.stdout.split()
+    return float(first), float(second), float(rss)
+
+
+def warm_parts(runs: int = 20) -> dict[str, float]:
+    """Median milliseconds of each part on one message, everything loaded."""
+    from shared.adapters.local_embedder import LocalEmbedder
+    from shared.understanding.nlp import pipeline
+    from shared.understanding.tier import UnderstandingTier
+
+    text = "Remind me to call my mother Maria tomorrow at 10am"
+    embedder = LocalEmbedder()
+    tier = UnderstandingTier(embedder)
+    tier.load()
+    context = Context(now=datetime.now(UTC), timezone="Europe/Zurich")
+    parts: dict[str, Callable[[], object]] = {
+        "embed one message (MiniLM)": lambda: embedder.embed([text]),
+        "spaCy parse": lambda: pipeline()(text),
+        "whole tier": lambda: tier.understand(text, context),
+    }
+    medians = {}
+    for name, call in parts.items():
+        seconds = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            call()
+            seconds.append(time.perf_counter() - started)
+        medians[name] = statistics.median(seconds) * 1000
+    return medians
+
+
+def run(provider: Provider, context: Context, texts: list[str]) -> list[Prediction]:
+    provider.warm_up()
+    return [provider.predict(text, context) for text in texts]
+
+
+def report(name: str, figures: Figures, show_decided: bool) -> None:
+    ratio = figures.ratio
+    print(f"\n== {name} ({figures.n} messages)")
+    print(f"route accuracy              {ratio(figures.route_correct, figures.n):.3f}")
+    print(
+        f"people P / R / F1           {figures.people_precision:.3f} / "
+        f"{figures.people_recall:.3f} / {figures.people_f1:.3f}"
+    )
+    print(
+        f"facts fully correct         {ratio(figures.facts_exact, figures.n):.3f} of all, "
+        f"{ratio(figures.facts_exact_in_cases, figures.facts_cases):.3f} of the "
+        f"{figures.facts_cases} with facts"
+    )
+    print(f"settled, no model call      {ratio(figures.settled, figures.n):.3f}")
+    print(f"p50 per message             {figures.p50_ms:.1f} ms")
+    if show_decided:
+        _decided(figures)
+
+
+def _decided(figures: Figures) -> None:
+    ratio = figures.ratio
+    print("-- what the tier decided (precision; share decided)")
+    for part, right, decided in (
+        ("route", figures.route_decided_correct, figures.route_decided),
+        ("people", figures.people_decided_exact, figures.people_decided),
+        ("facts", figures.facts_decided_exact, figures.facts_decided),
+        ("plans", figures.plans_decided_correct, figures.plans_decided),
+        ("answers", figures.answers_correct, figures.answers),
+    ):
+        print(f"{part:<27} {ratio(right, decided):.3f}; {decided}/{figures.n}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--providers", default="tier", help="comma-separated: " + ",".join(PROVIDERS)
+    )
+    parser.add_argument("--limit", type=int, default=0, help="first N messages only")
+    parser.add_argument("--every", type=int, default=1, help="every Nth message (a sample)")
+    parser.add_argument("--misses", action="store_true", help="list what the tier got wrong")
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold-start figures")
+    args = parser.parse_args()
+    context, cases = load(DATA)
+    cases = cases[:: args.every]
+    cases = cases[: args.limit] if args.limit else cases
+    if not args.no_cold:
+        print("cold start (fresh interpreter): import s, first call s, peak RSS MiB")
+        for name in _COLD:
+            imported, first, rss = cold_start(name)
+            print(f"  {name:<27} {imported:6.2f} {first:6.2f} {rss:8.0f}")
+        print("warm, one message (median ms)")
+        for name, ms in warm_parts().items():
+            print(f"  {name:<27} {ms:8.1f}")
+    for name in args.providers.split(","):
+        provider = PROVIDERS[name]()
+        started = time.perf_counter()
+        figures = score(cases, run(provider, context, [c.text for c in cases]))
+        report(name, figures, show_decided=name == "tier")
+        print(f"wall time                   {time.perf_counter() - started:.1f} s")
+        if args.misses and name == "tier":
+            print("\n".join(f"  miss: {line}" for line in figures.misses))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak RSS of this process: {peak:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Admission to an engine, interactive callers first, with deadlines.
+
+A ``Lane`` lets at most ``slots`` callers hold it at once (one generation at a time for the
+text engine: two llama.cpp runs on two cores only slow each other down); the others wait in
+arrival order, except that a background caller (an extraction, an agent job: nobody waits
+for it) lets every interactive one (a turn's reply) go first. A running generation is never
+cut short for another. A caller that is still waiting at its deadline leaves the queue with
+``QueueTimeout``; when ``max_waiting`` callers already wait, a new one is turned away at once
+with ``QueueFull``. Either way it never held the engine, so the caller can answer 429 and the
+client may try again later.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+
+class Overloaded(Exception):
+    """The request was not admitted; nothing ran."""
+
+
+class QueueFull(Overloaded):
+    pass
+
+
+class QueueTimeout(Overloaded):
+    pass
+
+
+@dataclass(frozen=True)
+class LaneStats:
+    running: int
+    waiting: int
+    waiting_background: int  # of ``waiting``
+    admitted: int
+    turned_away: int
+    peak_running: int
+    peak_waiting: int
+
+
+class Lane:
+    def __init__(self, slots: int = 1, max_waiting: int = 32) -> None:
+        if slots < 1 or max_waiting < 0:
+            raise ValueError("a lane needs at least one slot and a non-negative queue")
+        self._slots = slots
+        self._max_waiting = max_waiting
+        self._cond = threading.Condition()
+        self._queue: deque[_Ticket] = deque()
+        self._running = 0
+        self._admitted = self._turned_away = self._peak_running = self._peak_waiting = 0
+
+    @contextmanager
+    def slot(self, deadline: float, background: bool = False) -> Iterator[float]:
+        """Hold one slot for the ``with`` block; yields the seconds spent waiting for it.
+        ``deadline`` is on the ``time.monotonic()`` clock; ``background`` callers wait
+        behind every interactive one."""
+        arrived = time.monotonic()
+        self._enter(deadline, background)
+        try:
+            yield time.monotonic() - arrived
+        finally:
+            with self._cond:
+                self._running -= 1
+                self._cond.notify_all()
+
+    def stats(self) -> LaneStats:
+        with self._cond:
+            return LaneStats(
+                running=self._running,
+                waiting=len(self._queue),
+                waiting_background=sum(t.background for t in self._queue),
+                admitted=self._admitted,
+                turned_away=self._turned_away,
+                peak_running=self._peak_running,
+                peak_waiting=self._peak_waiting,
+            )
+
+    def _enter(self, deadline: float, background: bool) -> None:
+        with self._cond:
+            if not self._free_now():
+                self._wait_in_line(deadline, background)
+            self._running += 1
+            self._admitted += 1
+            self._peak_running = max(self._peak_running, self._running)
+
+    def _wait_in_line(self, deadline: float, background: bool) -> None:
+        if len(self._queue) >= self._max_waiting:
+            self._turned_away += 1
+            raise QueueFull(f"{len(self._queue)} requests are already waiting")
+        ticket = _Ticket(background)
+        self._queue.append(ticket)
+        self._peak_waiting = max(self._peak_waiting, len(self._queue))
+        try:
+            while not (self._next() is ticket and self._running < self._slots):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._turned_away += 1
+                    raise QueueTimeout("the request waited past its deadline")
+                self._cond.wait(left)
+        finally:
+            self._queue.remove(ticket)
+            self._cond.notify_all()  # whoever is next in line may go now
+
+    def _next(self) -> _Ticket:
+        """Whose turn it is: the first interactive caller, else the first background one."""
+        return next((t for t in self._queue if not t.background), self._queue[0])
+
+    def _free_now(self) -> bool:
+        return not self._queue and self._running < self._slots
+
+
+class _Ticket:
+    """One waiting caller (compared by identity)."""
+
+    __slots__ = ("background",)
+
+    def __init__(self, background: bool) -> None:
+        self.background = background

@@ -1,0 +1,16 @@
+"""``SettingsPorts``: what the settings API reads, the fact system's ports and the
+execution memory (``shared.deps.Deps`` satisfies it)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from shared.ports import ExecutionMemory
+from shared.services.memory.ports import MemoryPorts
+
+
+class SettingsPorts(MemoryPorts, Protocol):
+    @property
+    def executions(self) -> ExecutionMemory:
+        """How earlier jobs were planned and went (``/settings/strategies/*``, export)."""
+        ...

@@ -1,0 +1,153 @@
+"""The understanding tier's reading of a message, in the turn graph's terms.
+
+``read`` runs the deterministic tier (``shared.understanding``) on the turn's message once,
+in the classification stage, before any model call. What it settles replaces a call: the
+whole intent (``settled_intent``: no classify call), the plan of an explicit command
+(``Intent.planned``: the planner takes it without a call), the facts of a statement it
+reads whole (``Intent.stated``: the extraction task carries them and calls no model). What
+it leaves open goes to the model, with the parts it is sure of kept (``merged_intent``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shared.graph.context import TurnContext
+from shared.graph.state import EntityRef, Intent, PlanStep, Route, TurnState
+from shared.models.domain import UnderstandingUse
+from shared.models.extraction import Extraction
+
+if TYPE_CHECKING:  # the tier (numpy, its vectors) loads with the first message that needs it
+    from shared.understanding import Understanding
+    from shared.understanding.result import Answer
+
+
+def read(context: TurnContext, state: TurnState) -> Understanding | None:
+    """The tier's reading, or None when the deployment runs without it."""
+    tier = context.ports.understanding
+    if tier is None:
+        return None
+    from shared.understanding import Context
+
+    profile = state.conversation.profile
+    now = context.ports.clock.now()
+    reading = Context(now=now, timezone=profile.timezone, currency=profile.currency)
+    return tier.understand(state.conversation.user_message, reading)
+
+
+def settled_intent(understood: Understanding) -> Intent:
+    """The intent of a message the tier settled (``Understanding.settled``)."""
+    label = understood.route.label
+    if label is None:
+        raise ValueError("an unsettled reading has no intent of its own")
+    # A question, or a request whose call the tier did not spell out (its agent works from
+    # what is known), wants memory: semantic when it names people, temporal when it names
+    # times; a question about someone always searches.
+    asks = label == "person_question" or (
+        understood.graph_route == "complex" and not any(s.call for s in planned(understood))
+    )
+    times = bool(understood.times or understood.spans)
+    unread = Intent(
+        route=_route(understood),
+        # facts the tier leaves open are the extraction model's to read (or to find none)
+        has_extractable_facts=True,
+        has_preferences=True,
+        needs_semantic_retrieval=label == "person_question"
+        or (asks and bool(understood.people.mentions)),
+        needs_temporal_retrieval=asks and times and label in ("person_question", "schedule"),
+        fast_path=True,
+        decided_by="understanding",
+    )
+    return merged_intent(unread, understood)
+
+
+def merged_intent(model: Intent, understood: Understanding) -> Intent:
+    """The model's intent with what the tier decided put over it: the route and its plan,
+    the people, the facts (and so whether there are any to extract), the resolved times."""
+    update: dict[str, object] = {"tier": use_of(understood)}
+    label = understood.route.label
+    if label is not None:
+        update |= {"route": _route(understood), "label": label, "planned": planned(understood)}
+        update["about_roles"] = list(understood.about_roles)
+    if understood.people.decided:
+        update["entities"] = [
+            EntityRef(name=m.name, role=m.relation) for m in understood.people.mentions
+        ]
+    found = [t.text for t in understood.times] + understood.spans
+    if found:
+        said = {t.casefold() for t in model.temporal_references}
+        extra = [t for t in found if t.casefold() not in said]
+        update["temporal_references"] = [*model.temporal_references, *extra]
+    facts = understood.facts
+    if facts.decided and understood.people.decided:
+        update |= {
+            "has_extractable_facts": bool(facts.facts),
+            "has_preferences": any(f.type == "Preference" for f in facts.facts),
+            "stated": stated(understood),
+        }
+    return model.model_copy(update=update)
+
+
+def planned(understood: Understanding) -> list[PlanStep]:
+    """The tier's plan as the planner's steps (a tool call spelled out when it read one)."""
+    plan = understood.plan
+    if not plan.decided or understood.graph_route != "complex":
+        return []
+    return [
+        PlanStep(
+            id=step.id,
+            agent=step.agent,
+            inputs={"goal": step.goal},
+            depends_on=list(step.depends_on),
+            call=step.call,
+        )
+        for step in plan.steps
+    ]
+
+
+def stated(understood: Understanding) -> Extraction | None:
+    """What extraction stores without a model call: facts the tier read whole, with the
+    people they are about (None: the extraction model reads the message)."""
+    if not (understood.facts.decided and understood.people.decided):
+        return None
+    return understood.facts.extraction(understood.people)
+
+
+def answer(state: TurnState) -> Answer | None:
+    """A question about a known person the retrieved facts answer: the facts, quoted
+    ("Where does Anna live?" -> "Anna lives in Berlin."). None: the model answers alone."""
+    intent, memory = state.intent, state.memory
+    if intent is None or intent.label != "person_question":
+        return None
+    from shared.understanding import KnownFact
+    from shared.understanding.answers import answer_from_facts
+
+    facts = [
+        KnownFact(
+            id=f.id,
+            subject_id=f.subject_id,
+            subject_name=memory.subjects.get(f.subject_id) if f.subject_id else None,
+            subject_role=memory.roles.get(f.subject_id) if f.subject_id else None,
+            text=f.text,
+        )
+        for f in [*memory.semantic, *memory.temporal]
+    ]
+    names = [e.name for e in intent.entities]
+    return answer_from_facts(state.conversation.focus, facts, names)
+
+
+def use_of(understood: Understanding) -> UnderstandingUse:
+    return UnderstandingUse(
+        label=understood.route.label,
+        route=understood.route.decided,
+        people=understood.people.decided,
+        facts=understood.facts.decided and understood.people.decided,
+        plan=bool(planned(understood)),
+    )
+
+
+def _route(understood: Understanding) -> Route:
+    route = understood.graph_route
+    if route is None:
+        raise ValueError("the tier did not decide the route")
+    return route

@@ -1,0 +1,118 @@
+"""Extractive answers to questions about a known person: the stored fact, quoted.
+
+"Where does Anna live?" is answered with the retrieved fact that says where Anna lives, as
+it is stored; nothing is composed. No answer (None) when the question is not one of the
+shapes below, when no retrieved fact of that person says it, when two different people
+of that name have such facts, or when two facts disagree (two places to live).
+
+"What do you know about Anna?" (or "about me", or about a group: "my family", "my
+parents", "my kids"...) quotes every retrieved fact about them; ``roles_asked`` tells the
+memory stage which people such a group question is about, so their facts are retrieved
+whatever the question's words are near. In a quote, "the user's" reads "your".
+"""
+
+from __future__ import annotations
+
+import re
+
+from shared.conversation.text import fold as _fold
+from shared.models.base import Strict
+from shared.models.memory import PersonRole
+from shared.understanding.result import Answer
+
+_WHO = r"(?P<who>[A-Za-zÀ-ÿ' -]{1,60}?)"
+# question shape -> what a fact that answers it says
+_SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = tuple(
+    (re.compile(question + r"\s*\?*$", re.IGNORECASE), re.compile(says, re.IGNORECASE), many)
+    for question, says, many in (
+        (rf"^where (?:does|do) {_WHO} live(?: now| these days)?", r"\blives? in\b", False),
+        (rf"^where (?:does|do) {_WHO} work", r"\bworks? (?:at|for)\b", False),
+        (rf"^what (?:does|do) {_WHO} do for (?:a living|work)", r"\bworks? as\b", False),
+        (rf"^what is {_WHO}(?:'s|’s) job", r"\bworks? as\b", False),
+        (rf"^when is {_WHO}(?:'s|’s) birthday", r"\bbirthday\b", False),
+        (rf"^what (?:does|do) {_WHO} (?:like|love|enjoy)", r"\b(?:likes?|loves?|enjoys?)\b", True),
+        (rf"^(?:what is|what's) {_WHO} allergic to", r"\ballergic to\b", True),
+        (rf"^is {_WHO} allergic to anything", r"\ballergic to\b", True),
+    )
+)
+_NEGATED = re.compile(r"\b(not|n't|no longer|never|dislikes?)\b", re.IGNORECASE)
+_ABOUT = re.compile(
+    r"^(?:what (?:else )?do you know|what can you tell me|tell me(?: everything you know)?)"
+    rf" about {_WHO}\s*[?.!]*$",
+    re.IGNORECASE,
+)
+# A group the user names by relation: the roles of the people in it.
+GROUPS: dict[str, frozenset[PersonRole]] = {
+    "my family": frozenset({"partner", "child", "parent", "sibling"}),
+    "my parents": frozenset({"parent"}),
+    "my kids": frozenset({"child"}),
+    "my children": frozenset({"child"}),
+    "my siblings": frozenset({"sibling"}),
+    "my friends": frozenset({"friend"}),
+    "my colleagues": frozenset({"colleague"}),
+    "my pets": frozenset({"pet"}),
+}
+_USER_POSSESSIVE = re.compile(r"\bthe user's\b", re.IGNORECASE)
+
+
+class KnownFact(Strict):
+    """A retrieved fact with the name of whom it is about (None: the user)."""
+
+    id: str
+    subject_id: str | None
+    subject_name: str | None
+    text: str
+    subject_role: PersonRole | None = None  # for a question about a group ("my family")
+
+
+def roles_asked(question: str) -> frozenset[PersonRole]:
+    """The roles of the group a "what do you know about my family?" question names."""
+    match = _ABOUT.match(question.strip())
+    return GROUPS.get(_fold(match["who"]), frozenset()) if match else frozenset()
+
+
+def answer_from_facts(
+    question: str, facts: list[KnownFact], names: list[str] | None = None
+) -> Answer | None:
+    """``names``: the people the question names ("my brother Tom" asks about Tom)."""
+    everything = _ABOUT.match(question.strip())
+    if everything is not None:
+        return _everything_about(_fold(everything["who"]), facts, names)
+    for asked, says, many in _SHAPES:
+        match = asked.match(question.strip())
+        if match is None:
+            continue
+        who = _fold(match["who"])
+        inside = [_fold(n) for n in names or [] if f" {_fold(n)} " in f" {who} "]
+        who = inside[0] if len(inside) == 1 else who
+        about = [f for f in facts if _is_about(f, who)]
+        hits = [f for f in about if says.search(f.text) and not _NEGATED.search(f.text)]
+        if not hits or len({f.subject_id for f in hits}) > 1:
+            return None
+        if not many and len({_fold(f.text) for f in hits}) > 1:
+            return None  # two facts disagree: the model (or the user) must settle it
+        texts = list(dict.fromkeys(_quoted(f.text) for f in hits))
+        return Answer(text=" ".join(texts), fact_ids=[f.id for f in hits])
+    return None
+
+
+def _everything_about(who: str, facts: list[KnownFact], names: list[str] | None) -> Answer | None:
+    group = GROUPS.get(who)
+    inside = [_fold(n) for n in names or [] if f" {_fold(n)} " in f" {who} "]
+    who = inside[0] if len(inside) == 1 and group is None else who
+    hits = [f for f in facts if (f.subject_role in group if group else _is_about(f, who))]
+    if not hits or (group is None and len({f.subject_id for f in hits}) > 1):
+        return None  # nothing known, or two people of that name
+    texts = list(dict.fromkeys(_quoted(f.text) for f in hits))
+    return Answer(text=" ".join(texts), fact_ids=[f.id for f in hits])
+
+
+def _quoted(text: str) -> str:
+    said = _USER_POSSESSIVE.sub("your", text.strip().rstrip("."))
+    return said[:1].upper() + said[1:] + "."
+
+
+def _is_about(fact: KnownFact, who: str) -> bool:
+    if who in ("i", "me"):
+        return fact.subject_id is None
+    return fact.subject_name is not None and _fold(fact.subject_name) == who

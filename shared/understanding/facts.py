@@ -1,0 +1,314 @@
+"""Facts for common statement shapes, in the extraction model's output shape.
+
+Shapes (a spaCy ``Matcher`` finds the predicate, the parse its subject and object): lives
+in <place>, works at/for <organisation>, works as <occupation>, likes / loves / enjoys /
+hates / dislikes <thing>, is allergic to <thing>, <someone>'s birthday is <date> (or was
+born on), has a <relation> named <name>, <name> is my <relation>. A named relative of the
+user that no other fact is about gets "<name> is the user's <relation>", so the person is
+created with the role.
+
+Right or abstain: a sentence that is a question, hedged ("if", "would", "I think"),
+negated, or that holds a clause no shape explains makes the whole part fall through to the
+extraction model; a partial set of facts is never handed on as if it were complete.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from shared.models.extraction import ExtractedFact
+from shared.understanding.lexicon import HEDGES, NEGATIONS
+from shared.understanding.people import Found
+from shared.understanding.result import Facts, TimeRef
+from shared.understanding.subjects import (
+    USER,
+    Subject,
+    mention_subject,
+    subject_of,
+    subject_token,
+)
+
+if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
+    from spacy.matcher import Matcher
+    from spacy.tokens import Doc, Span, Token
+
+PREFERENCE_VERBS = ("like", "love", "enjoy", "hate", "dislike", "adore")
+# Inflected forms, not lemmas: the small model lemmatizes "hates" as "hat".
+_FORMS = {verb: [verb, f"{verb}s"] for verb in ("live", "work", *PREFERENCE_VERBS)}
+MAX_OBJECT_TOKENS = 6
+_PERSONAL = frozenset(
+    {"my", "me", "our", "us", "your", "you", "his", "her", "their", "them", "him", "it"}
+)
+_PATTERNS: dict[str, list[list[dict[str, object]]]] = {
+    "lives_in": [[{"LOWER": {"IN": _FORMS["live"]}, "POS": "VERB"}, {"LOWER": "in"}]],
+    "works_at": [
+        [{"LOWER": {"IN": _FORMS["work"]}, "POS": "VERB"}, {"LOWER": {"IN": ["at", "for"]}}]
+    ],
+    "works_as": [[{"LOWER": {"IN": _FORMS["work"]}, "POS": "VERB"}, {"LOWER": "as"}]],
+    "preference": [
+        [
+            {
+                "LOWER": {"IN": [form for verb in PREFERENCE_VERBS for form in _FORMS[verb]]},
+                "POS": {"IN": ["VERB", "AUX", "INTJ"]},  # "I really like" -> INTJ
+            }
+        ]
+    ],
+    "allergy": [[{"LOWER": "allergic"}, {"LOWER": "to"}]],
+    "birthday": [[{"LOWER": "birthday"}], [{"LOWER": "born"}, {"LOWER": "on"}]],
+}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One shape read in a sentence: the fact, and the clause verb it explains."""
+
+    fact: ExtractedFact
+    verb: Token
+
+
+class _Unreadable(Exception):
+    """A shape matched but its subject or object cannot be vouched for."""
+
+
+def read_facts(doc: Doc, found: Found, times: list[TimeRef]) -> Facts:
+    matches = [(doc.vocab.strings[m], start, end) for m, start, end in _matcher(doc)(doc)]
+    try:
+        readings = [r for sent in doc.sents for r in _read(sent, matches, found, times)]
+    except _Unreadable as exc:
+        return Facts(decided=False, reason=str(exc))
+    facts = [r.fact for r in readings]
+    return Facts(decided=True, facts=facts + relationship_facts(found, {f.about for f in facts}))
+
+
+def _read(
+    sent: Span, matches: list[tuple[str, int, int]], found: Found, times: list[TimeRef]
+) -> list[Reading]:
+    """Every clause of the sentence explained by a shape, or ``_Unreadable``."""
+    doubt = _doubt(sent)
+    if doubt:
+        raise _Unreadable(doubt)
+    readings = []
+    for shape, start, end in matches:
+        if sent.start <= start < sent.end:
+            predicate = sent.doc[start]
+            readings.extend(_READERS[shape](predicate, sent.doc[end : sent.end], found, times))
+    readings.extend(_relations_stated(sent, found))
+    clauses = _clause_verbs(sent)
+    if not clauses:
+        raise _Unreadable("a sentence without a verb the rules can read")
+    unexplained = clauses - {r.verb.i for r in readings}
+    if unexplained:
+        raise _Unreadable(f"no shape explains {sent.doc[min(unexplained)].text!r}")
+    return readings
+
+
+def states_facts(doc: Doc) -> bool:
+    """A fact shape anywhere: a request or question that also tells something ("remind me
+    ... and note that she likes tulips") leaves its facts to the extraction model."""
+    matcher = _matcher(doc)
+    return bool(matcher(doc))
+
+
+def _matcher(doc: Doc) -> Matcher:
+    from spacy.matcher import Matcher
+
+    matcher = Matcher(doc.vocab)
+    for name, patterns in _PATTERNS.items():
+        matcher.add(name, patterns)
+    return matcher
+
+
+def relationship_facts(found: Found, covered: set[str]) -> list[ExtractedFact]:
+    """For each named relative no other fact is about: "Maria is the user's mother"."""
+    return [
+        _fact(f"{m.name} is the user's {m.relation}", "Relationship", m.name)
+        for m in found.mentions
+        if m.named and m.relation and m.role not in (None, "other") and m.name not in covered
+    ]
+
+
+def _doubt(sent: Span) -> str:
+    words = {t.lower_ for t in sent}
+    if sent.text.rstrip().endswith("?") or sent[0].tag_ in ("WRB", "WP", "MD"):
+        return "a question"
+    modal = next((t.lower_ for t in sent if t.tag_ == "MD"), None)
+    if words & HEDGES or modal:
+        return f"not stated as plainly true ({modal or sorted(words & HEDGES)[0]!r})"
+    if words & NEGATIONS:
+        return "negated"
+    return ""
+
+
+def _clause_verbs(sent: Span) -> set[int]:
+    """Verbs of the sentence's clauses, and a root with a subject whatever its tag."""
+    return {
+        t.i
+        for t in sent
+        if (t.dep_ in ("ROOT", "conj") and t.pos_ in ("VERB", "AUX") and t.head.pos_ != "NOUN")
+        or (t.dep_ == "ROOT" and any(c.dep_ == "nsubj" for c in t.children))
+    }
+
+
+def _subject(predicate: Token, found: Found) -> Subject:
+    token = subject_token(predicate)
+    subject = subject_of(token, found) if token is not None else None
+    if subject is None:
+        raise _Unreadable(f"no subject for {predicate.text!r}")
+    return subject
+
+
+def _present(predicate: Token) -> None:
+    if predicate.tag_ not in ("VBZ", "VBP", "UH") and not any(
+        c.tag_ in ("VBZ", "VBP") and c.dep_ == "aux" for c in predicate.children
+    ):
+        raise _Unreadable(f"{predicate.text!r} is not in the present tense")
+
+
+def _object_words(rest: Span, *, head: int = -1) -> str:
+    """The words after the predicate up to the clause's end ("and she ...", punctuation);
+    ``head``: the token the parser took for the verb of "loves" ("she loves climbing")."""
+    words: list[Token] = []
+    for token in rest:
+        if token.is_punct or (token.dep_ == "cc" and words) or token.dep_ in ("nsubj", "mark"):
+            break
+        if token.pos_ in ("VERB", "AUX") and token.dep_ == "conj" and token.i != head:
+            break
+        words.append(token)
+    if not words or len(words) > MAX_OBJECT_TOKENS or {w.lower_ for w in words} & _PERSONAL:
+        raise _Unreadable("no plain object")
+    if words[0].tag_ in ("WDT", "WP", "WRB", "IN"):
+        raise _Unreadable(f"a clause, not a thing: {words[0].text!r}")
+    return rest.doc[words[0].i : words[-1].i + 1].text
+
+
+def _proper_object(rest: Span) -> str:
+    """A place or an organisation: names only, then the clause ends or "as ..." follows."""
+    words = []
+    for token in rest:
+        if token.pos_ == "PROPN" or token.ent_type_ in ("GPE", "LOC", "ORG"):
+            words.append(token)
+        elif not (token.lower_ == "the" and not words):
+            break
+    after = rest.doc[words[-1].i + 1] if words and words[-1].i + 1 < len(rest.doc) else None
+    if not words or (words[0].pos_ == "DET" and len(words) == 1):
+        raise _Unreadable("the place or organisation is not a name")
+    if after is not None and not (after.is_punct or after.dep_ == "cc" or after.lower_ == "as"):
+        raise _Unreadable(f"more after the name: {after.text!r}")
+    return rest.doc[rest.start : words[-1].i + 1].text
+
+
+def _lives_in(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[Reading]:
+    _present(predicate)
+    subject = _subject(predicate, found)
+    place = _proper_object(rest)
+    return [
+        Reading(_fact(f"{subject.display} lives in {place}", "Other", subject.about), predicate)
+    ]
+
+
+def _works_at(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[Reading]:
+    """Works at (or for) an organisation; "at ACME as a nurse" adds the occupation."""
+    _present(predicate)
+    subject = _subject(predicate, found)
+    employer = _proper_object(rest)
+    preposition = predicate.nbor(1).lower_
+    text = f"{subject.display} works {preposition} {employer}"
+    readings = [Reading(_fact(text, "Work", subject.about), predicate)]
+    after = rest.doc[rest.start + len(employer.split()) :]
+    if len(after) > 1 and after[0].lower_ == "as":
+        readings.extend(_works_as(predicate, after[1:], found, []))
+    return readings
+
+
+def _works_as(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[Reading]:
+    _present(predicate)
+    subject = _subject(predicate, found)
+    job = _object_words(rest)
+    return [Reading(_fact(f"{subject.display} works as {job}", "Work", subject.about), predicate)]
+
+
+def _preference(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[Reading]:
+    _present(predicate)
+    subject = _subject(predicate, found)
+    misparsed = predicate.dep_ == "aux" and predicate.head.i == predicate.i + 1
+    thing = _object_words(rest, head=predicate.head.i if misparsed else -1)
+    verb = predicate.lower_ if predicate.lower_.endswith("s") else f"{predicate.lower_}s"
+    verb_token = predicate.head if misparsed else predicate
+    return [
+        Reading(_fact(f"{subject.display} {verb} {thing}", "Preference", subject.about), verb_token)
+    ]
+
+
+def _allergy(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[Reading]:
+    subject = _subject(predicate, found)
+    if predicate.head.lemma_ != "be" or predicate.head.tag_ not in ("VBZ", "VBP"):
+        raise _Unreadable("not 'is allergic to'")
+    thing = _object_words(rest)
+    fact = _fact(f"{subject.display} is allergic to {thing}", "Allergy", subject.about)
+    fact = fact.model_copy(update={"sensitivity": "high", "confidence": 0.95})
+    return [Reading(fact, predicate.head)]
+
+
+def _birthday(predicate: Token, rest: Span, found: Found, times: list[TimeRef]) -> list[Reading]:
+    sent = predicate.sent
+    date = next((t for t in times if sent.start_char <= t.start < sent.end_char), None)
+    if date is None or date.clock:
+        raise _Unreadable("a birthday without a plain date")
+    if predicate.lower_ == "born":
+        subject = _subject(predicate, found)
+        verb = predicate.head if predicate.dep_ == "auxpass" else predicate
+    else:
+        owner = next((c for c in predicate.children if c.dep_ == "poss"), None)
+        found_subject = None
+        if owner is not None and owner.lower_ == "my":
+            found_subject = Subject(USER, "The user")
+        elif owner is not None and owner.i in found.by_token and owner.i not in found.shared:
+            found_subject = mention_subject(found.by_token[owner.i])
+        if found_subject is None:
+            raise _Unreadable("whose birthday?")
+        subject, verb = found_subject, predicate.head
+    day = date.text.removeprefix("on ").strip()
+    owner_text = "The user's" if subject.about == USER else f"{subject.display}'s"
+    fact = _fact(f"{owner_text} birthday is on {day}", "Other", subject.about)
+    year_given = any(ch.isdigit() for ch in day) and len(day.split()[-1]) == 4
+    fact = fact.model_copy(
+        update={
+            "temporal_marker": date.text,
+            "date": date.at.date().isoformat() if year_given else None,
+        }
+    )
+    return [Reading(fact, verb)]
+
+
+def _relations_stated(sent: Span, found: Found) -> list[Reading]:
+    """Clauses that state a relation: "Anna is my sister", "I have a son named Leo"."""
+    readings = []
+    for token in sent:
+        mention = found.by_token.get(token.i)
+        if mention is None or mention.role in (None, "other") or not mention.named:
+            continue
+        stated = (token.dep_, token.head.lemma_) in (("attr", "be"), ("dobj", "have"))
+        if not stated:
+            continue
+        verb = token.head
+        text = f"{mention.name} is the user's {mention.relation}"
+        readings.append(Reading(_fact(text, "Relationship", mention.name), verb))
+    return readings
+
+
+def _fact(text: str, kind: str, about: str) -> ExtractedFact:
+    return ExtractedFact.model_validate(
+        {"text": text, "type": kind, "about": about, "confidence": 0.9}
+    )
+
+
+_READERS: dict[str, Callable[[Token, Span, Found, list[TimeRef]], list[Reading]]] = {
+    "lives_in": _lives_in,
+    "works_at": _works_at,
+    "works_as": _works_as,
+    "preference": _preference,
+    "allergy": _allergy,
+    "birthday": _birthday,
+}

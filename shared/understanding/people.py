@@ -1,0 +1,212 @@
+"""People and their roles: "my sister Anna", "Anna, my colleague", "our dog Rex".
+
+spaCy's entity recognizer finds names; a ``Matcher`` finds a relation noun followed by
+names ("my sisters Anna and Eva"), the parse finds the other shapes ("Anna, my colleague",
+"Anna is my sister", "a son named Leo") and the relation's owner: "my"/"our" make it the
+user's relation, anyone else's ("my friend's sister", "his wife") makes the person
+``other``. A capitalised word the rules cannot place (a name the recognizer missed, a
+relation without an owner) leaves the part undecided: it falls through to the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from shared.conversation.relations import TIER_RELATIONS
+from shared.understanding.lexicon import (
+    DOUBTFUL_MODIFIERS,
+    KEPT_MODIFIERS,
+    OTHER_OWNERS,
+    TITLE_WORDS,
+    USER_OWNERS,
+)
+from shared.understanding.result import People, PersonMention
+
+if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
+    from spacy.matcher import Matcher
+    from spacy.tokens import Doc, Token
+
+NOT_PEOPLE = frozenset(
+    {"GPE", "LOC", "ORG", "NORP", "FAC", "DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL",
+     "QUANTITY", "PERCENT", "EVENT", "PRODUCT", "WORK_OF_ART", "LANGUAGE", "LAW"}
+)  # fmt: skip
+NOT_NAMES = frozenset({"DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"})
+NAMING_VERBS = frozenset({"name", "call"})
+# A single-word "organisation" or "place" in these positions may be a missed name.
+_PERSON_SLOTS = frozenset({"nsubj", "nsubjpass", "appos", "poss", "dobj"})
+
+
+@dataclass
+class Found:
+    """The mentions, and which tokens stand for which mention (for the facts' subjects)."""
+
+    mentions: list[PersonMention] = field(default_factory=list)
+    by_token: dict[int, PersonMention] = field(default_factory=dict)
+    doubts: list[str] = field(default_factory=list)
+    shared: set[int] = field(default_factory=set)  # tokens of several people: "my parents"
+
+    def add(self, mention: PersonMention, tokens: list[Token]) -> None:
+        known = next((m for m in self.mentions if m.name == mention.name), None)
+        if known is not None and known != mention:
+            self.doubts.append(f"{mention.name} named twice with different roles")
+        if known is None:
+            self.mentions.append(mention)
+        for token in tokens:
+            if self.by_token.get(token.i, known or mention) != (known or mention):
+                self.shared.add(token.i)
+            self.by_token[token.i] = known or mention
+
+    def result(self) -> People:
+        if self.doubts:
+            return People(decided=False, mentions=self.mentions, reason="; ".join(self.doubts))
+        return People(decided=True, mentions=self.mentions)
+
+
+def _relation_matcher(doc: Doc) -> Matcher:
+    from spacy.matcher import Matcher
+
+    matcher = Matcher(doc.vocab)
+    relation = {"LOWER": {"IN": list(TIER_RELATIONS)}, "POS": {"IN": ["NOUN", "PROPN"]}}
+    name = {"IS_TITLE": True, "POS": "PROPN"}
+    matcher.add("RELATION_NAMES", [[relation, name, {**name, "OP": "*"}]], greedy="LONGEST")
+    return matcher
+
+
+def find_people(doc: Doc) -> Found:
+    found = Found()
+    # relation noun -> the end of the names right after it ("sisters Anna and Eva")
+    runs = {start: end for _, start, end in _relation_matcher(doc)(doc)}
+    for token in doc:
+        if token.lower_ in TIER_RELATIONS and token.pos_ in ("NOUN", "PROPN"):
+            _relation(doc, token, found, runs)
+    for ent in doc.ents:
+        if ent.label_ == "PERSON" and not any(t.i in found.by_token for t in ent):
+            found.add(PersonMention(name=ent.text), list(ent))
+    for token in doc:
+        if _unplaced_name(token, found) or _maybe_name(token, found):
+            found.doubts.append(f"unplaced name {token.text!r}")
+    return found
+
+
+def _relation(doc: Doc, noun: Token, found: Found, runs: dict[int, int]) -> None:
+    owner, relation = _owner(noun)
+    names = _names(doc, noun, runs)
+    if owner is None and noun.is_title and noun.lower_ in TITLE_WORDS and names:
+        owner = "user"
+    modifiers = [c.lower_ for c in noun.children if c.dep_ in ("amod", "compound", "nmod")]
+    if set(modifiers) & DOUBTFUL_MODIFIERS or (noun.i > 0 and noun.nbor(-1).lower_ in ("ex", "-")):
+        found.doubts.append(f"{noun.text!r} with {modifiers}: not plainly that role")
+        return
+    kept = [m for m in modifiers if m in KEPT_MODIFIERS]
+    relation = " ".join([*kept, relation]) if kept and "'" not in relation else relation
+    if owner is None:
+        if names:
+            found.doubts.append(f"{noun.text!r} of nobody named {names[0].text!r}")
+        return
+    word = TIER_RELATIONS[noun.lower_]
+    role = word.role if owner == "user" else "other"
+    if not names:
+        if owner == "user":
+            words = [c.i for c in noun.children if c.dep_ in ("poss", "amod")]
+            phrase = doc[min([*words, noun.i]) : noun.i + 1].text
+            found.add(PersonMention(name=phrase, role=role, relation=relation, named=False), [noun])
+        return
+    for name in names:
+        tokens = _name_tokens(doc, name)
+        text = doc[tokens[0].i : tokens[-1].i + 1].text
+        found.add(PersonMention(name=text, role=role, relation=relation), [*tokens, noun])
+
+
+def _owner(noun: Token) -> tuple[str | None, str]:
+    """Whose relation: "user" (my, our, "I have a sister"), "other" (his, Anna's) or None;
+    and the relation as written ("sister", "friend's sister")."""
+    word = noun.lemma_.lower()
+    # "our dog Rex" is parsed with the relation as a modifier of the name: "our" is its.
+    holders = [noun, noun.head] if noun.dep_ in ("compound", "nmod") else [noun]
+    for child in (c for holder in holders for c in holder.children):
+        if child.dep_ != "poss":
+            continue
+        if child.lower_ in USER_OWNERS:
+            return "user", word
+        if child.lower_ in OTHER_OWNERS:
+            return "other", f"{child.lower_} {word}"
+        return "other", f"{child.text}'s {word}"
+    head = noun.head
+    if noun.dep_ == "dobj" and head.lemma_ == "have":
+        subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+        if subject is not None and subject.lower_ in ("i", "we"):
+            return "user", word
+        if subject is not None:
+            return "other", f"{subject.text}'s {word}"
+    return None, word
+
+
+def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
+    """The name tokens the relation noun introduces, by word order first, then the parse."""
+    if noun.i in runs:
+        first = doc[noun.i + 1]
+        plural = noun.tag_ == "NNS"
+        return [first, *_coordinated(doc, runs[noun.i])] if plural else [first]
+    heads = []
+    for child in noun.children:
+        if child.dep_ == "appos" and _is_name(child, NOT_NAMES):
+            heads.append(child)
+        if child.dep_ == "acl" and child.lemma_ in NAMING_VERBS:
+            heads.extend(c for c in child.children if _is_name(c, NOT_NAMES))
+    if noun.dep_ in ("appos", "compound", "nmod") and _is_name(noun.head, NOT_NAMES):
+        heads.append(noun.head)
+    if noun.dep_ == "attr" and noun.head.lemma_ == "be":
+        heads.extend(c for c in noun.head.children if c.dep_ == "nsubj" and _is_name(c, NOT_NAMES))
+    return heads
+
+
+def _coordinated(doc: Doc, after: int) -> list[Token]:
+    """Names after the first: "Anna and Eva", "Anna, Eva and Max"."""
+    names: list[Token] = []
+    index = after
+    while index + 1 < len(doc) and doc[index].lower_ in (",", "and") and _is_name(doc[index + 1]):
+        names.append(doc[index + 1])
+        index += 2
+        while index < len(doc) and _is_name(doc[index]):
+            index += 1
+    return names
+
+
+def _is_name(token: Token, not_names: frozenset[str] = NOT_PEOPLE) -> bool:
+    """A capitalised proper noun; linked to a relation word ("Lukas, my colleague"), the
+    recognizer's "organisation" or "place" label is overruled."""
+    return token.pos_ == "PROPN" and token.is_title and token.ent_type_ not in not_names
+
+
+def _name_tokens(doc: Doc, first: Token) -> list[Token]:
+    """A name of several words: the person entity around it, else the run of names."""
+    if first.ent_type_ == "PERSON":  # from ``first`` on: "Grandma Rosa" is Rosa
+        ent = next(e for e in doc.ents if e.start <= first.i < e.end)
+        return list(doc[first.i : ent.end])
+    tokens = [first]
+    while tokens[-1].i + 1 < len(doc) and _is_name(doc[tokens[-1].i + 1]):
+        tokens.append(doc[tokens[-1].i + 1])
+    return tokens
+
+
+def _unplaced_name(token: Token, found: Found) -> bool:
+    """A capitalised word no rule placed (a proper noun, or any word inside a sentence):
+    maybe a name the recognizer missed ("What does Eva like?" tags Eva a verb)."""
+    if token.i in found.by_token or not token.is_title or token.text == "I":
+        return False
+    if token.ent_type_ in NOT_PEOPLE or (token.is_sent_start and token.pos_ != "PROPN"):
+        return False
+    return not (token.i > 0 and token.nbor(-1).text in ('"', "'"))
+
+
+def _maybe_name(token: Token, found: Found) -> bool:
+    """A one-word "organisation" or "place" where a person would stand ("about Sophie")."""
+    if token.i in found.by_token or token.pos_ != "PROPN" or token.ent_type_ not in NOT_PEOPLE:
+        return False
+    ent = next((e for e in token.doc.ents if e.start <= token.i < e.end), None)
+    if ent is None or len(ent) > 1 or ent.label_ in NOT_NAMES:
+        return False
+    return token.dep_ in _PERSON_SLOTS or (
+        token.dep_ == "pobj" and token.head.lower_ in ("about", "with")
+    )

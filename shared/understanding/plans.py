@@ -1,0 +1,224 @@
+"""Plans for explicit commands, in the planner's step shape with the tool call spelled out.
+
+"remind me to X at T" (productivity: reminders_add), "add X to my calendar on T"
+(calendar_add, an hour long, or all day without a time), "note that ..." (notes_add),
+"I spent 40 on groceries" (wealth: expense_record, the amount checked in the currency's
+minor units), feedback and research as one step of their agent. Each plan step goes through
+the planner's contract, so the existing approvals apply. A command whose time is vague or
+unresolved, whose amount has no currency, or that the grammar does not cover falls through
+to the model's planner.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
+
+from shared.models.domain import ToolCall
+from shared.models.money import to_minor
+from shared.understanding.lexicon import CURRENCY_WORDS
+from shared.understanding.result import Label, Money, Plan, PlannedStep, TimeRef
+from shared.understanding.times import Times
+
+_POLITE = r"^(?:(?:please|hey|ok|okay)[,\s]+)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?"
+_REMIND = re.compile(
+    _POLITE + r"(?:remind me|set (?:me )?a reminder|add a reminder)\s+(?:to\s+|that\s+|about\s+)?"
+    r"(?P<what>.+?)[\s.!?]*$",
+    re.IGNORECASE,
+)
+_CALENDAR = re.compile(
+    _POLITE + r"(?:add|put|enter|block)\s+(?P<what>.+?)\s+(?:to|in|into|on)\s+(?:my|the)\s+"
+    r"(?:calendar|diary|agenda)[\s.!?]*$",
+    re.IGNORECASE,
+)
+_NOTE = re.compile(
+    _POLITE + r"(?:(?:make|take|add|save) a note(?: of| that)?|note(?: down)?(?: that)?|"
+    r"write down(?: that)?|jot down(?: that)?)[:,]?\s+(?P<what>.+?)[\s.!]*$",
+    re.IGNORECASE,
+)
+_CURRENCY = r"\$|€|£|chf|eur|usd|gbp|fr\.?|francs?|euros?|dollars?|bucks|pounds?"
+_SPENT = re.compile(
+    r"^(?:i\s+)?(?:just\s+|have\s+)?(?:spent|paid)\s+(?:(?P<pre>" + _CURRENCY + r")\s*)?"
+    r"(?P<number>\d{1,7}(?:\.\d{1,3})?)(?:\s*(?P<post>" + _CURRENCY + r"))?\s+(?:on|for)\s+"
+    r"(?P<what>[a-z][a-z &'-]{0,60}?)[\s.!]*$",
+    re.IGNORECASE,
+)
+_LEFTOVER_TIME = re.compile(
+    r"\b(at|on|by|around|before|after)\s+\d|\b\d{1,2}(:\d\d)?\s*(am|pm)\b|\b(tonight|tomorrow|"
+    r"today|morning|afternoon|evening|later|soon|week|weekend|month|noon|o'clock)\b",
+    re.IGNORECASE,
+)
+_DETERMINERS = re.compile(r"^(?:a|an|the|some|my|our)\s+", re.IGNORECASE)
+_SECOND_REQUEST = re.compile(
+    r"\b(?:and|then|also)\s+(?:note|remind|add|put|email|send|write|record|schedule|book|set|tell)\b",
+    re.IGNORECASE,
+)
+_PREPOSITION = re.compile(r"\s+(?:for|with|at|from|in|to|on)\s+", re.IGNORECASE)
+EVENT_LENGTH = timedelta(hours=1)  # what a calendar app gives an event with only a start
+_SINGLE_STEP = {"feedback": "feedback", "research": "research"}
+# A request that creates something but that the grammar above did not read (an ambiguous
+# time, an unusual wording) is left to the model's planner; one that only asks ("what's on
+# my calendar?", "how much did I spend?") goes to the label's agent as one step.
+_CREATES: dict[Label, re.Pattern[str]] = {
+    "schedule": re.compile(
+        r"\b(remind|add|put|schedule|book|set|create|move|cancel|block|reschedule)\b", re.I
+    ),
+    "notes": re.compile(r"\b(note|notes|write|jot|save|keep)\b(?! down about)", re.I),
+    "budget": re.compile(r"\b(spent|paid|log|record|set|bought|track)\b", re.I),
+}  # an email is always written by the agent: no grammar reads one
+_AGENT_OF: dict[Label, str] = {
+    "schedule": "productivity", "notes": "productivity", "email": "productivity",
+    "budget": "wealth",
+}  # fmt: skip
+
+
+def plan_command(
+    label: Label, message: str, times: Times, now: datetime, currency: str | None
+) -> Plan:
+    text = message.strip()
+    if label in _SINGLE_STEP:
+        return _single(_SINGLE_STEP[label], text)
+    read = read_command(label, text, times, now, currency)
+    if read is not None:
+        return read
+    if label not in _AGENT_OF or _SECOND_REQUEST.search(text):
+        return _no(f"no rule plans this {label} request")
+    creates = _CREATES.get(label)
+    if creates is not None and creates.search(text):
+        return _no(f"a {label} request the grammar does not read")
+    return _single(_AGENT_OF[label], text)
+
+
+def read_command(
+    label: Label, text: str, times: Times, now: datetime, currency: str | None
+) -> Plan | None:
+    """The plan of a command the grammar reads whole (a reminder, a calendar entry, a note,
+    an expense), or None."""
+    if times.unresolved:
+        return None
+    if label == "schedule":
+        return _reminder(text, times.resolved, now) or _event(text, times.resolved, now)
+    if label == "notes":
+        return _note(text)
+    if label == "budget":
+        return _expense(text, times.resolved, now, currency)
+    return None
+
+
+def _no(reason: str) -> Plan:
+    return Plan(decided=False, reason=reason)
+
+
+def _single(agent: str, goal: str) -> Plan:
+    return Plan(decided=True, steps=[PlannedStep(id="s1", agent=agent, goal=goal[:500])])
+
+
+def _without(text: str, ref: TimeRef) -> str:
+    """The message with the time expression (and a "for" before it) taken out."""
+    before = re.sub(r"\s+(?:for|by)\s*$", "", text[: ref.start].rstrip(), flags=re.IGNORECASE)
+    return re.sub(r"\s+", " ", f"{before} {text[ref.end :].lstrip()}").strip()
+
+
+def _one_time(times: list[TimeRef], now: datetime, clock: bool) -> TimeRef | None:
+    if len(times) != 1 or (clock and not times[0].clock):
+        return None
+    return times[0] if times[0].at > now or not times[0].clock else None
+
+
+def _reminder(text: str, times: list[TimeRef], now: datetime) -> Plan | None:
+    ref = _one_time(times, now, clock=True)
+    match = _REMIND.match(_without(text, ref)) if ref else None
+    if ref is None or match is None:
+        return None
+    what = match["what"].strip().rstrip(",;")
+    if _LEFTOVER_TIME.search(what) or _SECOND_REQUEST.search(what) or not 1 <= len(what) <= 200:
+        return None
+    due = ref.at.isoformat()
+    step = PlannedStep(
+        id="s1",
+        agent="productivity",
+        goal=f'Add a reminder "{what}" for {_when(ref.at, clock=True)}',
+        call=ToolCall(tool="reminders_add", args={"text": what, "due_at": due}),
+    )
+    return Plan(decided=True, steps=[step])
+
+
+def _event(text: str, times: list[TimeRef], now: datetime) -> Plan | None:
+    ref = _one_time(times, now, clock=False)
+    match = _CALENDAR.match(_without(text, ref)) if ref else None
+    if ref is None or match is None:
+        return None
+    title = _DETERMINERS.sub("", match["what"].strip())
+    if _LEFTOVER_TIME.search(title) or _SECOND_REQUEST.search(title) or not 1 <= len(title) <= 200:
+        return None
+    if ref.at.date() < now.astimezone(ref.at.tzinfo).date():
+        return None
+    start = ref.at
+    end = start + EVENT_LENGTH if ref.clock else start + timedelta(days=1)
+    args = {"title": title, "start": start.isoformat(), "end": end.isoformat()}
+    step = PlannedStep(
+        id="s1",
+        agent="productivity",
+        goal=f'Put "{title}" in the calendar for {_when(start, clock=ref.clock)}',
+        call=ToolCall(tool="calendar_add", args=args),
+    )
+    return Plan(decided=True, steps=[step])
+
+
+def _when(at: datetime, clock: bool) -> str:
+    """How the user reads a time in a question about the plan: "Sun 22 Nov 2026, 10:00"
+    (the user's zone; the call carries the exact ISO time)."""
+    day = f"{at:%a} {at.day} {at:%b %Y}"
+    return f"{day}, {at:%H:%M}" if clock else day
+
+
+def _note(text: str) -> Plan | None:
+    match = _NOTE.match(text)
+    if match is None:
+        return None
+    body = match["what"].strip()
+    title = body if len(body) <= 60 else " ".join(body.split()[:8]).rstrip(",;:") + "..."
+    if not 1 <= len(body) <= 5000:
+        return None
+    step = PlannedStep(
+        id="s1",
+        agent="productivity",
+        goal=f"Save a note: {body}"[:500],
+        call=ToolCall(tool="notes_add", args={"title": title[:200], "text": body}),
+    )
+    return Plan(decided=True, steps=[step])
+
+
+def _expense(text: str, times: list[TimeRef], now: datetime, fallback: str | None) -> Plan | None:
+    spent_at = times[0] if len(times) == 1 and not times[0].clock else None
+    if len(times) > 1 or (times and spent_at is None):
+        return None
+    if spent_at is not None and spent_at.at.date() > now.astimezone(spent_at.at.tzinfo).date():
+        return None  # a future expense is a plan, not a record
+    match = _SPENT.match(_without(text, spent_at) if spent_at else text)
+    if match is None:
+        return None
+    named = {CURRENCY_WORDS[m.lower()] for m in (match["pre"], match["post"]) if m}
+    currency = named.pop() if len(named) == 1 else (fallback if not named else None)
+    if currency is None:
+        return None
+    try:
+        minor = to_minor(Decimal(match["number"]), currency)
+    except (InvalidOperation, ValueError):
+        return None
+    description = match["what"].strip()
+    # The thing bought: "a new jacket" -> jacket, "a gift for my sister" -> gift.
+    category = _PREPOSITION.split(_DETERMINERS.sub("", description))[0].split()[-1].lower()
+    args = {"amount": match["number"], "currency": currency, "category": category}
+    args["description"] = description
+    if spent_at is not None:
+        args["spent_at"] = spent_at.at.isoformat()
+    step = PlannedStep(
+        id="s1",
+        agent="wealth",
+        goal=f"Record an expense of {match['number']} {currency} for {description}",
+        call=ToolCall(tool="expense_record", args=args),
+        money=Money(amount_minor=minor, currency=currency),
+    )
+    return Plan(decided=True, steps=[step])

@@ -1,0 +1,252 @@
+"""The understanding tier's one entry point: ``UnderstandingTier.understand(message, context)``.
+
+Order of evidence, most precise first: the grammar of an explicit command (a reminder, a
+calendar entry, a note, an expense) settles the route with its plan; a statement whose
+every clause a fact shape reads settles it as a statement; otherwise the nearest labelled
+examples decide, among the labels the sentence's form allows (a question is not a
+statement, a statement is not a question), when their margin is wide enough. Whatever is
+left falls through to the model, part by part (``Understanding``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Literal
+
+from shared.ports import Embedder
+from shared.understanding.answers import KnownFact, answer_from_facts, roles_asked
+from shared.understanding.facts import read_facts, relationship_facts, states_facts
+from shared.understanding.nlp import MAX_CHARS, pipeline
+from shared.understanding.people import Found, find_people
+from shared.understanding.plans import plan_command, read_command
+from shared.understanding.result import (
+    GRAPH_ROUTE,
+    LABELS,
+    Facts,
+    Label,
+    People,
+    Plan,
+    RouteDecision,
+    Understanding,
+)
+from shared.understanding.router import Router
+from shared.understanding.times import Times, find_times
+
+if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
+    from spacy.tokens import Doc
+
+_POLITE = re.compile(r"^(?:please\s+)?(?:can|could|would|will) you\b", re.IGNORECASE)
+_WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
+SHORT = 4  # words: a greeting in any language is short; longer foreign text is not read
+Form = Literal["request", "question", "about_self", "about_others", "about_assistant", "other"]
+# A question is no statement, a request neither a statement nor a question; a sentence
+# about someone else ("my colleague is ill") asks the assistant for nothing.
+_ALLOWED: dict[Form, frozenset[Label]] = {
+    "request": frozenset(LABELS) - {"statement", "person_question"},
+    "question": frozenset(LABELS) - {"statement"},
+    "about_self": frozenset(LABELS) - {"person_question"},
+    "about_others": frozenset({"statement", "feedback", "greeting", "thanks"}),
+    "about_assistant": frozenset({"feedback", "greeting", "thanks"}),
+    "other": frozenset(LABELS),
+}
+COMMANDS: tuple[Label, ...] = ("schedule", "notes", "budget")
+# Short answers a question may be waiting for: never read as a greeting.
+_ACKNOWLEDGEMENTS = frozenset(
+    {"ok", "okay", "k", "yes", "yeah", "yep", "no", "nope", "sure", "fine", "alright",
+     "got it", "cool", "right", "ja", "nein", "oui", "non", "si", "sì"}
+)  # fmt: skip
+# The verb of a request names its kind; the examples must agree with it, or it falls through.
+_REQUEST_VERBS: dict[str, Label] = {
+    "remind": "schedule", "schedule": "schedule", "book": "schedule",
+    "email": "email", "mail": "email", "reply": "email", "forward": "email", "draft": "email",
+    "note": "notes", "jot": "notes",
+    "research": "research", "compare": "research", "explain": "research", "search": "research",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Context:
+    now: datetime  # aware
+    timezone: str = "UTC"  # the user's IANA zone (AssistantProfile.timezone)
+    currency: str | None = None  # the user's currency, for "I spent 40 on ..."
+    facts: tuple[KnownFact, ...] = field(default_factory=tuple)  # retrieved, for answers
+
+
+class UnderstandingTier:
+    def __init__(self, embedder: Embedder, router: Router | None = None) -> None:
+        self.router = router or Router(embedder)
+        self._embedder = embedder
+
+    def load(self) -> None:
+        """Load the pipeline, the vectors and the embedder now (a warm-up)."""
+        pipeline()
+        self.router.load()
+        self._embedder.embed(["hello"])
+
+    def understand(self, message: str, context: Context) -> Understanding:
+        text = message.strip()
+        if not text or len(text) > MAX_CHARS:
+            return _unread(text, "empty or too long to read")
+        scores = self.router.scores(_vector(self._embedder, text))
+        doc = pipeline()(text)
+        if not _english(doc):
+            return self._foreign(text, scores)
+        found = find_people(doc)
+        times = find_times(doc, context.now, context.timezone)
+        label, plan, facts = _by_rules(doc, found, times, context)
+        route = self._route(label, scores, _form(doc), _first_verb(doc))
+        return _assemble(text, route, doc, found, times, context, plan, facts)
+
+    def _route(
+        self, label: Label | None, scores: dict[Label, float], form: Form, first_verb: str
+    ) -> RouteDecision:
+        if label is not None:
+            return RouteDecision(label=label, best=label, score=1.0, margin=1.0, reason="rules")
+        allowed = _ALLOWED[form]
+        decision = self.router.decide({k: v for k, v in scores.items() if k in allowed})
+        verb_says = _REQUEST_VERBS.get(first_verb) if form == "request" else None
+        if decision.label is not None and verb_says is not None and verb_says != decision.label:
+            reason = f"the request's verb says {verb_says}, the examples {decision.label}"
+            return decision.model_copy(update={"label": None, "reason": reason})
+        return decision
+
+    def _foreign(self, text: str, scores: dict[Label, float]) -> Understanding:
+        route = self.router.decide(scores)
+        if re.sub(r"[^\w ]", "", text.casefold()).strip() in _ACKNOWLEDGEMENTS:
+            return _unread(text, "an answer, not a greeting")
+        if route.label in ("greeting", "thanks") and len(text.split()) <= SHORT:
+            return Understanding(
+                message=text,
+                route=route,
+                people=People(decided=True),
+                facts=Facts(decided=True),
+                plan=Plan(decided=True),
+            )
+        return _unread(text, "not English")
+
+
+def _by_rules(
+    doc: Doc, found: Found, times: Times, context: Context
+) -> tuple[Label | None, Plan | None, Facts | None]:
+    """The label an explicit command's grammar or a fully read statement settles."""
+    for label in COMMANDS:
+        plan = read_command(label, doc.text, times, context.now, context.currency)
+        if plan is not None:
+            return label, plan, None
+    if _form(doc) == "question":
+        return None, None, None
+    facts = read_facts(doc, found, times.resolved)
+    if facts.decided and facts.facts:
+        return "statement", None, facts
+    return None, None, None
+
+
+def _assemble(
+    text: str,
+    route: RouteDecision,
+    doc: Doc,
+    found: Found,
+    times: Times,
+    context: Context,
+    plan: Plan | None,
+    facts: Facts | None,
+) -> Understanding:
+    label = route.label
+    if label is None:
+        plan = Plan(decided=False, reason="the route falls through")
+        facts = Facts(decided=False, reason="the route falls through")
+    elif GRAPH_ROUTE[label] == "greeting":
+        plan, facts = Plan(decided=True), Facts(decided=True)
+    else:
+        if plan is None:
+            complex_route = GRAPH_ROUTE[label] == "complex"
+            plan = (
+                plan_command(label, text, times, context.now, context.currency)
+                if complex_route
+                else Plan(decided=True)
+            )
+        if facts is None:
+            facts = (
+                read_facts(doc, found, times.resolved)
+                if label == "statement"
+                else _facts_of_request(doc, found)
+            )
+    named = [m.name for m in found.mentions if m.named]
+    asks = label == "person_question"
+    answer = answer_from_facts(text, list(context.facts), named) if asks else None
+    roles = sorted(roles_asked(text)) if asks else []
+    return Understanding(
+        message=text,
+        language="en",
+        route=route,
+        people=found.result(),
+        times=times.resolved,
+        spans=times.unresolved,
+        facts=facts,
+        plan=plan,
+        answer=answer,
+        about_roles=roles,
+    )
+
+
+def _facts_of_request(doc: Doc, found: Found) -> Facts:
+    """A request or question states nothing but who a named relative is, unless a fact
+    shape says otherwise (then the extraction model reads it)."""
+    if states_facts(doc):
+        return Facts(decided=False, reason="a request that also states facts")
+    return Facts(decided=True, facts=relationship_facts(found, set()))
+
+
+def _unread(text: str, reason: str) -> Understanding:
+    route = RouteDecision(label=None, best="research", score=0.0, margin=0.0, reason=reason)
+    return Understanding(
+        message=text,
+        route=route,
+        people=People(decided=False, reason=reason),
+        facts=Facts(decided=False, reason=reason),
+        plan=Plan(decided=False, reason=reason),
+    )
+
+
+def _vector(embedder: Embedder, text: str) -> list[float]:
+    return embedder.embed([text])[0]
+
+
+def _first_verb(doc: Doc) -> str:
+    """The verb a request starts with, after "please" or "can you"."""
+    verb = next((t for t in doc if t.pos_ == "VERB" and t.lower_ not in ("can", "could")), None)
+    return verb.lemma_.lower() if verb is not None else ""
+
+
+def _english(doc: Doc) -> bool:
+    """Enough English function words: the rules and the model behind them read English."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    words = [t.lower_ for t in doc if t.is_alpha]
+    if len(words) <= 2:
+        return False
+    return sum(word in STOP_WORDS for word in words) / len(words) >= 0.2
+
+
+def _form(doc: Doc) -> Form:
+    """What the sentence's form allows it to be (``_ALLOWED``)."""
+    text = doc.text.strip()
+    first = doc[0]
+    if any(t.lower_ == "you" and t.dep_ == "nsubj" and t.head.tag_ == "VBD" for t in doc):
+        return "about_assistant"  # "you got the date wrong", "how you handled it"
+    if (
+        _POLITE.match(text)
+        or (first.tag_ == "VB" and first.dep_ == "ROOT")
+        or first.lower_ == "please"
+    ):
+        return "request"
+    inverted = first.pos_ == "AUX" and len(doc) > 1 and doc[1].dep_ in ("nsubj", "expl")
+    if text.endswith("?") or first.tag_ in _WH_TAGS or inverted:
+        return "question"
+    root = next((t for t in doc if t.dep_ == "ROOT"), first)
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None:
+        return "other"
+    return "about_self" if subject.lower_ in ("i", "we") else "about_others"

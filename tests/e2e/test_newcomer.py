@@ -1,0 +1,134 @@
+"""A newcomer's first conversation on the local default: the served functions on the stack's
+local model service (SmolLM2 and MiniLM, no scripted model), through the HTTP API as the
+terminal chat drives it. Each step checks what was stored (the memory API, the agents'
+records in Firestore), not only what was said.
+
+The five functions hold the test profile's fixed ports, so this test serves them on the
+local model for its run and gives them back to the fake Vertex endpoint afterwards.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import httpx
+import pytest
+from google.cloud import firestore
+
+from scripts import serve
+from scripts.stacklib import tokens
+from scripts.stacklib.profile import Profile
+from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
+from tests.e2e.conftest import PROFILE, Served, wait_for
+
+pytestmark = [pytest.mark.e2e, pytest.mark.stack, pytest.mark.model]
+ZONE = "Europe/Zurich"
+
+
+class Newcomer:
+    """One user's chat over HTTP, as scripts/chat.py sends it."""
+
+    def __init__(self, served: Served) -> None:
+        self.served, self.user = served, f"newcomer-{uuid.uuid4().hex[:8]}"
+        self.chat_id: str | None = None
+
+    def say(self, text: str) -> dict[str, Any]:
+        body = {"chat_id": self.chat_id, "message": text, "client_message_id": uuid.uuid4().hex}
+        return self._sent(self.served.turn_url, body)
+
+    def answer(self, interrupt: dict[str, Any], text: str) -> dict[str, Any]:
+        body = {"chat_id": self.chat_id, "interrupt_id": interrupt["id"], "answer": text}
+        return self._sent(self.served.resume_url, body)
+
+    def memory(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        response = self.served.memory(self.user, path, body or {})
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def persons(self, name: str) -> list[dict[str, Any]]:
+        return [p for p in self.memory("/persons/list")["persons"] if p["display_name"] == name]
+
+    def facts_of(self, person_id: str) -> list[str]:
+        return [f["text"] for f in self.memory("/facts/list", {"subject_id": person_id})["facts"]]
+
+    def _sent(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
+        headers = {"Authorization": f"Bearer {self.served.token(self.user)}"}
+        response = httpx.post(url, json=body, headers=headers, timeout=300)
+        assert response.status_code == 200, response.text
+        reply: dict[str, Any] = response.json()
+        self.chat_id = reply["chat_id"]
+        return reply
+
+
+@pytest.fixture
+def on_local_model(served: Served) -> Iterator[Served]:
+    """The functions served on the local model service for this test, then on the fake."""
+    profile = Profile(PROFILE)
+    model_env = profile.model_env(tokens.model_token(profile.state))
+    serve.down(PROFILE)
+    serve.up(PROFILE, extra_env={**model_env, "RATE_LIMIT_PER_MINUTE": "100"})
+    try:
+        yield served
+    finally:
+        served.restart()
+
+
+@pytest.mark.timeout(900)
+def test_a_newcomers_first_conversation(on_local_model: Served, db: firestore.Client) -> None:
+    me = Newcomer(on_local_model)
+    me.memory("/settings/assistant/update", {"timezone": ZONE, "currency": "CHF"})
+
+    # 1. A greeting: the rule answers, no model.
+    assert me.say("Hello!")["reply"]["text"].startswith("Hello")
+
+    # 2. The tier reads the statement whole; extraction stores it without a model call.
+    me.say("My sister Anna lives in Berlin and she loves climbing.")
+    [anna] = wait_for(lambda: me.persons("Anna"), seconds=120)
+    assert anna["role_to_user"] == "sibling"
+    facts = wait_for(lambda: len(me.facts_of(anna["id"])) >= 2 and me.facts_of(anna["id"]))
+    assert any("Berlin" in f for f in facts) and any("climbing" in f for f in facts), facts
+
+    # 3. The stored fact answers the question (quoted: the offline model would garble it).
+    assert "Berlin" in me.say("Where does Anna live?")["reply"]["text"]
+
+    # 4. Another Anna: asked about, or a second person once extraction ran.
+    colleague = me.say("My colleague Anna is off sick today.")
+    asked = colleague.get("interrupt")
+    if asked is None:
+        annas = wait_for(lambda: len(me.persons("Anna")) == 2 and me.persons("Anna"), 120)
+        assert {a["role_to_user"] for a in annas} == {"sibling", "colleague"}
+    else:
+        assert asked["kind"] == "disambiguation" and "Anna" in asked["question"]
+        assert len(me.persons("Anna")) == 1  # nothing stored about a guess
+
+    # 5. An explicit command: planned, asked, made once, in the user's zone.
+    reminder = me.say("Remind me to call my mother Maria tomorrow at 10am")
+    approval = reminder["interrupt"]
+    assert approval is not None and approval["kind"] == "approval"
+    me.answer(approval, "yes")
+    store = FirestoreAgentDataStore(db)
+    [made] = wait_for(lambda: store.list_reminders(me.user, 10), seconds=120)
+    tomorrow = (datetime.now(ZoneInfo(ZONE)) + timedelta(days=1)).date()
+    assert made.due_at == datetime.combine(tomorrow, time(10), ZoneInfo(ZONE))
+    assert "Maria" in made.text
+
+    # 6. An expense in the user's currency.
+    expense = me.say("I spent 42.50 on groceries")
+    if expense.get("interrupt"):  # a newcomer approves every action
+        me.answer(expense["interrupt"], "yes")
+    day = timedelta(days=1)
+    now = datetime.now(ZoneInfo(ZONE))
+    spent = wait_for(lambda: store.list_expenses(me.user, now - day, now + day, 10), 120)
+    assert [(e.amount_minor, e.currency, e.category) for e in spent] == [(4250, "CHF", "groceries")]
+
+    # 7. What the assistant knows about the family names both.
+    [maria] = wait_for(lambda: me.persons("Maria"), seconds=120)
+    assert maria["role_to_user"] == "parent"
+    family = me.say("What do you know about my family?")["reply"]["text"]
+    assert "Anna" in family and "Maria" in family, family
+    assert len(store.list_reminders(me.user, 10)) == 1  # still exactly once
+    me.memory("/account/delete", {"confirm": True})

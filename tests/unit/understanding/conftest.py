@@ -1,0 +1,36 @@
+"""The tier's real parts, loaded once for the package: spaCy's small English model, and
+MiniLM for the router (a real model: these tests opt in past the model guard)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+from spacy.language import Language
+
+from shared.adapters import model_guard
+from shared.adapters.local_embedder import LocalEmbedder
+from shared.understanding.nlp import pipeline
+from shared.understanding.tier import Context, UnderstandingTier
+
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)  # a Saturday; 13:00 in Zurich
+ZONE = "Europe/Zurich"
+
+
+@pytest.fixture(scope="session")
+def nlp() -> Language:
+    return pipeline()
+
+
+@pytest.fixture(scope="session")
+def tier() -> Iterator[UnderstandingTier]:
+    with model_guard.override_allow_model_requests(True):
+        loaded = UnderstandingTier(LocalEmbedder())
+        loaded.load()
+        yield loaded
+
+
+@pytest.fixture
+def context() -> Context:
+    return Context(now=NOW, timezone=ZONE, currency="CHF")

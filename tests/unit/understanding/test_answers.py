@@ -1,0 +1,68 @@
+"""Extractive answers: the stored fact quoted, or nothing."""
+
+from __future__ import annotations
+
+from shared.understanding.answers import KnownFact, answer_from_facts, roles_asked
+
+ANNA = KnownFact(id="f1", subject_id="p1", subject_name="Anna", text="Anna lives in Berlin")
+TOM_JOB = KnownFact(id="f2", subject_id="p2", subject_name="Tom", text="Tom works as a nurse")
+USER_HOME = KnownFact(id="f3", subject_id=None, subject_name=None, text="The user lives in Bern")
+
+
+def test_where_someone_lives_quotes_the_stored_fact() -> None:
+    answer = answer_from_facts("Where does Anna live?", [TOM_JOB, ANNA])
+    assert answer is not None
+    assert (answer.text, answer.fact_ids) == ("Anna lives in Berlin.", ["f1"])
+
+
+def test_the_person_inside_a_relation_phrase_is_the_one_asked_about() -> None:
+    answer = answer_from_facts("What does my brother Tom do for a living?", [TOM_JOB], ["Tom"])
+    assert answer is not None and "nurse" in answer.text
+
+
+def test_questions_about_the_user() -> None:
+    answer = answer_from_facts("Where do I live?", [ANNA, USER_HOME])
+    assert answer is not None and answer.fact_ids == ["f3"]
+
+
+def test_no_fact_no_answer() -> None:
+    assert answer_from_facts("Where does Anna work?", [ANNA, TOM_JOB]) is None
+    assert answer_from_facts("Where does Lea live?", [ANNA]) is None
+
+
+def test_two_annas_or_two_homes_are_not_settled_by_quoting() -> None:
+    other_anna = ANNA.model_copy(
+        update={"id": "f9", "subject_id": "p9", "text": "Anna lives in Rome"}
+    )
+    assert answer_from_facts("Where does Anna live?", [ANNA, other_anna]) is None
+    moved = ANNA.model_copy(update={"id": "f8", "text": "Anna lives in Munich"})
+    assert answer_from_facts("Where does Anna live?", [ANNA, moved]) is None
+
+
+def test_a_negated_fact_answers_nothing() -> None:
+    gone = ANNA.model_copy(update={"text": "Anna no longer lives in Berlin"})
+    assert answer_from_facts("Where does Anna live?", [gone]) is None
+
+
+def test_questions_of_other_shapes_are_left_to_the_model() -> None:
+    assert answer_from_facts("Why does Anna live in Berlin?", [ANNA]) is None
+
+
+def test_everything_known_about_someone_or_a_group_is_quoted() -> None:
+    sister = ANNA.model_copy(update={"subject_role": "sibling"})
+    mother = KnownFact(
+        id="f4", subject_id="p4", subject_name="Maria", subject_role="parent",
+        text="Maria is the user's mother",
+    )  # fmt: skip
+    colleague = TOM_JOB.model_copy(update={"subject_role": "colleague"})
+    family = answer_from_facts("What do you know about my family?", [sister, mother, colleague])
+    assert family is not None
+    assert family.text == "Anna lives in Berlin. Maria is your mother."
+    assert roles_asked("What do you know about my family?") == {
+        "partner", "child", "parent", "sibling",
+    }  # fmt: skip
+    about_tom = answer_from_facts("Tell me everything you know about Tom.", [ANNA, TOM_JOB])
+    assert about_tom is not None and about_tom.fact_ids == ["f2"]
+    assert answer_from_facts("What do you know about Lea?", [ANNA, TOM_JOB]) is None
+    assert answer_from_facts("What do you know about my family?", [ANNA, TOM_JOB]) is None
+    assert roles_asked("Where does Anna live?") == frozenset()

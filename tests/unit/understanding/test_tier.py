@@ -1,0 +1,101 @@
+"""The tier's one entry point on the newcomer's conversation, its mapping onto the graph's
+contracts, and its precision floors over the labelled set (a regression fails here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shared.graph import understood
+from shared.understanding.answers import KnownFact
+from shared.understanding.tier import Context, UnderstandingTier
+from testkit.understanding_eval import from_understanding, load, score
+from tests.unit.understanding.conftest import NOW, ZONE
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "understanding.jsonl"
+
+
+def test_a_statement_about_a_sister_is_settled_with_its_facts(
+    tier: UnderstandingTier, context: Context
+) -> None:
+    result = tier.understand("My sister Anna lives in Berlin and she loves climbing.", context)
+    assert result.settled and result.route.label == "statement"
+    assert [(m.name, m.role) for m in result.people.mentions] == [("Anna", "sibling")]
+    assert [(f.about, f.text) for f in result.facts.facts] == [
+        ("Anna", "Anna lives in Berlin"),
+        ("Anna", "Anna loves climbing"),
+    ]
+    intent = understood.settled_intent(result)
+    assert (intent.route, intent.has_extractable_facts, intent.has_preferences) == (
+        "simple", True, True
+    )  # fmt: skip
+
+
+def test_a_question_about_anna_is_answered_from_her_stored_fact(tier: UnderstandingTier) -> None:
+    fact = KnownFact(id="f1", subject_id="p1", subject_name="Anna", text="Anna lives in Berlin")
+    result = tier.understand(
+        "Where does Anna live?", Context(now=NOW, timezone=ZONE, facts=(fact,))
+    )
+    assert result.route.label == "person_question" and result.settled
+    assert result.answer is not None and "Berlin" in result.answer.text
+    assert understood.settled_intent(result).needs_semantic_retrieval
+
+
+def test_a_reminder_is_planned_for_the_productivity_agent(
+    tier: UnderstandingTier, context: Context
+) -> None:
+    result = tier.understand("Remind me to call my mother Maria tomorrow at 10am", context)
+    assert result.settled and result.graph_route == "complex"
+    (step,) = result.plan.steps
+    assert step.call is not None
+    assert (step.agent, step.call.args["due_at"]) == ("productivity", "2026-11-22T10:00:00+01:00")
+    assert [f.text for f in result.facts.facts] == ["Maria is the user's mother"]
+
+
+def test_an_expense(tier: UnderstandingTier, context: Context) -> None:
+    result = tier.understand("I spent 42.50 on groceries", context)
+    (step,) = result.plan.steps
+    assert step.money is not None and step.money.amount_minor == 4250
+
+
+@pytest.mark.parametrize("text", ["Hallo!", "Merci !", "Buongiorno!"])
+def test_short_greetings_in_other_languages(
+    tier: UnderstandingTier, context: Context, text: str
+) -> None:
+    result = tier.understand(text, context)
+    assert result.graph_route == "greeting" and result.settled
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Meine Schwester Anna wohnt in Berlin.",  # not English: not read
+        "Schedule a call with the plumber sometime next week.",  # vague: the planner's
+        "ok",  # an answer, not a greeting
+        "x" * 1200,  # too long to read
+    ],
+)
+def test_what_the_tier_cannot_place_falls_through(
+    tier: UnderstandingTier, context: Context, text: str
+) -> None:
+    result = tier.understand(text, context)
+    assert not result.settled
+    with pytest.raises(ValueError):
+        understood.settled_intent(result)
+
+
+def test_the_labelled_set_floors(tier: UnderstandingTier) -> None:
+    """Right or abstain: what the tier decides must stay right; how much it decides must
+    not shrink. Floors sit a little under today's figures (bench.understanding prints them)."""
+    context, cases = load(DATA)
+    assert len(cases) >= 150
+    figures = score(cases, [from_understanding(tier.understand(c.text, context)) for c in cases])
+    ratio = figures.ratio
+    assert ratio(figures.route_decided_correct, figures.route_decided) >= 0.97, figures.misses
+    assert ratio(figures.people_decided_exact, figures.people_decided) >= 0.97, figures.misses
+    assert ratio(figures.facts_decided_exact, figures.facts_decided) >= 0.97, figures.misses
+    assert ratio(figures.plans_decided_correct, figures.plans_decided) >= 0.97, figures.misses
+    assert ratio(figures.answers_correct, figures.answers) >= 0.75
+    assert ratio(figures.settled, figures.n) >= 0.55
+    assert figures.people_f1 >= 0.85

@@ -1,0 +1,207 @@
+"""The tier wired into the product, on fakes with the scripted model behind it: what it
+settles costs no model call (classify, planner, extraction), what it leaves open goes to the
+model with its certain parts kept, and the turn's record says who decided."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from shared.adapters.clock import FixedClock
+from shared.adapters.fake_agent_data import FakeAgentDataStore
+from shared.adapters.scripted_llm import ScriptedLLM
+from shared.app.agent_delivery import AgentJobService
+from shared.app.extraction import ExtractionService
+from shared.app.turn import TurnService
+from shared.config import Settings
+from shared.deps import Deps
+from shared.graph.nodes import planning
+from shared.graph.state import Intent, PlanStep, TurnState
+from shared.models.domain import AgentJob, AssistantProfile, ExtractionTask, ToolCall
+from shared.models.memory import FactFilter, Person
+from shared.understanding import UnderstandingTier
+from tests.unit.turn_kit import classification, metadata, nodes, request
+
+ZONE = "Europe/Zurich"
+
+
+@pytest.fixture
+def wired(deps: Deps, tier: UnderstandingTier, clock: FixedClock) -> Deps:
+    """The unit composition root with the tier and the agents' data store."""
+    wired = Deps(
+        deps.settings,
+        understanding=tier,
+        agent_data=FakeAgentDataStore(),
+        **{name: value for name, value in deps.__dict__.items() if name != "settings"},
+    )
+    profile = AssistantProfile(timezone=ZONE, currency="CHF")
+    wired.profiles.put_profile("alice", profile, clock.now())
+    return wired
+
+
+def _tasks(deps: Deps) -> list[ExtractionTask]:
+    queued = deps.tasks.tasks  # type: ignore[attr-defined]
+    queue = deps.settings.extraction_queue
+    return [ExtractionTask.model_validate_json(t.body) for t in queued if t.queue == queue]
+
+
+def _jobs(deps: Deps) -> list[AgentJob]:
+    return [AgentJob.model_validate_json(m.data) for m in deps.publisher.messages]  # type: ignore[attr-defined]
+
+
+def test_a_statement_it_reads_whole_costs_only_the_reply(wired: Deps, llm: ScriptedLLM) -> None:
+    llm.add("How lovely!")
+    said = "My sister Anna lives in Berlin and she loves climbing."
+    TurnService(wired).run("alice", request(said))
+    assert len(llm.calls) == 1  # the reply: no classify call
+    record = metadata(wired, "m1")
+    assert record.decided_by == "understanding" and record.fast_path
+    assert record.understanding is not None
+    assert (record.understanding.label, record.understanding.facts) == ("statement", True)
+
+    [task] = _tasks(wired)
+    assert task.stated is not None
+    outcome = ExtractionService(wired).run(task)
+    assert (outcome.read_by, len(llm.calls)) == ("understanding", 1)  # no extraction call
+    [anna] = wired.contacts.list_persons("alice")
+    assert (anna.display_name, anna.role_to_user) == ("Anna", "sibling")
+    facts = wired.facts.list_facts("alice", FactFilter(subject_id=anna.id))
+    texts = sorted(f.text for f in facts)
+    assert any("Berlin" in t for t in texts) and any("climbing" in t for t in texts), texts
+
+
+def test_what_it_leaves_open_goes_to_the_model_with_its_people_kept(
+    wired: Deps, llm: ScriptedLLM
+) -> None:
+    # The tier cannot read "off sick" whole: the model classifies and extracts, but the
+    # tier's reading of "my colleague Anna" stands over the model's (which missed her).
+    llm.add(classification(facts=True), "Get well soon to her.")
+    TurnService(wired).run("alice", request("My colleague Anna is off sick today."))
+    assert "Classify" in llm.calls[0].request.system
+    record = metadata(wired, "m1")
+    assert record.decided_by == "model"
+    assert record.understanding is not None and record.understanding.people
+    [task] = _tasks(wired)
+    assert task.stated is None  # the extraction model reads it
+
+
+def test_a_reminder_is_planned_asked_and_made_once_without_a_model(
+    wired: Deps, llm: ScriptedLLM, clock: FixedClock
+) -> None:
+    service = TurnService(wired)
+    asked = service.run("alice", request("Remind me to call my mother Maria tomorrow at 10am"))
+    assert asked.interrupt is not None and asked.interrupt.kind == "approval"
+    assert "call my mother Maria" in asked.interrupt.question
+    assert "global_planner" in nodes(wired, "m1") and llm.calls == []  # nor the planner
+    service.run("alice", request("yes", cmid="m2", chat_id=asked.chat_id))
+    [job] = _jobs(wired)
+    [subtask] = job.subtasks
+    assert subtask.call is not None and subtask.call.approved
+
+    jobs = AgentJobService(wired, sleep=lambda _: None, rand=lambda: 0.5)
+    assert jobs.run(job, "push-1").status == "done"
+    assert jobs.run(job, "push-2").status == "duplicate"  # a redelivery
+    [reminder] = wired.agent_data.list_reminders("alice", 10)
+    tomorrow = datetime(2026, 11, 22, 10, 0, tzinfo=ZoneInfo(ZONE))
+    assert reminder.due_at == tomorrow and "Maria" in reminder.text
+    assert llm.calls == []  # the job made its known call without a model step
+    [maria] = [p for p in _persons_after_extraction(wired) if p.display_name == "Maria"]
+    assert maria.role_to_user == "parent"
+
+
+def _persons_after_extraction(deps: Deps) -> list[Person]:
+    for task in _tasks(deps):
+        ExtractionService(deps).run(task)
+    return deps.contacts.list_persons("alice")
+
+
+def test_an_expense_in_the_users_currency_is_recorded_when_trusted(
+    wired: Deps, llm: ScriptedLLM, clock: FixedClock
+) -> None:
+    wired.trust.update(
+        "alice", lambda r: r.model_copy(update={"pinned_mode": "human_on_the_loop"}), clock.now()
+    )
+    response = TurnService(wired).run("alice", request("I spent 42.50 on groceries"))
+    assert response.interrupt is None and llm.calls == []
+    [job] = _jobs(wired)
+    AgentJobService(wired, sleep=lambda _: None, rand=lambda: 0.5).run(job, "push-1")
+    month = clock.now() - timedelta(days=1)
+    [expense] = wired.agent_data.list_expenses("alice", month, clock.now() + timedelta(days=1), 10)
+    assert (expense.amount_minor, expense.currency, expense.category) == (4250, "CHF", "groceries")
+
+
+@pytest.mark.parametrize("answers", ["reply", "ground"])
+def test_a_question_the_stored_facts_answer(wired: Deps, llm: ScriptedLLM, answers: str) -> None:
+    llm.add("Nice.")
+    TurnService(wired).run("alice", request("My sister Anna lives in Berlin."))
+    for task in _tasks(wired):
+        ExtractionService(wired).run(task)
+    settings = Settings(
+        env="test",
+        model_provider="scripted",
+        understanding_answers=answers,  # type: ignore[arg-type]
+    )
+    asking = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    llm.add("She lives in Berlin.")
+    calls = len(llm.calls)
+    reply = TurnService(asking).run("alice", request("Where does Anna live?", cmid="m2"))
+    record = metadata(asking, "m2")
+    assert record.understanding is not None and record.understanding.answer
+    if answers == "reply":
+        assert reply.reply.text == "Anna lives in Berlin." and len(llm.calls) == calls
+    else:
+        assert "The stored facts answer the question: Anna lives in Berlin." in (
+            llm.calls[-1].request.system
+        )
+
+
+def test_a_plain_greeting_never_wakes_the_tier(deps: Deps, llm: ScriptedLLM) -> None:
+    class Asleep:
+        def understand(self, *_: object) -> None:
+            raise AssertionError("a greeting read by the tier")
+
+    greeted = Deps(
+        deps.settings,
+        understanding=Asleep(),
+        **{name: value for name, value in deps.__dict__.items() if name != "settings"},
+    )
+    TurnService(greeted).run("alice", request("Hello!"))
+    assert metadata(greeted, "m1").decided_by == "rule" and llm.calls == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "tool", "args"),
+    [
+        ("wealth", "reminders_add", {"text": "x", "due_at": "2026-11-22T10:00:00+01:00"}),
+        ("productivity", "reminders_add", {"text": "x", "due_at": "tomorrow"}),
+        ("stranger", None, {}),
+    ],
+)
+def test_a_tier_plan_the_contract_refuses_is_left_to_the_model(
+    agent: str, tool: str | None, args: dict[str, str]
+) -> None:
+    call = ToolCall(tool=tool, args=args) if tool else None
+    step = PlanStep(id="s1", agent=agent, inputs={"goal": "do it"}, call=call)
+    assert planning._understood_plan(TurnState(intent=Intent(planned=[step]))) is None
+    fine = step.model_copy(update={"agent": "productivity", "call": None})
+    assert planning._understood_plan(TurnState(intent=Intent(planned=[fine]))) is not None
+
+
+def test_what_it_knows_about_the_family_names_everyone_in_it(wired: Deps, llm: ScriptedLLM) -> None:
+    settings = Settings(env="test", model_provider="scripted", understanding_answers="reply")
+    quoting = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    llm.add("Nice.")
+    service = TurnService(quoting)
+    service.run("alice", request("My sister Anna lives in Berlin and she loves climbing."))
+    asked = service.run(
+        "alice", request("Remind me to call my mother Maria tomorrow at 10am", "m2")
+    )
+    service.run("alice", request("no", cmid="m3", chat_id=asked.chat_id))
+    for task in _tasks(quoting):
+        ExtractionService(quoting).run(task)
+    calls = len(llm.calls)
+    reply = service.run("alice", request("What do you know about my family?", cmid="m4"))
+    assert "Anna lives in Berlin" in reply.reply.text and "Maria is your mother" in reply.reply.text
+    assert len(llm.calls) == calls  # quoted: no model call

@@ -1,0 +1,40 @@
+import { useCallback, useEffect, useState } from "react";
+import { ApiFailure } from "../api/client";
+
+/** Loads once and on `reload()`; a failure is kept to show with its code. */
+export function useLoad<T>(load: () => Promise<T>) {
+  const [data, setData] = useState<T | null>(null);
+  const [failure, setFailure] = useState<ApiFailure | null>(null);
+  const reload = useCallback(async () => {
+    try {
+      setData(await load());
+      setFailure(null);
+    } catch (error) {
+      setFailure(error instanceof ApiFailure ? error : new ApiFailure(0, "client_error", String(error)));
+    }
+  }, [load]);
+  useEffect(() => {
+    let current = true; // a reply that arrives after the next load started is dropped
+    load().then(
+      (loaded) => {
+        if (current) setData(loaded);
+      },
+      (error: unknown) => {
+        if (current) setFailure(error instanceof ApiFailure ? error : new ApiFailure(0, "client_error", String(error)));
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [load]);
+  return { data, failure, reload, setFailure };
+}
+
+export function Failure({ failure }: { failure: ApiFailure | null }) {
+  if (!failure) return null;
+  return (
+    <p role="alert" className="error">
+      {failure.message} <code>{failure.code}</code>
+    </p>
+  );
+}
