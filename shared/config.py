@@ -107,11 +107,21 @@ class Settings(BaseSettings):
     # user, the only provider built in; a delivering provider plugs in at Deps.outbox)
     outbox_provider: Literal["firestore"] = "firestore"
 
+    # Degrading instead of falling over (shared/adapters/breaker.py): a dependency's
+    # breaker opens after this many failures in a row and lets one probe through after the
+    # reset time.
+    breaker_failures: int = Field(default=3, ge=1)
+    breaker_reset_seconds: float = Field(default=2.0, gt=0.0)
+    redis_timeout_seconds: float = Field(default=2.0, gt=0.0)
+    firestore_deadline_seconds: float = Field(default=10.0, gt=0.0)  # per call, retries included
+
     # Limits
     max_message_chars: int = 8000
     max_body_bytes: int = 65536
     rate_limit_per_minute: int = 30
-    turn_lease_seconds: int = 120
+    turn_lease_seconds: int = Field(default=30, ge=3)  # renewed while the turn runs
+    turn_heartbeat_seconds: float = Field(default=0.5, gt=0.0)  # checks for a stop, renews
+    chat_wait_seconds: float = Field(default=30.0, ge=0.0)  # a queued message waits this long
     history_messages: int = 20
 
     # The turn graph: summarization thresholds and the per-turn budget

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
     from shared.services.history.ports import DecompositionAdvisor
+    from shared.services.rate_limit import RateLimiter
     from shared.understanding import UnderstandingTier
 
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
@@ -68,9 +69,10 @@ class Deps:
 
     @cached_property
     def _firestore(self) -> Any:
-        from google.cloud import firestore
+        from shared.adapters.firestore_client import bounded_client
 
-        return firestore.Client(project=self.settings.gcp_project)
+        s = self.settings
+        return bounded_client(s.gcp_project, s.firestore_deadline_seconds)
 
     @cached_property
     def conversations(self) -> ConversationStore:
@@ -139,19 +141,40 @@ class Deps:
         provider plugs in here (or ``Deps(settings, web_search=...)`` in tests)."""
         return None
 
+    def _breaker(self, name: str) -> Any:
+        from shared.adapters.breaker import CircuitBreaker
+
+        s = self.settings
+        return CircuitBreaker(name, s.breaker_failures, s.breaker_reset_seconds)
+
     @cached_property
     def _redis(self) -> Any:
         import redis
 
+        timeout = self.settings.redis_timeout_seconds
         return redis.Redis.from_url(
-            self.settings.redis_url, socket_timeout=2, socket_connect_timeout=2
+            self.settings.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
         )
+
+    @cached_property
+    def _redis_breaker(self) -> Any:
+        """One per instance for every Redis call: an outage costs one timeout, not one per
+        request (see ``shared/adapters/breaker.py``)."""
+        return self._breaker("redis")
 
     @cached_property
     def cache(self) -> Cache:
         from shared.adapters.redis_cache import RedisCache
 
-        return RedisCache(self._redis, prefix=self.settings.redis_prefix)
+        return RedisCache(self._redis, self.settings.redis_prefix, self._redis_breaker)
+
+    @cached_property
+    def rate_limiter(self) -> RateLimiter:
+        """Per instance: its fallback bucket counts while Redis is down."""
+        from shared.services.rate_limit import RateLimiter, TokenBucket
+
+        per_minute = self.settings.rate_limit_per_minute
+        return RateLimiter(self.cache, self.clock, per_minute, TokenBucket(per_minute))
 
     @cached_property
     def account_conversations(self) -> ConversationArchive:
@@ -163,13 +186,14 @@ class Deps:
     def account_cache(self) -> UserKeyspace:
         from shared.adapters.redis_account import RedisAccountKeys
 
-        return RedisAccountKeys(self._redis, prefix=self.settings.redis_prefix)
+        prefix = self.settings.redis_prefix
+        return RedisAccountKeys(self._redis, prefix, breaker=self._redis_breaker)
 
     @cached_property
     def _database(self) -> Any:
         from shared.adapters.postgres import Database
 
-        return Database(self.settings)
+        return Database(self.settings, breaker=self._breaker("postgres"))
 
     @cached_property
     def keyring(self) -> KeyRing:
@@ -257,7 +281,11 @@ class Deps:
 
         s = self.settings
         return CloudTasksTaskQueue(
-            build_tasks_client(s), s.gcp_project, s.tasks_location, s.tasks_invoker_email
+            build_tasks_client(s),
+            s.gcp_project,
+            s.tasks_location,
+            s.tasks_invoker_email,
+            breaker=self._breaker("cloud tasks"),
         )
 
     @cached_property
@@ -266,7 +294,10 @@ class Deps:
 
         from shared.adapters.pubsub import PubSubPublisher
 
-        return PubSubPublisher(pubsub_v1.PublisherClient(), self.settings.gcp_project)
+        breaker = self._breaker("pub/sub")
+        return PubSubPublisher(
+            pubsub_v1.PublisherClient(), self.settings.gcp_project, breaker=breaker
+        )
 
     @cached_property
     def _models(self) -> tuple[LLM, Embedder]:

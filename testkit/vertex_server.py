@@ -12,6 +12,9 @@ Requests without ``Authorization: Bearer <token>`` get 401. Every request is rec
 answer comes from a queue of scripted replies: a ``FakeReply`` or a function of the recorded
 request, then from an optional ``fallback`` function the test gives. An unscripted request
 gets 501, never an invented answer.
+
+``latency`` makes the model as slow as a real one, deterministically: a pause before the
+first byte of every generation (not of embeddings) and between the events of a stream.
 """
 
 from __future__ import annotations
@@ -70,6 +73,16 @@ class FakeReply:
 
 
 Scripted = FakeReply | Callable[[RecordedRequest], FakeReply]
+
+
+@dataclass(frozen=True)
+class Latency:
+    first_token_seconds: float = 0.0
+    between_events_seconds: float = 0.0
+
+
+NO_LATENCY = Latency()
+_GENERATIONS = {"generateContent", "streamGenerateContent"}
 
 
 def _usage(input_tokens: int, output_tokens: int) -> Json:
@@ -165,9 +178,11 @@ class FakeVertexServer:
         self,
         token: str = "test-token",
         fallback: Callable[[RecordedRequest], FakeReply] | None = None,
+        latency: Latency = NO_LATENCY,
     ) -> None:
         self.token = token
         self.fallback = fallback  # answers whatever the queue does not
+        self.latency = latency  # may be changed while serving
         self.requests: list[RecordedRequest] = []
         self._replies: deque[Scripted] = deque()
         self._lock = threading.Lock()
@@ -242,8 +257,10 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
                 **(match.groupdict() if match else {}),
             )
             reply = fake._answer(request)
+            latency = fake.latency if request.rpc in _GENERATIONS else NO_LATENCY
+            time.sleep(latency.first_token_seconds)
             if reply.events and reply.status == 200:
-                self._send_events(reply.events, reply.pause)
+                self._send_events(reply.events, reply.pause or latency.between_events_seconds)
             else:
                 self._send_json(reply.status, reply.body)
 
@@ -260,11 +277,14 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
-            for i, event in enumerate(events):
-                if i and pause:
+            for number, event in enumerate(events):
+                if number and pause:
                     time.sleep(pause)
-                self.wfile.write(f"data: {json.dumps(event)}\r\n\r\n".encode())
-                self.wfile.flush()
+                try:
+                    self.wfile.write(f"data: {json.dumps(event)}\r\n\r\n".encode())
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client stopped reading (an interrupted reply)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output clean; requests are recorded instead

@@ -13,7 +13,9 @@ both), with exact search in place of HNSW and plaintext in place of ciphertext.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 
 from shared.adapters.clock import SystemClock
@@ -109,6 +111,19 @@ class FakeFactStore:
         self.contacts = contacts or FakeContactStore(clock)
         self.data = self.contacts.data
         self._clock = clock or self.contacts.clock
+        self._holds: dict[str, int] = {}  # holders per user; an erasure waits for none
+        self._holding = threading.Condition()
+
+    @contextmanager
+    def hold_user(self, user_id: str) -> Iterator[None]:
+        with self._holding:
+            self._holds[user_id] = self._holds.get(user_id, 0) + 1
+        try:
+            yield
+        finally:
+            with self._holding:
+                self._holds[user_id] -= 1
+                self._holding.notify_all()
 
     def apply_extraction(
         self,
@@ -250,6 +265,8 @@ class FakeFactStore:
             )
 
     def delete_user(self, user_id: str, now: datetime) -> None:
+        with self._holding:
+            self._holding.wait_for(lambda: not self._holds.get(user_id))
         with self.data.lock:
             data = self.data
             data.erased[user_id] = max(now, data.erased.get(user_id, now))

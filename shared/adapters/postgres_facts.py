@@ -14,7 +14,9 @@ Retrieval SQL (``search``, ``nearest``, ``in_window``) lives in ``postgres_fact_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -67,6 +69,7 @@ class PostgresFactStore:
         self._db = db
         self._keys = keys
         self._search = FactSearch(db, keys, ef_search=ef_search)
+        self._held = threading.local()
 
     # -- writes ---------------------------------------------------------------------------
     def apply_extraction(
@@ -81,7 +84,8 @@ class PostgresFactStore:
         cipher = self._keys.cipher_for(user_id)
         rows = _encode(cipher, user_id, changes, now)  # encrypted before the transaction
         with constraints_as_rejected(), self._db.transaction() as cur:
-            if issued_at is not None and erased_since(cur, user_id, issued_at):
+            locked = user_id in self._holding()
+            if issued_at is not None and erased_since(cur, user_id, issued_at, locked):
                 return False  # the user erased the account after this work was queued
             cur.execute(
                 "INSERT INTO processed_tasks (task_key, user_id) VALUES (%s, %s)"
@@ -145,6 +149,29 @@ class PostgresFactStore:
                 (user_id, person_id, user_id, ids),
             )
             return cur.rowcount
+
+    @contextmanager
+    def hold_user(self, user_id: str) -> Iterator[None]:
+        """A shared per-user lock held for the block (a session lock on a connection of its
+        own): an erasure waits until the block ended, and work starting after an erasure
+        sees it. Holders do not wait for each other."""
+        with self._db.session() as cur:
+            cur.execute("SELECT pg_advisory_lock_shared(hashtextextended(%s, 4))", (user_id,))
+            held = self._holding()
+            held.add(user_id)
+            try:
+                yield
+            finally:
+                held.discard(user_id)
+                cur.execute("SELECT pg_advisory_unlock_shared(hashtextextended(%s, 4))", (user_id,))
+
+    def _holding(self) -> set[str]:
+        """Users this thread holds: its writes for them need no lock of their own (asking
+        for one behind a waiting erasure would wait for the erasure, which waits for us)."""
+        held: set[str] | None = getattr(self._held, "users", None)
+        if held is None:
+            held = self._held.users = set()
+        return held
 
     def delete_user(self, user_id: str, now: datetime) -> None:
         with self._db.transaction() as cur:

@@ -72,6 +72,13 @@ class ExtractionService:
         self._llm = for_work(deps.llm, "extraction")  # background: the user waits for nothing
 
     def run(self, task: ExtractionTask, task_key: str | None = None) -> ExtractionOutcome:
+        """Holding the user (``FactStore.hold_user``): an account erasure waits for the
+        whole extraction, its writes to Redis and Firestore included, and one that finished
+        before is seen by the first check, before any model call, read or data key."""
+        with self._deps.facts.hold_user(task.user_id):
+            return self._run_held(task, task_key)
+
+    def _run_held(self, task: ExtractionTask, task_key: str | None) -> ExtractionOutcome:
         name = extraction_task_name if task.facts else summary_task_name
         key = task_key or name(task.turn_id)
         status = self._deps.facts.task_status(task.user_id, key)

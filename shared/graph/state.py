@@ -159,6 +159,7 @@ class MemoryState(_State):
     roles: dict[str, str] = Field(default_factory=dict)  # person id -> role, of a group asked
     extraction: ExtractionTask | None = None  # enqueued by message_persist
     extraction_deferred: bool = False  # waits for the answer to a blocking question
+    unavailable: bool = False  # PostgreSQL could not be read: answered without memory
 
 
 class Disambiguation(_State):

@@ -55,12 +55,12 @@ def test_firestore_expires_what_the_adapters_mark() -> None:
     assert {"turns", "idempotency", "checkpoints", "checkpoint_chunks"} <= set(collections)
     adapters = ROOT / "shared" / "adapters"
     for source, collection in (
-        ("firestore_conversations.py", '"turns"'),
+        ("firestore_turn_outbox.py firestore_turns.py", '"turns"'),
         ("firestore_idempotency.py", '"idempotency"'),
         ("firestore_checkpoints.py", '"checkpoints"'),
         ("firestore_checkpoints.py", '"checkpoint_chunks"'),
     ):
-        text = (adapters / source).read_text()
+        text = "".join((adapters / name).read_text() for name in source.split())
         assert collection in text and '"expire_at"' in text, source
 
 

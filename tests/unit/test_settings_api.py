@@ -67,6 +67,7 @@ class FakeArchive:
     def __init__(self) -> None:
         self.trees: dict[str, ConversationExport] = {}
         self.fail_deletes = 0
+        self.erasures: list[tuple[str, str]] = []  # marks set: ("begin" | "end", user)
 
     def export_user(self, user_id: str) -> ConversationExport:
         return self.trees.get(user_id, ConversationExport())
@@ -77,6 +78,15 @@ class FakeArchive:
             raise DependencyUnavailable("firestore unavailable")
         tree = self.trees.pop(user_id, None)
         return 0 if tree is None else 1 + len(tree.chats)
+
+    def begin_erasure(self, user_id: str, now: datetime) -> None:
+        self.erasures.append(("begin", user_id))
+
+    def running_turns(self, user_id: str, now: datetime) -> int:
+        return 0
+
+    def end_erasure(self, user_id: str, now: datetime) -> None:
+        self.erasures.append(("end", user_id))
 
 
 class FakeKeyspace:

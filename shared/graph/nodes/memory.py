@@ -19,6 +19,7 @@ from langgraph.runtime import Runtime
 
 from shared.conversation.text import fold
 from shared.graph.context import TurnContext
+from shared.graph.degraded import memory_optional
 from shared.graph.instrument import node
 from shared.graph.routing import ambiguity_blocks, route_retrieval
 from shared.graph.state import (
@@ -45,6 +46,7 @@ PER_GROUP = 30  # facts of a group the question names ("my family")
 
 
 @node("entity_resolution")
+@memory_optional("entity_resolution")
 def entity_resolution(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     context, intent = runtime.context, state.intent
     known = {fold(r.mention) for r in state.memory.resolved}
@@ -98,6 +100,7 @@ _LABEL_DESCRIPTORS = ("employer", "city", "occupation", "age")
 
 
 @node("semantic_retrieval")
+@memory_optional("semantic_retrieval")
 def semantic_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     """Hybrid retrieval (``services/memory/retrieval.py``): references in the question read
     against the recent conversation, dense + keyword + temporal + session channels fused."""
@@ -141,6 +144,7 @@ def semantic_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[
 
 
 @node("temporal_retrieval")
+@memory_optional("temporal_retrieval")
 def temporal_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     context, conversation = runtime.context, state.conversation
     references = (state.intent.temporal_references if state.intent else []) or ["upcoming"]
@@ -169,6 +173,7 @@ def _view(fact: Fact, score: float, temporal: bool = False) -> FactView:
 
 
 @node("memory_assembly")
+@memory_optional("memory_assembly")
 def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     memory = state.memory
     names = {
