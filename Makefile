@@ -48,10 +48,17 @@ bench: install  ## benchmarks that print figures (not tests)
 	@$(PY) -m bench.models
 	@$(PY) -m bench.extraction
 	@$(PY) -m bench.retrieval
+	@$(PY) -m bench.retrieval --quality
 	@$(PY) -m bench.turn
 	@$(PY) -m bench.hitl
 	@$(PY) -m bench.agents
 	@$(PY) -m bench.understanding
+
+DATASET ?= eval/data/own.locomo.json
+PROVIDER ?= local
+eval: install  ## memory quality end to end: make eval DATASET=path PROVIDER=local|vertex [EVAL_ARGS=...]
+	@scripts/stack up --profile $(PROFILE)
+	@$(PY) -m eval.run --dataset $(DATASET) --provider $(PROVIDER) --profile $(PROFILE) --serve $(EVAL_ARGS)
 
 graph: install  ## regenerate docs/graph.md from the compiled turn graph
 	@$(PY) scripts/graph_diagram.py
@@ -65,4 +72,4 @@ plan: bundles  ## terraform plan of ENV=dev|staging|prod to terraform/ENV.tfplan
 	@$(TF) plan -input=false -var-file=envs/$(ENV).tfvars -out=$(ENV).tfplan $(TF_ARGS)
 	@echo "review it, then: terraform -chdir=terraform apply $(ENV).tfplan"
 
-.PHONY: help install dev down lint web test bench bundles graph plan
+.PHONY: help install dev down lint web test bench eval bundles graph plan

@@ -1,4 +1,6 @@
-"""Semantic retrieval: latency of ``PostgresFactStore.search`` and recall@10 of its HNSW index.
+"""Retrieval: latency of ``PostgresFactStore.search`` (today's search) and of the hybrid
+retrieval (``bench/retrieval_latency.py``) in the same run, recall@10 of the HNSW index; and,
+with ``--quality``, recall@1/5/10 of every retrieval step on a dataset.
 
 Per size: synthetic facts are bulk-loaded (binary COPY; texts really encrypted, vectors as
 pgvector's binary format) into the real ``facts`` table of a scratch database
@@ -16,6 +18,11 @@ ef_search 100 (0.926 at 40).
 
     .venv/bin/python -m bench.retrieval [--sizes 10000,100000] [--queries 200]
         [--ef-search N] [--m N --ef-construction N] [--million [--users 1000]]
+    .venv/bin/python -m bench.retrieval --quality [--dataset eval/data/own.locomo.json]
+        [--embedder local|hash] [--reranker identity|vertex]
+
+``--quality``: recall@1/5/10 of each retrieval step on a dataset in the LoCoMo layout, in
+one run (see ``bench/retrieval_quality.py``); the project's own dataset by default.
 
 ``--million``: 1,000,000 facts across ``--users`` users, one of whom holds 100,000 (the
 index must skip the other 90%: iterative scans) while the others hold ~900 each (answered
@@ -37,16 +44,24 @@ from typing import Any
 
 import numpy as np
 
+from bench import retrieval_quality
 from bench.retrieval_data import MODEL, NOW, Corpus, copy_facts
+from bench.retrieval_latency import hybrid_latency
+from bench.retrieval_quality import CachedEmbedder
 from shared.adapters.keyring_local import LocalKek
+from shared.adapters.local_embedder import LocalEmbedder
 from shared.adapters.migrations import apply_migrations
 from shared.adapters.postgres import Database, connect
 from shared.adapters.postgres_fact_search import search_statements
 from shared.adapters.postgres_facts import PostgresFactStore
 from shared.adapters.postgres_keyring import PostgresKeyRing
+from shared.adapters.postgres_sessions import PostgresSessionMemory
+from shared.adapters.rerankers import IdentityReranker, VertexReranker
+from shared.adapters.scripted_llm import HashEmbedder
 from shared.config import Settings
 from shared.crypto import new_data_key
 from shared.models.memory import SemanticQuery
+from shared.ports import Embedder, Reranker
 from testkit.stack_env import STACK_ENV, load_stack_env
 
 DB_NAME = "bench_retrieval"
@@ -129,16 +144,21 @@ class Bench:
         self.db = Database(settings)
         self.keys = PostgresKeyRing(self.db, LocalKek(kek_file))
         self.store = PostgresFactStore(self.db, self.keys, ef_search=args.ef_search)
+        self.sessions = PostgresSessionMemory(self.db, self.keys)
         self.args = args
 
     def reset(self) -> None:
         self.conn.cursor().execute(
-            f"TRUNCATE facts, persons, pending_items; DROP INDEX IF EXISTS {INDEX}"
+            "TRUNCATE facts, persons, pending_items, fact_terms, fact_term_totals;"
+            f" DROP INDEX IF EXISTS {INDEX}"
         )
         self.conn.commit()
 
-    def copy(self, users: dict[str, np.ndarray]) -> dict[str, list[str]]:
-        return {u: copy_facts(self.conn, self.keys.cipher_for(u), u, v) for u, v in users.items()}
+    def copy(self, users: dict[str, tuple[np.ndarray, list[str]]]) -> dict[str, list[str]]:
+        return {
+            u: copy_facts(self.conn, self.keys.cipher_for(u), u, vectors, texts)
+            for u, (vectors, texts) in users.items()
+        }
 
     def build_index(self) -> float:
         started = time.perf_counter()
@@ -152,24 +172,34 @@ class Bench:
         self.conn.autocommit = False
         return built
 
-    def load(self, users: dict[str, np.ndarray]) -> dict[str, list[str]]:
+    def load(self, users: dict[str, tuple[np.ndarray, list[str]]]) -> dict[str, list[str]]:
         started = time.perf_counter()
         ids = self.copy(users)
         loaded = time.perf_counter() - started
         built = self.build_index()
-        total = sum(len(v) for v in users.values())
+        total = sum(len(v) for v, _ in users.values())
         print(f"  loaded {total:,} facts in {loaded:.1f} s (COPY, encrypted texts); "
               f"HNSW index built in {built:.1f} s")  # fmt: skip
         return ids
 
     def report(
-        self, label: str, user: str, vectors: np.ndarray, ids: list[str], queries: np.ndarray
+        self,
+        label: str,
+        user: str,
+        vectors: np.ndarray,
+        ids: list[str],
+        queries: tuple[np.ndarray, list[str]],
     ) -> None:
-        result = measure(self.store, user, queries, exact_top10(vectors, queries), ids)
-        plan = plan_of(self.db, user, queries[0], self.args.ef_search)
+        result = measure(self.store, user, queries[0], exact_top10(vectors, queries[0]), ids)
+        plan = plan_of(self.db, user, queries[0][0], self.args.ef_search)
         print(
             f"  {label}: p50 {result['p50']:.1f} ms, p95 {result['p95']:.1f} ms,"
             f" recall@10 {result['recall']:.3f} ({self.args.queries} queries, {plan})"
+        )
+        hybrid = hybrid_latency(self.store, self.sessions, user, *queries)
+        print(
+            f"  hybrid recall: p50 {hybrid['p50']:.1f} ms, p95 {hybrid['p95']:.1f} ms"
+            f" ({hybrid['p95'] / result['p95']:.2f}x today's p95; target <= 2x, p95 < 20 ms)"
         )
 
 
@@ -188,8 +218,9 @@ def _single_user(bench: Bench, size: int) -> None:
     bench.reset()
     corpus = Corpus(seed=size)
     vectors = corpus.sample(size)
-    ids = bench.load({"bench-user": vectors})
-    queries = corpus.sample(bench.args.queries)  # same distribution, not in the table
+    ids = bench.load({"bench-user": (vectors, corpus.texts(size))})
+    # same distribution, not in the table
+    queries = (corpus.sample(bench.args.queries), corpus.texts(bench.args.queries))
     bench.report("search", "bench-user", vectors, ids["bench-user"], queries)
 
 
@@ -204,22 +235,47 @@ def _many_users(bench: Bench, total: int, users: int) -> None:
     measured = {"user-big", *names[:: max(len(names) // 3, 1)][:3]}
     kept: dict[str, tuple[np.ndarray, list[str]]] = {}
     started = time.perf_counter()
-    batches = [{"user-big": corpus.sample(big)}] + [
-        {name: corpus.sample(per_user) for name in names[i : i + 100]}
+    batches = [{"user-big": (corpus.sample(big), corpus.texts(big))}] + [
+        {name: (corpus.sample(per_user), corpus.texts(per_user)) for name in names[i : i + 100]}
         for i in range(0, len(names), 100)
     ]
     for batch in batches:
         loaded = bench.copy(batch)
-        kept |= {u: (batch[u], loaded[u]) for u in batch if u in measured}
+        kept |= {u: (batch[u][0], loaded[u]) for u in batch if u in measured}
     copied = time.perf_counter() - started
     built = bench.build_index()
     print(f"  loaded {big + per_user * len(names):,} facts in {copied:.1f} s (COPY, encrypted"
           f" texts); HNSW index built in {built:.1f} s")  # fmt: skip
-    queries = corpus.sample(bench.args.queries)
+    queries = (corpus.sample(bench.args.queries), corpus.texts(bench.args.queries))
     for user in sorted(measured):
         vectors, fact_ids = kept[user]
         label = f"search for {user} ({len(fact_ids):,} facts)"
         bench.report(label, user, vectors, fact_ids, queries)
+
+
+def quality(scratch: Settings, args: argparse.Namespace, kek_file: Path) -> None:
+    conn: Any = connect(scratch)
+    try:
+        apply_migrations(conn)
+    finally:
+        conn.close()
+    db = Database(scratch)
+    keys = PostgresKeyRing(db, LocalKek(kek_file))
+    facts, sessions = PostgresFactStore(db, keys), PostgresSessionMemory(db, keys)
+    inner: Embedder = LocalEmbedder() if args.embedder == "local" else HashEmbedder(384)
+    reranker: Reranker = (
+        VertexReranker(scratch) if args.reranker == "vertex" else IdentityReranker()
+    )
+    embedder = CachedEmbedder(inner)
+    try:
+        questions = retrieval_quality.load(
+            retrieval_quality.read_dataset(Path(args.dataset)), facts, sessions, embedder
+        )
+        print(f"dataset {args.dataset}; embedder {inner.model_name}; reranker {reranker.name}")
+        table = retrieval_quality.measure(questions, facts, sessions, embedder, reranker)
+        retrieval_quality.print_table(table, questions)
+    finally:
+        db.close()
 
 
 def main() -> None:
@@ -234,12 +290,19 @@ def main() -> None:
     parser.add_argument("--million", action="store_true")
     parser.add_argument("--users", type=int, default=1000)
     parser.add_argument("--env-file", default=STACK_ENV)
+    parser.add_argument("--quality", action="store_true")
+    parser.add_argument("--dataset", default=str(retrieval_quality.DEFAULT_DATASET))
+    parser.add_argument("--embedder", choices=["local", "hash"], default="local")
+    parser.add_argument("--reranker", choices=["identity", "vertex"], default="identity")
     args = parser.parse_args()
     load_stack_env(Path(args.env_file))
     settings = Settings()
     with tempfile.TemporaryDirectory() as tmp, scratch_database(settings) as scratch:
         kek_file = Path(tmp) / "kek.key"  # the scratch data dies with the run, and its key
         kek_file.write_bytes(new_data_key())
+        if args.quality:
+            quality(scratch, args, kek_file)
+            return
         bench = Bench(scratch, args, kek_file)
         cur = bench.conn.cursor()
         cur.execute("SHOW shared_buffers")

@@ -38,6 +38,10 @@ class Settings(BaseSettings):
     pubsub_emulator_host: str | None = None
     cloud_tasks_emulator_host: str | None = None
 
+    # dev/test only: a file holding the seconds to add to the system clock (the evaluation
+    # replays dated conversations through the real functions); absent file: no offset
+    clock_offset_file: str | None = None
+
     # Stores
     redis_url: str = "redis://127.0.0.1:6379/0"
     redis_prefix: str = "pa"
@@ -69,6 +73,12 @@ class Settings(BaseSettings):
     vertex_base_url: str | None = None  # dev/test only: a local endpoint of the Vertex API
     vertex_access_token: str | None = None  # dev/test only: that endpoint's static token
     embedding_dimension: int = 768
+    # Reranking of the fused retrieval candidates: the Vertex AI ranking API (Discovery
+    # Engine) in production, the identity locally.
+    reranker: Literal["identity", "vertex"] = "identity"
+    ranking_model: str = "semantic-ranker-default-004"
+    ranking_location: str = "global"
+    ranking_base_url: str | None = None  # only to point it at a fake endpoint in tests
     # The deterministic understanding tier (shared/understanding) reads every message before
     # any model call; what it settles costs no call. "reply": an answer quoted from the
     # stored facts is the reply (a weak model, like the offline one, garbles it); "ground":
@@ -97,11 +107,21 @@ class Settings(BaseSettings):
     # user, the only provider built in; a delivering provider plugs in at Deps.outbox)
     outbox_provider: Literal["firestore"] = "firestore"
 
+    # Degrading instead of falling over (shared/adapters/breaker.py): a dependency's
+    # breaker opens after this many failures in a row and lets one probe through after the
+    # reset time.
+    breaker_failures: int = Field(default=3, ge=1)
+    breaker_reset_seconds: float = Field(default=2.0, gt=0.0)
+    redis_timeout_seconds: float = Field(default=2.0, gt=0.0)
+    firestore_deadline_seconds: float = Field(default=10.0, gt=0.0)  # per call, retries included
+
     # Limits
     max_message_chars: int = 8000
     max_body_bytes: int = 65536
     rate_limit_per_minute: int = 30
-    turn_lease_seconds: int = 120
+    turn_lease_seconds: int = Field(default=30, ge=3)  # renewed while the turn runs
+    turn_heartbeat_seconds: float = Field(default=0.5, gt=0.0)  # checks for a stop, renews
+    chat_wait_seconds: float = Field(default=30.0, ge=0.0)  # a queued message waits this long
     history_messages: int = 20
 
     # The turn graph: summarization thresholds and the per-turn budget
@@ -180,6 +200,8 @@ class Settings(BaseSettings):
             "auth_jwks_file": self.auth_jwks_file,
             "internal_jwks_file": self.internal_jwks_file,
             "vertex_access_token": self.vertex_access_token,
+            "ranking_base_url": self.ranking_base_url,
+            "clock_offset_file": self.clock_offset_file,
             "vertex_base_url": self.vertex_base_url,
             "cloud_tasks_emulator_host": self.cloud_tasks_emulator_host,
             "firestore_emulator_host": self.firestore_emulator_host,

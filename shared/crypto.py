@@ -10,6 +10,10 @@ Each user has one random 256-bit data key (wrapped by a key-encryption key and s
   fold the fact system compares names with), so "José", "jose" and "JOSE!" find the same
   person without the name being stored in clear. Keyed per user: equal names of two users
   hash differently, and a dump cannot be dictionary-attacked without the user's key.
+- **term hash**: the blind keyword index. HMAC-SHA256 of a term (``shared.conversation.
+  terms``) under a third key, cut to a signed 64-bit integer (PostgreSQL's bigint): within
+  one user's few thousand terms a collision is a 1 in 10^12 event, and it only adds a
+  candidate. It shows which of a user's facts share a word, never the word.
 
 Ciphertext format (version 1)::
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+from collections.abc import Sequence
 from typing import Protocol
 
 from cryptography.exceptions import InvalidTag
@@ -37,6 +42,7 @@ VERSION = 1
 _HEADER = bytes([VERSION])
 _ENCRYPTION_INFO = b"assistant/v1/aes-256-gcm"
 _NAME_HASH_INFO = b"assistant/v1/name-hash"
+_TERM_HASH_INFO = b"assistant/v1/term-hash"
 
 
 class DecryptionFailed(Exception):
@@ -90,7 +96,7 @@ def _derive(data_key: bytes, info: bytes) -> bytes:
 class DataKeyCipher:
     """One user's ``UserCipher``: encryption and name hashing under their data key."""
 
-    __slots__ = ("_encryption_key", "_name_key", "user_id")
+    __slots__ = ("_encryption_key", "_name_key", "_term_key", "user_id")
 
     def __init__(self, user_id: str, data_key: bytes) -> None:
         if len(data_key) != DATA_KEY_BYTES:
@@ -98,6 +104,7 @@ class DataKeyCipher:
         self.user_id = user_id
         self._encryption_key = _derive(data_key, _ENCRYPTION_INFO)
         self._name_key = _derive(data_key, _NAME_HASH_INFO)
+        self._term_key = _derive(data_key, _TERM_HASH_INFO)
 
     def __repr__(self) -> str:  # never the key material
         return f"DataKeyCipher(user_id={self.user_id!r})"
@@ -111,3 +118,13 @@ class DataKeyCipher:
 
     def name_hash(self, name: str) -> bytes:
         return hmac.new(self._name_key, fold(name).encode(), hashlib.sha256).digest()
+
+    def term_hashes(self, terms: Sequence[str]) -> list[int]:
+        return [
+            int.from_bytes(
+                hmac.new(self._term_key, term.encode(), hashlib.sha256).digest()[:8],
+                "big",
+                signed=True,
+            )
+            for term in terms
+        ]

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
     from shared.services.history.ports import DecompositionAdvisor
+    from shared.services.rate_limit import RateLimiter
     from shared.understanding import UnderstandingTier
 
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
@@ -31,6 +32,7 @@ from shared.ports import (
     Embedder,
     EmbeddingMigration,
     ExecutionMemory,
+    FactExpiry,
     FactStore,
     IdempotencyStore,
     JobStore,
@@ -40,6 +42,8 @@ from shared.ports import (
     PendingStore,
     ProfileStore,
     Publisher,
+    Reranker,
+    SessionMemory,
     TaskQueue,
     TrustStore,
     UserKeyspace,
@@ -57,15 +61,18 @@ class Deps:
 
     @cached_property
     def clock(self) -> Clock:
-        from shared.adapters.clock import SystemClock
+        from shared.adapters.clock import OffsetFileClock, SystemClock
 
+        if self.settings.clock_offset_file:  # dev/test only (Settings refuse it elsewhere)
+            return OffsetFileClock(self.settings.clock_offset_file)
         return SystemClock()
 
     @cached_property
     def _firestore(self) -> Any:
-        from google.cloud import firestore
+        from shared.adapters.firestore_client import bounded_client
 
-        return firestore.Client(project=self.settings.gcp_project)
+        s = self.settings
+        return bounded_client(s.gcp_project, s.firestore_deadline_seconds)
 
     @cached_property
     def conversations(self) -> ConversationStore:
@@ -134,19 +141,40 @@ class Deps:
         provider plugs in here (or ``Deps(settings, web_search=...)`` in tests)."""
         return None
 
+    def _breaker(self, name: str) -> Any:
+        from shared.adapters.breaker import CircuitBreaker
+
+        s = self.settings
+        return CircuitBreaker(name, s.breaker_failures, s.breaker_reset_seconds)
+
     @cached_property
     def _redis(self) -> Any:
         import redis
 
+        timeout = self.settings.redis_timeout_seconds
         return redis.Redis.from_url(
-            self.settings.redis_url, socket_timeout=2, socket_connect_timeout=2
+            self.settings.redis_url, socket_timeout=timeout, socket_connect_timeout=timeout
         )
+
+    @cached_property
+    def _redis_breaker(self) -> Any:
+        """One per instance for every Redis call: an outage costs one timeout, not one per
+        request (see ``shared/adapters/breaker.py``)."""
+        return self._breaker("redis")
 
     @cached_property
     def cache(self) -> Cache:
         from shared.adapters.redis_cache import RedisCache
 
-        return RedisCache(self._redis, prefix=self.settings.redis_prefix)
+        return RedisCache(self._redis, self.settings.redis_prefix, self._redis_breaker)
+
+    @cached_property
+    def rate_limiter(self) -> RateLimiter:
+        """Per instance: its fallback bucket counts while Redis is down."""
+        from shared.services.rate_limit import RateLimiter, TokenBucket
+
+        per_minute = self.settings.rate_limit_per_minute
+        return RateLimiter(self.cache, self.clock, per_minute, TokenBucket(per_minute))
 
     @cached_property
     def account_conversations(self) -> ConversationArchive:
@@ -158,13 +186,14 @@ class Deps:
     def account_cache(self) -> UserKeyspace:
         from shared.adapters.redis_account import RedisAccountKeys
 
-        return RedisAccountKeys(self._redis, prefix=self.settings.redis_prefix)
+        prefix = self.settings.redis_prefix
+        return RedisAccountKeys(self._redis, prefix, breaker=self._redis_breaker)
 
     @cached_property
     def _database(self) -> Any:
         from shared.adapters.postgres import Database
 
-        return Database(self.settings)
+        return Database(self.settings, breaker=self._breaker("postgres"))
 
     @cached_property
     def keyring(self) -> KeyRing:
@@ -192,6 +221,28 @@ class Deps:
         from shared.adapters.postgres_facts import PostgresFactStore
 
         return PostgresFactStore(self._database, self.keyring)
+
+    @cached_property
+    def sessions(self) -> SessionMemory:
+        from shared.adapters.postgres_sessions import PostgresSessionMemory
+
+        return PostgresSessionMemory(self._database, self.keyring)
+
+    @cached_property
+    def fact_expiry(self) -> FactExpiry:
+        from shared.adapters.postgres_fact_history import PostgresFactExpiry
+
+        return PostgresFactExpiry(self._database)
+
+    @cached_property
+    def reranker(self) -> Reranker:
+        if self.settings.reranker == "vertex":
+            from shared.adapters.rerankers import VertexReranker
+
+            return VertexReranker(self.settings)
+        from shared.adapters.rerankers import IdentityReranker
+
+        return IdentityReranker()
 
     @cached_property
     def contacts(self) -> ContactStore:
@@ -230,7 +281,11 @@ class Deps:
 
         s = self.settings
         return CloudTasksTaskQueue(
-            build_tasks_client(s), s.gcp_project, s.tasks_location, s.tasks_invoker_email
+            build_tasks_client(s),
+            s.gcp_project,
+            s.tasks_location,
+            s.tasks_invoker_email,
+            breaker=self._breaker("cloud tasks"),
         )
 
     @cached_property
@@ -239,7 +294,10 @@ class Deps:
 
         from shared.adapters.pubsub import PubSubPublisher
 
-        return PubSubPublisher(pubsub_v1.PublisherClient(), self.settings.gcp_project)
+        breaker = self._breaker("pub/sub")
+        return PubSubPublisher(
+            pubsub_v1.PublisherClient(), self.settings.gcp_project, breaker=breaker
+        )
 
     @cached_property
     def _models(self) -> tuple[LLM, Embedder]:

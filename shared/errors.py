@@ -1,7 +1,8 @@
 """The error tree. Every error the product raises on purpose derives from ``AppError``.
 
 Each error carries the HTTP ``status`` it maps to and a stable machine-readable ``code``
-that clients switch on; ``message`` is for humans and may change.
+that clients switch on; ``message`` is for humans and may change. ``retry_after`` (seconds)
+becomes the response's ``Retry-After`` header.
 
 AppError
 ├── BadRequest (400)              invalid_request
@@ -15,6 +16,11 @@ AppError
 ├── Conflict (409)                conflict
 │   ├── InterruptNotPending       interrupt_not_pending
 │   ├── TurnInProgress            turn_in_progress  (same client_message_id still running)
+│   ├── AccountErased             account_erased    (the account is being erased, or the
+│   │                                                work was queued before it was)
+│   ├── ChatBusy                  chat_busy         (another turn of the chat runs: the
+│   │                                                request said not to wait, or waited in
+│   │                                                vain; answered with Retry-After)
 │   ├── FactNotCurrent            fact_not_current  (only a current fact can be edited)
 │   ├── PendingNotOpen            pending_not_open  (a pending item is answered once)
 │   ├── JobInProgress             job_in_progress   (an agent job cannot go on now: another
@@ -43,9 +49,10 @@ class AppError(Exception):
     status: ClassVar[int] = 500
     code: ClassVar[str] = "internal"
 
-    def __init__(self, message: str = "", **details: Any) -> None:
+    def __init__(self, message: str = "", retry_after: int | None = None, **details: Any) -> None:
         super().__init__(message or self.code)
         self.message = message or self.code
+        self.retry_after = retry_after
         self.details = details
 
     def to_body(self) -> dict[str, Any]:
@@ -100,6 +107,14 @@ class InterruptNotPending(Conflict):
 
 class TurnInProgress(Conflict):
     code = "turn_in_progress"
+
+
+class AccountErased(Conflict):
+    code = "account_erased"
+
+
+class ChatBusy(Conflict):
+    code = "chat_busy"
 
 
 class DataRejected(AppError):

@@ -7,10 +7,13 @@ tests; ``tests/contract`` runs one test file against both.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, Field
 
 from shared.models.agent_data import (
@@ -29,6 +32,7 @@ from shared.models.domain import (
     AssistantProfile,
     Chat,
     ChatUpdate,
+    Handoff,
     HitlControl,
     Message,
     TurnClaim,
@@ -43,23 +47,28 @@ from shared.models.history import (
 )
 from shared.models.jobs import JobState
 from shared.models.memory import (
+    ExpiredFacts,
     ExtractionChanges,
     Fact,
     FactDraft,
     FactFilter,
     PendingItem,
     Person,
+    RecallQuery,
     ScoredFact,
     SemanticQuery,
+    SessionNote,
     StaleFact,
     TaskStatus,
     TemporalQuery,
 )
 from shared.models.memory_api import ConversationExport
 from shared.models.trust import HitlMode, TrustRecord
-from shared.models.wire import Interrupt, TurnResponse
+from shared.models.wire import Interrupt, MultitaskStrategy, TurnResponse
 
 M = TypeVar("M", bound=BaseModel)
+# A stored vector as retrieval reads it back (for diversity): numpy, never a list of floats.
+Embedding = npt.NDArray[np.float32]
 R = TypeVar("R")
 
 
@@ -94,11 +103,17 @@ class ConversationStore(Protocol):
         lease_seconds: int,
         new_chat: bool = True,
         resume: ResumeClaim | None = None,
+        owner: str = "",
+        strategy: MultitaskStrategy = "enqueue",
+        wait_seconds: float = 30.0,
     ) -> TurnClaim:
         """Atomically start a turn, or report the earlier one with the same client id.
 
         In the same transaction the chat is read (``no_chat`` if it must exist and does
-        not) and, with ``resume``, its waiting interrupt is claimed for this turn (see
+        not) and, with ``resume``, its waiting interrupt is claimed for this turn; a chat
+        held by another turn makes it wait (``queued``, for ``wait_seconds`` at most) or
+        refuses it (``busy``), by ``strategy``. ``owner`` names the request: claiming again
+        after waiting continues its own queued claim (see
         ``shared.adapters.turn_claims.decide``, shared by every adapter)."""
         ...
 
@@ -125,20 +140,90 @@ class ConversationStore(Protocol):
         new_chat: bool = False,
         metadata: TurnMetadata | None = None,
         chat_update: ChatUpdate | None = None,
+        outbox: Sequence[Handoff] = (),
+        finish: bool = False,
     ) -> None:
         """Write the turn's messages, its recorded response and metadata, and the chat's
-        update (or creation, for ``new_chat``) in one commit."""
+        update (or creation, for ``new_chat``) in one commit. ``outbox``: handoffs a queue
+        could not take, kept on the turn record (the turn joins ``Chat.outbox``) until
+        ``settle_outbox``. ``finish``: the run ends with this commit (``finish_turn`` in
+        it). Raises ``Conflict`` when the turn record is gone (an erased account)."""
+        ...
+
+    def finish_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str,
+        control: HitlControl | None = None,
+        release_chat: bool = True,
+    ) -> None:
+        """The run has ended, its checkpoint saved: the turn's lease and (unless it lost
+        it) the chat are released, with ``control`` (a question left waiting) stored, in
+        one commit. Nothing happens for an erased account."""
+        ...
+
+    def beat(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str,
+        owner: str,
+        lease_until: datetime | None = None,
+    ) -> Beat:
+        """While a turn runs: ``stop`` when an interrupting turn asks it to, ``lost`` when
+        another turn holds its chat (its lease ran out), ``gone`` when its record is gone,
+        else ``go``. With ``lease_until``, its lease and the chat's move on to it."""
+        ...
+
+    def leave_queue(
+        self, user_id: str, client_message_id: str, chat_id: str, owner: str, now: datetime
+    ) -> None:
+        """A queued turn stops waiting: out of its chat's queue, its record failed (so the
+        client may send it again)."""
+        ...
+
+    def outbox(self, user_id: str, client_message_id: str) -> list[Handoff]:
+        """The handoffs the turn still has to send (none for an unknown turn)."""
+        ...
+
+    def settle_outbox(
+        self, user_id: str, chat_id: str, client_message_id: str, remaining: Sequence[Handoff]
+    ) -> None:
+        """Keep only ``remaining`` in the turn's outbox; with none left the turn leaves its
+        chat's outbox."""
+        ...
+
+    def turns_with_outbox(self, limit: int) -> list[OutboxEntry]:
+        """Turns of any user whose outbox holds handoffs (the scheduled drain reads them)."""
         ...
 
     def get_turn(self, user_id: str, client_message_id: str) -> TurnRecord | None: ...
 
-    def release_turn(self, user_id: str, client_message_id: str) -> None:
-        """Forget a failed turn so the client may retry it with the same id."""
+    def release_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str | None = None,
+        owner: str | None = None,
+    ) -> None:
+        """Forget a failed turn so the client may retry it with the same id (a completed
+        one stays completed); the chat it held (``chat_id``, ``owner``) is free again."""
         ...
 
     def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
         """Add a message whose id is its idempotency key; False if it already existed."""
         ...
+
+
+Beat = Literal["go", "stop", "lost", "gone"]
+
+
+@dataclass(frozen=True)
+class OutboxEntry:
+    user_id: str
+    chat_id: str
+    client_message_id: str
 
 
 @dataclass(frozen=True)
@@ -184,6 +269,12 @@ class TrustStore(Protocol):
         self, user_id: str, pinned_mode: HitlMode | None, now: datetime
     ) -> TrustRecord:
         """Pin a mode (None: follow the level again), counters untouched; the stored record."""
+        ...
+
+    def fenced(self, since: datetime) -> TrustStore:
+        """The same store for work created at ``since`` (an agent job): its writes are
+        refused with ``AccountErased`` (nothing written) while the account is erased and
+        once an erasure finished after ``since``."""
         ...
 
 
@@ -244,7 +335,27 @@ class FactStore(Protocol):
         ...
 
     def in_window(self, user_id: str, query: TemporalQuery) -> list[Fact]:
-        """Current facts whose time anchor falls in [start, end)."""
+        """Current facts whose time anchor (or, with ``stated``, whose first statement)
+        falls in [start, end)."""
+        ...
+
+    def recall(self, user_id: str, query: RecallQuery, now: datetime) -> list[RecallCandidate]:
+        """The hybrid retrieval's candidates: the dense channel's nearest (HNSW; scored like
+        ``search``, no threshold) and the keyword channel's best (BM25 over the blind index),
+        of the facts valid and unexpired at ``query.as_of`` (default: now)."""
+        ...
+
+    def facts_by_id(self, user_id: str, fact_ids: Sequence[str]) -> list[Fact]:
+        """The user's facts of these ids, in that order (others' and unknown ids left out)."""
+        ...
+
+    def versions(self, user_id: str, fact_id: str) -> list[Fact]:
+        """Every version of the fact (of any of its versions), the latest first."""
+        ...
+
+    def restore_version(self, user_id: str, version_id: str, now: datetime) -> Fact | None:
+        """Make an earlier version current again (a new version superseding the latest);
+        None if it is not the user's. Repeating it changes nothing."""
         ...
 
     def list_facts(self, user_id: str, where: FactFilter) -> list[Fact]: ...
@@ -268,7 +379,74 @@ class FactStore(Protocol):
     def delete_user(self, user_id: str, now: datetime) -> None:
         """Erase every fact, person, pending item, processed key and data key of the user,
         and remember ``now`` as the erasure (``task_status``): work queued until then stores
-        nothing."""
+        nothing. Waits for every ``hold_user`` block of the user to end."""
+        ...
+
+    def hold_user(self, user_id: str) -> AbstractContextManager[None]:
+        """Hold the user for a piece of work (an extraction): an erasure of the user waits
+        until the block ended; work that checks ``task_status`` inside the block sees any
+        erasure that finished before it."""
+        ...
+
+
+@dataclass(frozen=True)
+class RecallCandidate:
+    """A fact a channel of the hybrid retrieval found, with what each said of it; the fact
+    itself is read (decrypted) only if it makes the final list (``FactStore.facts_by_id``).
+
+    ``dense_score``: the dense channel's score (similarity, recency decay, entity boost), or
+    None if the fact was not among its nearest; ``keyword_score``: BM25 over the blind index,
+    or None if it matched none of the query's rarer terms; ``in_window``: found by the
+    temporal channel (about, or first stated in, the query's window). ``embedding`` is for
+    diversity."""
+
+    fact_id: str
+    similarity: float
+    dense_score: float | None
+    keyword_score: float | None
+    embedding: Embedding
+    in_window: bool = False
+
+
+@dataclass(frozen=True)
+class SessionCandidate:
+    note: SessionNote
+    similarity: float
+    embedding: Embedding
+
+
+class FactExpiry(Protocol):
+    """The scheduled expiry job's store (all users): facts whose durability ran out."""
+
+    def expire_due(self, now: datetime, limit: int) -> ExpiredFacts: ...
+
+
+class SessionMemory(Protocol):
+    """Chats' running summaries, embedded per session: memory no fact captured."""
+
+    def put_summary(
+        self, user_id: str, note: SessionNote, embedding: Sequence[float], model: str
+    ) -> bool:
+        """Store or replace the chat's summary; False (and no change) if the stored one
+        already covers later messages (a late or repeated task)."""
+        ...
+
+    def recall_sessions(
+        self, user_id: str, query: RecallQuery, window: tuple[datetime, datetime] | None
+    ) -> list[SessionCandidate]:
+        """The user's sessions nearest the query (overlapping ``window`` if given)."""
+        ...
+
+
+class Reranker(Protocol):
+    """Orders candidate texts by how well each answers the query (Vertex AI ranking API in
+    production; identity locally)."""
+
+    name: str
+    reads_texts: bool  # False: the identity, which needs no text read for it
+
+    def rerank(self, query: str, texts: Sequence[str]) -> list[int]:
+        """The indices of ``texts``, best first (every index once)."""
         ...
 
 
@@ -335,6 +513,19 @@ class ConversationArchive(Protocol):
         documents were deleted. Raises ``DependencyUnavailable`` if anything is left."""
         ...
 
+    def begin_erasure(self, user_id: str, now: datetime) -> None:
+        """Mark the account as being erased: from now on its turns are refused and its
+        agent jobs write nothing (``shared.adapters.firestore_erasure``)."""
+        ...
+
+    def running_turns(self, user_id: str, now: datetime) -> int:
+        """How many of the user's turns still run (a live lease): the erasure waits."""
+        ...
+
+    def end_erasure(self, user_id: str, now: datetime) -> None:
+        """The erasure finished at ``now``: work created before it stays refused."""
+        ...
+
 
 class UserKeyspace(Protocol):
     """The user's Redis keys (``<prefix>:<kind>:<uid>[:<rest>]``): rate buckets, caches."""
@@ -353,6 +544,10 @@ class UserCipher(Protocol):
         ...
 
     def decrypt(self, ciphertext: bytes, context: str) -> str: ...
+
+    def term_hashes(self, terms: Sequence[str]) -> list[int]:
+        """Keyed 64-bit hashes of keyword terms: the blind index (``shared.crypto``)."""
+        ...
 
     def name_hash(self, name: str) -> bytes:
         """Keyed hash of the normalised name (case, accents, spacing folded)."""
@@ -505,6 +700,12 @@ class AgentDataStore(Protocol):
         """Newest first."""
         ...
 
+    def fenced(self, since: datetime) -> AgentDataStore:
+        """The same store for work created at ``since`` (an agent job): its writes are
+        refused with ``AccountErased`` (nothing written) while the account is erased and
+        once an erasure finished after ``since``."""
+        ...
+
 
 class Outbox(Protocol):
     """Messages sent on the user's behalf (the agents' sensitive ``email_send``)."""
@@ -515,6 +716,12 @@ class Outbox(Protocol):
         ...
 
     def get_sent(self, user_id: str, idempotency_key: str) -> SentMessage | None: ...
+
+    def fenced(self, since: datetime) -> Outbox:
+        """The same store for work created at ``since`` (an agent job): its writes are
+        refused with ``AccountErased`` (nothing written) while the account is erased and
+        once an erasure finished after ``since``."""
+        ...
 
 
 class WebSearch(Protocol):

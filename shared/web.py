@@ -64,6 +64,8 @@ def error_response(error: AppError) -> flask.Response:
     )
     if isinstance(error, MethodNotAllowed):
         response.headers["Allow"] = "POST"  # RFC 9110: a 405 names the methods allowed
+    if error.retry_after is not None:
+        response.headers["Retry-After"] = str(error.retry_after)
     return response
 
 

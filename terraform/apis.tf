@@ -9,8 +9,10 @@ locals {
     "cloudfunctions.googleapis.com",
     "cloudkms.googleapis.com",
     "cloudresourcemanager.googleapis.com",
+    "cloudscheduler.googleapis.com",
     "cloudtasks.googleapis.com",
     "compute.googleapis.com",
+    "discoveryengine.googleapis.com", # the ranking API (retrieval's reranker)
     "firestore.googleapis.com",
     "iam.googleapis.com",
     "iap.googleapis.com",

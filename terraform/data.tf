@@ -86,6 +86,20 @@ resource "google_firestore_field" "checkpoint_run_id" {
   }
 }
 
+# The scheduled outbox drain finds the turns of every user with unsent handoffs.
+resource "google_firestore_field" "turn_outbox_pending" {
+  database   = google_firestore_database.main.name
+  collection = "turns"
+  field      = "outbox_pending"
+
+  index_config {
+    indexes {
+      order       = "ASCENDING"
+      query_scope = "COLLECTION_GROUP"
+    }
+  }
+}
+
 resource "google_redis_instance" "cache" {
   name               = "${var.name_prefix}-cache"
   region             = var.region

@@ -25,12 +25,13 @@ resource "google_service_account" "db_proxy" {
 }
 
 locals {
-  # Project-level roles: Firestore, Cloud SQL and Vertex AI have no narrower grant for them.
+  # Project-level roles: Firestore, Cloud SQL, Vertex AI and the ranking API (Discovery
+  # Engine: rankingConfigs.rank, in its viewer role) have no narrower grant for them.
   # resume finishes the turns it continues, so it hands off work exactly like turn.
   function_project_roles = {
-    turn       = ["roles/datastore.user", "roles/cloudsql.client", "roles/cloudsql.instanceUser", "roles/aiplatform.user"]
-    resume     = ["roles/datastore.user", "roles/cloudsql.client", "roles/cloudsql.instanceUser", "roles/aiplatform.user"]
-    memory     = ["roles/datastore.user", "roles/cloudsql.client", "roles/cloudsql.instanceUser", "roles/aiplatform.user"]
+    turn       = ["roles/datastore.user", "roles/cloudsql.client", "roles/cloudsql.instanceUser", "roles/aiplatform.user", "roles/discoveryengine.viewer"]
+    resume     = ["roles/datastore.user", "roles/cloudsql.client", "roles/cloudsql.instanceUser", "roles/aiplatform.user", "roles/discoveryengine.viewer"]
+    memory     = ["roles/datastore.user", "roles/cloudsql.client", "roles/cloudsql.instanceUser", "roles/aiplatform.user", "roles/discoveryengine.viewer"]
     extraction = ["roles/cloudsql.client", "roles/cloudsql.instanceUser", "roles/aiplatform.user"]
     agents     = ["roles/datastore.user", "roles/aiplatform.user"]
   }

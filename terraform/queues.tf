@@ -121,3 +121,32 @@ resource "google_pubsub_subscription" "agent_jobs_dead_letter" {
     ttl = ""
   }
 }
+
+# Handoffs a turn kept while Cloud Tasks or Pub/Sub were down (the turn record's outbox) are
+# sent by the chat's next turn, and by this drain every minute for chats that went quiet.
+# resume checks the OIDC token: the tasks invoker's, for exactly this URL.
+resource "google_cloud_scheduler_job" "outbox_drain" {
+  name             = "${var.name_prefix}-outbox-drain"
+  region           = var.region
+  schedule         = "* * * * *"
+  time_zone        = "Etc/UTC"
+  attempt_deadline = "120s"
+
+  retry_config {
+    retry_count = 0 # the next minute's run is the retry
+  }
+
+  http_target {
+    http_method = "POST"
+    uri         = "${local.function_urls.resume}/outbox/drain"
+    body        = base64encode("{}")
+    headers     = { "Content-Type" = "application/json" }
+
+    oidc_token {
+      service_account_email = google_service_account.invoker["tasks"].email
+      audience              = "${local.function_urls.resume}/outbox/drain"
+    }
+  }
+
+  depends_on = [google_project_service.api]
+}

@@ -30,6 +30,10 @@ locals {
     VERTEX_MODEL           = var.vertex_model
     VERTEX_EMBEDDING_MODEL = var.vertex_embedding_model
     EMBEDDING_DIMENSION    = var.embedding_dimension
+    # Retrieval reranks its fused candidates with the Vertex AI ranking API.
+    RERANKER         = "vertex"
+    RANKING_MODEL    = "semantic-ranker-default-004"
+    RANKING_LOCATION = "global"
     # The deterministic understanding tier runs before every model call (MiniLM in the
     # function, with spaCy and dateparser); Gemini phrases its extractive answers.
     UNDERSTANDING_TIER    = true
@@ -47,13 +51,24 @@ locals {
     # Messages the agents send for the user are recorded in Firestore (the only provider).
     OUTBOX_PROVIDER = "firestore"
 
+    # Degrading instead of falling over: a dependency's circuit breaker opens after three
+    # failures in a row and probes again after 2 s; Redis answers in 2 s or counts as down;
+    # every Firestore call gives up after 10 s (its generated retries included).
+    BREAKER_FAILURES           = 3
+    BREAKER_RESET_SECONDS      = 2.0
+    REDIS_TIMEOUT_SECONDS      = 2.0
+    FIRESTORE_DEADLINE_SECONDS = 10.0
+
     MAX_MESSAGE_CHARS     = 8000
     MAX_BODY_BYTES        = 65536
     RATE_LIMIT_PER_MINUTE = var.rate_limit_per_minute
-    # A running turn keeps its claim for as long as the function may run.
-    TURN_LEASE_SECONDS   = local.functions.turn.timeout_seconds
-    HISTORY_MESSAGES     = 20
-    IDEMPOTENCY_TTL_DAYS = 7
+    # A running turn's claim (and its chat) is renewed by its heartbeat; a crashed one is
+    # free again within the lease. A message waits for its chat at most CHAT_WAIT_SECONDS.
+    TURN_LEASE_SECONDS     = 30
+    TURN_HEARTBEAT_SECONDS = 0.5
+    CHAT_WAIT_SECONDS      = 30
+    HISTORY_MESSAGES       = 20
+    IDEMPOTENCY_TTL_DAYS   = 7
 
     # The turn graph: summarization thresholds, the per-turn token budget, and the prices of
     # var.vertex_model (gemini-2.5-flash) for the turn's cost accounting.

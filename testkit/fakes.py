@@ -10,12 +10,15 @@ from langgraph.checkpoint.memory import InMemorySaver
 from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
 from shared.adapters.fake_conversations import FakeConversationStore
 from shared.adapters.fake_executions import FakeExecutionStore
+from shared.adapters.fake_fact_history import FakeFactExpiry
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.adapters.fake_jobs import FakeJobStore, FakeOperatorAlerts
 from shared.adapters.fake_keyring import FakeKeyRing
 from shared.adapters.fake_profiles import FakeProfileStore
 from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.fake_trust import FakeTrustStore
+from shared.adapters.rerankers import IdentityReranker
 from shared.graph.serde import checkpoint_serde
 from shared.ports import Clock
 
@@ -36,6 +39,9 @@ def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> d
         "executions": FakeExecutionStore(erased_at=facts.data.erased.get),
         "contacts": contacts,
         "pending": FakePendingStore(contacts),
+        "sessions": FakeSessionMemory(contacts.data),
+        "fact_expiry": FakeFactExpiry(contacts.data),
+        "reranker": IdentityReranker(),
         "tasks": FakeTaskQueue(),
         "publisher": FakePublisher(),
         "checkpointer": InMemorySaver(serde=checkpoint_serde()),

@@ -6,11 +6,15 @@ It serves, on a free loopback port, the four calls the adapters make in Vertex m
     POST ...:streamGenerateContent?alt=sse      (server-sent events, one response per event)
     POST ...:embedContent                        (one text)
     POST ...:batchEmbedContents                  (several texts)
+    POST /v1/projects/P/locations/L/rankingConfigs/C:rank   (the ranking API; ``model`` = C)
 
 Requests without ``Authorization: Bearer <token>`` get 401. Every request is recorded, and each
 answer comes from a queue of scripted replies: a ``FakeReply`` or a function of the recorded
 request, then from an optional ``fallback`` function the test gives. An unscripted request
 gets 501, never an invented answer.
+
+``latency`` makes the model as slow as a real one, deterministically: a pause before the
+first byte of every generation (not of embeddings) and between the events of a stream.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ Json = dict[str, Any]
 _PATH = re.compile(
     r"^/v1beta1/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
     r"/publishers/google/models/(?P<model>[^/:]+):(?P<rpc>\w+)$"
+)
+_RANK_PATH = re.compile(
+    r"^/v1/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
+    r"/rankingConfigs/(?P<model>[^/:]+):(?P<rpc>rank)$"
 )
 _STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
@@ -65,6 +73,16 @@ class FakeReply:
 
 
 Scripted = FakeReply | Callable[[RecordedRequest], FakeReply]
+
+
+@dataclass(frozen=True)
+class Latency:
+    first_token_seconds: float = 0.0
+    between_events_seconds: float = 0.0
+
+
+NO_LATENCY = Latency()
+_GENERATIONS = {"generateContent", "streamGenerateContent"}
 
 
 def _usage(input_tokens: int, output_tokens: int) -> Json:
@@ -141,14 +159,30 @@ def embeddings_reply(vectors: Sequence[Sequence[float]]) -> Callable[[RecordedRe
     return reply
 
 
+def ranking_reply(request: RecordedRequest) -> FakeReply:
+    """The ranking API's answer, scoring each record by the words it shares with the query
+    (a stand-in for the semantic ranker: deterministic, and not the input order)."""
+    query = set(str(request.body.get("query", "")).lower().split())
+    records = request.body.get("records") or []
+    scored = [
+        {"id": r["id"], "score": len(query & set(str(r.get("content", "")).lower().split()))}
+        for r in records
+    ]
+    scored.sort(key=lambda r: -r["score"])
+    top = int(request.body.get("topN") or len(scored))
+    return FakeReply(body={"records": scored[:top]})
+
+
 class FakeVertexServer:
     def __init__(
         self,
         token: str = "test-token",
         fallback: Callable[[RecordedRequest], FakeReply] | None = None,
+        latency: Latency = NO_LATENCY,
     ) -> None:
         self.token = token
         self.fallback = fallback  # answers whatever the queue does not
+        self.latency = latency  # may be changed while serving
         self.requests: list[RecordedRequest] = []
         self._replies: deque[Scripted] = deque()
         self._lock = threading.Lock()
@@ -213,7 +247,7 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
             url = urlsplit(self.path)
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
-            match = _PATH.match(url.path)
+            match = _PATH.match(url.path) or _RANK_PATH.match(url.path)
             request = RecordedRequest(
                 path=url.path,
                 query=parse_qs(url.query),
@@ -223,8 +257,10 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
                 **(match.groupdict() if match else {}),
             )
             reply = fake._answer(request)
+            latency = fake.latency if request.rpc in _GENERATIONS else NO_LATENCY
+            time.sleep(latency.first_token_seconds)
             if reply.events and reply.status == 200:
-                self._send_events(reply.events, reply.pause)
+                self._send_events(reply.events, reply.pause or latency.between_events_seconds)
             else:
                 self._send_json(reply.status, reply.body)
 
@@ -241,11 +277,14 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
-            for i, event in enumerate(events):
-                if i and pause:
+            for number, event in enumerate(events):
+                if number and pause:
                     time.sleep(pause)
-                self.wfile.write(f"data: {json.dumps(event)}\r\n\r\n".encode())
-                self.wfile.flush()
+                try:
+                    self.wfile.write(f"data: {json.dumps(event)}\r\n\r\n".encode())
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # the client stopped reading (an interrupted reply)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output clean; requests are recorded instead

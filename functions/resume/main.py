@@ -6,6 +6,8 @@ user's chats.
 ``/jobs/pause|resume|cancel|takeover``: the user's control over a running agent job.
 ``/timeout``: Cloud Tasks delivers an approval's deadline (OIDC of the tasks invoker); the
 interrupt is rejected unless it was answered. 2xx either way, so the queue stops.
+``/outbox/drain``: Cloud Scheduler (OIDC of the tasks invoker) sends the handoffs that
+turns kept while a queue was down.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import logging
 import flask
 import functions_framework
 
+from shared.app.handoff_drain import drain_due, drain_url
 from shared.app.resume import ResumeService
 from shared.app.resume_operations import json_operation
 from shared.app.turn_stream import reply
@@ -39,6 +42,10 @@ def resume(request: flask.Request) -> flask.Response:
         deps = get_deps()
         if path == "/timeout":
             return _time_out(deps, request, trace)
+        if path == "/outbox/drain":
+            caller = InternalCaller(drain_url(deps.settings), deps.settings.tasks_invoker_email)
+            deps.internal_tokens.verify(request.headers.get("Authorization"), caller)
+            return json_response(drain_due(deps).as_body())
         user_id = deps.user_tokens.user_id(request.headers.get("Authorization"))
         body = read_body(request, deps.settings.max_body_bytes)
         if path in ("/", "/resume"):  # the function's root, as docs/openapi.yaml names it

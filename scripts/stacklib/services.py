@@ -96,6 +96,17 @@ def _java() -> str:
     return java
 
 
+def firestore_command(port: int) -> list[str]:
+    """The Firestore emulator's JAR on ``port`` (also how tests start a private one)."""
+    # -Duser.language: the emulator's own launcher sets it (English-only messages).
+    return [
+        _java(), *JVM_OPTS, "-Duser.language=en",
+        "-cp", str(_emulator_jar("cloud-firestore-emulator", "*.jar")),
+        "com.google.cloud.datastore.emulator.firestore.CloudFirestore",
+        "start", f"--host={HOST}", f"--port={port}",
+    ]  # fmt: skip
+
+
 def build(profile: Profile) -> list[Service]:
     """All services in start order (stop goes in reverse)."""
     port = profile.port
@@ -103,13 +114,7 @@ def build(profile: Profile) -> list[Service]:
     redis_dir = profile.state / "redis"
     pg = postgres.Postgres(profile.state / "pg", port("postgres"))
     # fmt: off
-    firestore = [
-        # -Duser.language: the emulator's own launcher sets it (English-only messages).
-        _java(), *JVM_OPTS, "-Duser.language=en",
-        "-cp", str(_emulator_jar("cloud-firestore-emulator", "*.jar")),
-        "com.google.cloud.datastore.emulator.firestore.CloudFirestore",
-        "start", f"--host={HOST}", f"--port={port('firestore')}",
-    ]
+    firestore = firestore_command(port("firestore"))
     pubsub = [
         _java(), *JVM_OPTS, "-jar", str(_emulator_jar("pubsub-emulator", "lib/*.jar")),
         f"--host={HOST}", f"--port={port('pubsub')}",

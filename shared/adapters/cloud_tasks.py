@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from contextlib import nullcontext
 
 import grpc
 from google.api_core import exceptions as gexc
 from google.cloud import tasks_v2
 from google.cloud.tasks_v2.services.cloud_tasks.transports import CloudTasksGrpcTransport
 
+from shared.adapters.breaker import CircuitBreaker
 from shared.adapters.gcp_errors import transient_as_unavailable
 from shared.config import Settings
 from shared.ports import QueuedTask
@@ -42,7 +44,9 @@ class CloudTasksTaskQueue:
         location: str,
         oidc_service_account_email: str,
         timeout: float = 10.0,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
+        self._breaker = breaker
         self._client = client
         self._project = project
         self._location = location
@@ -64,7 +68,8 @@ class CloudTasksTaskQueue:
             ),
             schedule_time=task.schedule_time,
         )
-        with transient_as_unavailable("cloud tasks"):
+        guard = self._breaker.guard() if self._breaker else nullcontext()
+        with guard, transient_as_unavailable("cloud tasks"):
             try:
                 self._client.create_task(parent=parent, task=request, timeout=self._timeout)
             except gexc.AlreadyExists:

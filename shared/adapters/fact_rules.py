@@ -1,7 +1,8 @@
 """Rules the in-memory fakes and the PostgreSQL adapters of the fact system share.
 
 Pure functions: what counts as an id, how persons are ordered and merged, how a draft is
-checked before it reaches the schema, how recency decays a score.
+checked before it reaches the schema, how recency decays a score, when a fact expires,
+which terms index it, how BM25 weighs a term.
 """
 
 from __future__ import annotations
@@ -9,12 +10,16 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TypeVar
 
+from shared.conversation.terms import terms
 from shared.conversation.text import fold
 from shared.errors import DataRejected
-from shared.models.memory import FactDraft, Person
+from shared.models.memory import LIFETIME_DAYS, FactDraft, Person
 
 SECONDS_PER_DAY = 86400.0
+T = TypeVar("T", str, int)
 
 
 def is_uuid(value: str | None) -> bool:
@@ -73,3 +78,60 @@ def decay_rate(half_life_days: float) -> float:
 def candidate_pool(limit: int) -> int:
     """How many index neighbours the scoring re-ranks: decay and boost reorder them."""
     return max(4 * limit, 40)
+
+
+def expiry(durability: str, seen: datetime, anchor: datetime | None) -> datetime | None:
+    """When a fact leaves retrieval: its lifetime after it was last seen, or after the moment
+    it is about when that is later ("the dentist on June 5" lives until June 12). Durable
+    facts never expire."""
+    days = LIFETIME_DAYS.get(durability)
+    if days is None:
+        return None
+    return max(seen, anchor or seen) + timedelta(days=days)
+
+
+def expires_sql(row: str = "") -> str:
+    """``expiry`` in SQL over the columns of ``row`` (an alias and a dot, or nothing), the
+    moment seen given twice as parameters: for statements that recompute it in place."""
+    cases = " ".join(f"WHEN '{name}' THEN {days}" for name, days in LIFETIME_DAYS.items())
+    return (
+        f"greatest(%s::timestamptz, coalesce({row}time_anchor, %s::timestamptz))"
+        f" + make_interval(days => CASE {row}durability {cases} END)"
+    )
+
+
+def fact_terms(text: str, marker: str | None = None) -> list[str]:
+    """What the keyword channel indexes of a fact: its text and its time words."""
+    return terms(f"{text} {marker}" if marker else text)
+
+
+# BM25 (Robertson/Sparck Jones idf, the +1 keeps it positive) with the usual constants.
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+FETCH_BUDGET = 100  # facts the keyword channel reads, about, before it scores them
+
+
+def fetching_terms(docs: dict[T, int], total: int) -> set[T]:
+    """The query terms that fetch candidates: the rarest first, while the facts they fetch
+    stay within ``FETCH_BUDGET`` (the rarest always), and none in more than a twentieth of
+    the user's facts. The others only score what was fetched: their idf is low, and reading
+    every fact that says "work" would cost more than it finds. ``postgres_fact_recall``
+    selects the same terms in SQL."""
+    chosen, running = set(), 0
+    for term, count in sorted(docs.items(), key=lambda item: (item[1], item[0])):
+        if running >= FETCH_BUDGET or count > max(50, total // 20):
+            break
+        chosen.add(term)
+        running += count
+    return chosen
+
+
+def bm25_idf(docs: int, total: int) -> float:
+    return math.log(1.0 + (total - docs + 0.5) / (docs + 0.5))
+
+
+def bm25_term(idf: float, tf: int, length: int, average: float) -> float:
+    norm = 1.0 - BM25_B + BM25_B * (length / average if average > 0 else 1.0)
+    return idf * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from shared.adapters.doc_ids import doc_id
@@ -18,14 +18,15 @@ from shared.errors import Conflict, NotFound
 from shared.models.domain import (
     Chat,
     ChatUpdate,
+    Handoff,
     HitlControl,
     Message,
     TurnClaim,
     TurnMetadata,
     TurnRecord,
 )
-from shared.models.wire import TurnResponse
-from shared.ports import ResumeClaim
+from shared.models.wire import MultitaskStrategy, TurnResponse
+from shared.ports import Beat, OutboxEntry, ResumeClaim
 
 
 @dataclass
@@ -43,6 +44,9 @@ class _TurnRecord:
     lease_expires_at: datetime | None
     response: TurnResponse | None = None
     metadata: TurnMetadata | None = None
+    outbox: list[Handoff] = field(default_factory=list)
+    owner: str = ""
+    arrival: int | None = None
 
 
 class FakeConversationStore:
@@ -98,27 +102,40 @@ class FakeConversationStore:
         lease_seconds: int,
         new_chat: bool = True,
         resume: ResumeClaim | None = None,
+        owner: str = "",
+        strategy: MultitaskStrategy = "enqueue",
+        wait_seconds: float = 30.0,
     ) -> TurnClaim:
-        request = ClaimRequest(chat_id, turn_id, now, lease_seconds, new_chat, resume)
+        request = ClaimRequest(
+            chat_id, turn_id, now, lease_seconds, new_chat, resume, owner, strategy, wait_seconds
+        )
         with self._lock:
             turn = self._turns.get((user_id, client_message_id))
             seen = None
             if turn is not None:
                 seen = SeenTurn(
-                    turn.status, turn.chat_id, turn.turn_id, turn.lease_expires_at, turn.response
-                )
+                    turn.status, turn.chat_id, turn.turn_id, turn.lease_expires_at,
+                    turn.response, turn.owner,
+                )  # fmt: skip
             record = self._chats.get((user_id, chat_id))
             decision = decide(seen, record.chat if record else None, request)
             claim = decision.claim
             if decision.write_turn:
                 self._turns[(user_id, client_message_id)] = _TurnRecord(
-                    status="running",
+                    status=decision.status,
                     chat_id=claim.chat_id,
                     turn_id=claim.turn_id,
-                    lease_expires_at=now + timedelta(seconds=lease_seconds),
+                    lease_expires_at=decision.lease_until(request),
+                    owner=owner,
+                    arrival=claim.arrival,
                 )
-            if decision.control is not None and record is not None:
-                record.chat = record.chat.model_copy(update={"control": decision.control})
+            if record is not None:
+                changes: dict[str, Any] = {}
+                if decision.control is not None:
+                    changes["control"] = decision.control
+                if decision.run is not None:
+                    changes["run"] = decision.run
+                record.chat = record.chat.model_copy(update=changes)
         return claim
 
     def open_interrupt(
@@ -157,6 +174,8 @@ class FakeConversationStore:
         new_chat: bool = False,
         metadata: TurnMetadata | None = None,
         chat_update: ChatUpdate | None = None,
+        outbox: Sequence[Handoff] = (),
+        finish: bool = False,
     ) -> None:
         with self._lock:
             turn = self._turns.get((user_id, client_message_id))
@@ -173,6 +192,38 @@ class FakeConversationStore:
             record.chat = record.chat.model_copy(update=_chat_changes(chat_update))
             turn.status, turn.turn_id = "done", response.turn_id
             turn.response, turn.metadata = response, metadata
+            if finish:
+                turn.lease_expires_at = None
+                record.chat = record.chat.model_copy(update={"run": record.chat.run.released()})
+            if outbox:
+                turn.outbox = list(outbox)
+                listed = [*record.chat.outbox, client_message_id]
+                record.chat = record.chat.model_copy(update={"outbox": list(dict.fromkeys(listed))})
+
+    def outbox(self, user_id: str, client_message_id: str) -> list[Handoff]:
+        turn = self._turns.get((user_id, client_message_id))
+        return list(turn.outbox) if turn is not None else []
+
+    def settle_outbox(
+        self, user_id: str, chat_id: str, client_message_id: str, remaining: Sequence[Handoff]
+    ) -> None:
+        with self._lock:
+            turn = self._turns.get((user_id, client_message_id))
+            record = self._chats.get((user_id, chat_id))
+            if turn is None or record is None:
+                return
+            turn.outbox = list(remaining)
+            if not remaining:
+                left = [cmid for cmid in record.chat.outbox if cmid != client_message_id]
+                record.chat = record.chat.model_copy(update={"outbox": left})
+
+    def turns_with_outbox(self, limit: int) -> list[OutboxEntry]:
+        pending = [
+            OutboxEntry(user_id, turn.chat_id, cmid)
+            for (user_id, cmid), turn in self._turns.items()
+            if turn.outbox
+        ]
+        return pending[:limit]
 
     def get_turn(self, user_id: str, client_message_id: str) -> TurnRecord | None:
         turn = self._turns.get((doc_id(user_id), doc_id(client_message_id)))
@@ -185,14 +236,87 @@ class FakeConversationStore:
                 "turn_id": turn.turn_id,
                 "response": turn.response,
                 "metadata": turn.metadata,
+                "arrival": turn.arrival,
             }
         )
 
-    def release_turn(self, user_id: str, client_message_id: str) -> None:
+    def finish_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str,
+        control: HitlControl | None = None,
+        release_chat: bool = True,
+    ) -> None:
         with self._lock:
             turn = self._turns.get((user_id, client_message_id))
-            if turn is not None:
+            record = self._chats.get((user_id, chat_id))
+            if turn is None or record is None:
+                return
+            turn.lease_expires_at = None
+            run = record.chat.run.released() if release_chat else record.chat.run
+            changes: dict[str, Any] = {"run": run}
+            if control is not None:
+                changes["control"] = control
+            record.chat = record.chat.model_copy(update=changes)
+
+    def beat(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str,
+        owner: str,
+        lease_until: datetime | None = None,
+    ) -> Beat:
+        with self._lock:
+            turn = self._turns.get((user_id, client_message_id))
+            record = self._chats.get((user_id, chat_id))
+            run = record.chat.run if record is not None else None
+            if run is not None and run.owner not in (None, owner):
+                return "lost"
+            if turn is None:
+                return "gone"
+            if lease_until is not None:
+                turn.lease_expires_at = lease_until
+                if record is not None and run is not None:
+                    held = run.model_copy(update={"lease_until": lease_until})
+                    record.chat = record.chat.model_copy(update={"run": held})
+            return "stop" if run is not None and run.stop else "go"
+
+    def leave_queue(
+        self, user_id: str, client_message_id: str, chat_id: str, owner: str, now: datetime
+    ) -> None:
+        self._let_go(user_id, client_message_id, chat_id, owner, now)
+
+    def release_turn(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str | None = None,
+        owner: str | None = None,
+    ) -> None:
+        self._let_go(user_id, client_message_id, chat_id, owner, None)
+
+    def _let_go(
+        self,
+        user_id: str,
+        client_message_id: str,
+        chat_id: str | None,
+        owner: str | None,
+        now: datetime | None,
+    ) -> None:
+        with self._lock:
+            turn = self._turns.get((user_id, client_message_id))
+            if turn is not None and turn.status in ("queued", "running"):
                 turn.status, turn.lease_expires_at = "failed", None
+            record = self._chats.get((user_id, chat_id)) if chat_id else None
+            if record is None or owner is None:
+                return
+            run = record.chat.run
+            if now is not None and run.waits(owner):
+                record.chat = record.chat.model_copy(update={"run": run.without(owner, now)})
+            elif now is None and run.owner == owner:
+                record.chat = record.chat.model_copy(update={"run": run.released()})
 
     def _create(self, user_id: str, chat_id: str, now: datetime) -> _ChatRecord:
         """The chat's record, created if missing (the caller holds the lock)."""

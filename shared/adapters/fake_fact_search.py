@@ -29,7 +29,7 @@ def _comparable(
     ]
 
 
-def _similarity(a: Sequence[float], b: Sequence[float]) -> float:
+def similarity(a: Sequence[float], b: Sequence[float]) -> float:
     """Cosine similarity, on float32 like pgvector's stored vectors."""
     x, y = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
     norms = float(np.linalg.norm(x)) * float(np.linalg.norm(y))
@@ -40,7 +40,7 @@ def nearest(
     facts: Iterable[StoredFact], embedding: Sequence[float], model: str, limit: int
 ) -> list[ScoredFact]:
     scored = [
-        (_similarity(embedding, s.embedding), s.fact) for s in _comparable(facts, embedding, model)
+        (similarity(embedding, s.embedding), s.fact) for s in _comparable(facts, embedding, model)
     ]
     scored.sort(key=lambda pair: (-pair[0], pair[1].id))
     return [ScoredFact(fact=f, similarity=sim, score=sim) for sim, f in scored[: max(limit, 0)]]
@@ -54,13 +54,15 @@ def search(facts: Iterable[StoredFact], query: SemanticQuery, now: datetime) -> 
         fact = stored.fact
         if query.privacy_mode and fact.sensitivity == "high":
             continue
-        similarity = _similarity(query.embedding, stored.embedding)
-        if similarity < query.min_similarity:
+        if not stored.valid_at(now, as_of=False):  # expired, not yet closed
+            continue
+        cosine = similarity(query.embedding, stored.embedding)
+        if cosine < query.min_similarity:
             continue
         age = max((now - fact.last_seen_at).total_seconds(), 0.0)
         boost = query.boost if fact.subject_entity_id in boosted else 0.0
-        score = similarity * math.exp(-rate * age) + boost
-        found.append(ScoredFact(fact=fact, similarity=similarity, score=score))
+        score = cosine * math.exp(-rate * age) + boost
+        found.append(ScoredFact(fact=fact, similarity=cosine, score=score))
     found.sort(key=lambda s: (-s.score, s.fact.id))
     return found[: query.limit]
 
@@ -74,13 +76,18 @@ def in_window(facts: Iterable[StoredFact], query: TemporalQuery) -> list[Fact]:
         s.fact
         for s in facts
         if s.current()
-        and s.fact.time_anchor is not None
-        and start <= s.fact.time_anchor < end
+        and _within(s.fact, start, end, query.stated)
+        and (query.at is None or s.valid_at(query.at, as_of=False))
         and not (query.privacy_mode and s.fact.sensitivity == "high")
         and (subjects is None or s.fact.subject_entity_id in subjects)
     ]
-    found.sort(key=lambda f: (f.time_anchor or start, f.created_at, f.id))
+    found.sort(key=lambda f: (f.time_anchor or f.valid_from, f.created_at, f.id))
     return found[: query.limit]
+
+
+def _within(fact: Fact, start: datetime, end: datetime, stated: bool) -> bool:
+    anchored = fact.time_anchor is not None and start <= fact.time_anchor < end
+    return anchored or (stated and start <= fact.valid_from < end)
 
 
 def _aware(value: datetime) -> datetime:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import get_args
 
-from shared.adapters.fact_rules import check_draft, is_uuid, same_key
+from shared.adapters.fact_rules import check_draft, expiry, fact_terms, is_uuid, same_key
 from shared.errors import DataRejected
 from shared.models.memory import (
     CRITICAL_MIN_CONFIDENCE,
@@ -27,6 +27,7 @@ from shared.models.memory import (
     PendingItem,
     Person,
     PersonRole,
+    SessionNote,
 )
 
 
@@ -44,9 +45,26 @@ class StoredFact:
     embedding: tuple[float, ...]
     idempotency_key: str
     supersedes_id: str | None = None
+    terms: tuple[str, ...] = ()  # the keyword channel's, in clear (the database hashes them)
 
     def current(self) -> bool:
         return self.fact.valid_to is None
+
+    def valid_at(self, moment: datetime, as_of: bool) -> bool:
+        """Current and unexpired now, or (``as_of``) valid and unexpired at ``moment``."""
+        fact = self.fact
+        if as_of:
+            held = fact.valid_from <= moment and (fact.valid_to is None or fact.valid_to > moment)
+        else:
+            held = fact.valid_to is None
+        return held and (fact.expires_at is None or fact.expires_at > moment)
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    note: SessionNote
+    embedding: tuple[float, ...]
+    model: str
 
 
 class FakeFactData:
@@ -56,6 +74,7 @@ class FakeFactData:
         self.pending: dict[str, PendingItem] = {}
         self.done_tasks: dict[str, str] = {}  # task key -> user id
         self.erased: dict[str, datetime] = {}  # user id -> when the account was erased
+        self.sessions: dict[tuple[str, str], StoredSession] = {}  # (user, chat) -> summary
         self.lock = threading.RLock()
 
     def snapshot(self) -> FakeFactData:
@@ -155,7 +174,11 @@ class FakeFactData:
             return None
         fact = new_fact(user_id, draft, now)
         self.facts[fact.id] = StoredFact(
-            fact, tuple(draft.embedding), draft.idempotency_key, supersedes_id
+            fact,
+            tuple(draft.embedding),
+            draft.idempotency_key,
+            supersedes_id,
+            tuple(fact_terms(draft.text, draft.temporal_marker)),
         )
         return fact
 
@@ -219,4 +242,5 @@ def new_fact(user_id: str, draft: FactDraft, now: datetime) -> Fact:
         last_seen_at=now,
         created_at=now,
         updated_at=now,
+        expires_at=expiry(draft.durability, now, draft.time_anchor),
     )

@@ -13,11 +13,15 @@ both), with exact search in place of HNSW and plaintext in place of ciphertext.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 
 from shared.adapters.clock import SystemClock
-from shared.adapters.fact_rules import is_uuid, merged_person, sort_persons, uuids
+from shared.adapters.fact_rules import expiry, is_uuid, merged_person, sort_persons, uuids
+from shared.adapters.fake_fact_history import restore_version, versions_of
+from shared.adapters.fake_fact_recall import recall
 from shared.adapters.fake_fact_search import in_window, nearest, search
 from shared.adapters.fake_fact_state import FakeFactData, canonical, check_role
 from shared.conversation.text import fold
@@ -30,12 +34,13 @@ from shared.models.memory import (
     FactFilter,
     PendingItem,
     Person,
+    RecallQuery,
     ScoredFact,
     SemanticQuery,
     TaskStatus,
     TemporalQuery,
 )
-from shared.ports import Clock
+from shared.ports import Clock, RecallCandidate
 
 
 class FakeContactStore:
@@ -106,6 +111,19 @@ class FakeFactStore:
         self.contacts = contacts or FakeContactStore(clock)
         self.data = self.contacts.data
         self._clock = clock or self.contacts.clock
+        self._holds: dict[str, int] = {}  # holders per user; an erasure waits for none
+        self._holding = threading.Condition()
+
+    @contextmanager
+    def hold_user(self, user_id: str) -> Iterator[None]:
+        with self._holding:
+            self._holds[user_id] = self._holds.get(user_id, 0) + 1
+        try:
+            yield
+        finally:
+            with self._holding:
+                self._holds[user_id] -= 1
+                self._holding.notify_all()
 
     def apply_extraction(
         self,
@@ -164,6 +182,23 @@ class FakeFactStore:
 
     def in_window(self, user_id: str, query: TemporalQuery) -> list[Fact]:
         return in_window(self.data.facts_of(user_id), query)
+
+    def recall(self, user_id: str, query: RecallQuery, now: datetime) -> list[RecallCandidate]:
+        return recall(self.data.facts_of(user_id), query, now)
+
+    def facts_by_id(self, user_id: str, fact_ids: Sequence[str]) -> list[Fact]:
+        found = [self.get_fact(user_id, fact_id) for fact_id in fact_ids]
+        return [fact for fact in found if fact is not None]
+
+    def versions(self, user_id: str, fact_id: str) -> list[Fact]:
+        return versions_of(self.data, user_id, fact_id)
+
+    def restore_version(self, user_id: str, version_id: str, now: datetime) -> Fact | None:
+        with self.data.lock:
+            work = self.data.snapshot()
+            restored = restore_version(work, user_id, version_id, now)
+            self.data.commit(work)
+            return restored
 
     def list_facts(self, user_id: str, where: FactFilter) -> list[Fact]:
         found = [s.fact for s in self.data.facts_of(user_id)]
@@ -230,6 +265,8 @@ class FakeFactStore:
             )
 
     def delete_user(self, user_id: str, now: datetime) -> None:
+        with self._holding:
+            self._holding.wait_for(lambda: not self._holds.get(user_id))
         with self.data.lock:
             data = self.data
             data.erased[user_id] = max(now, data.erased.get(user_id, now))
@@ -237,6 +274,7 @@ class FakeFactStore:
             data.facts = {k: v for k, v in data.facts.items() if v.fact.user_id != user_id}
             data.persons = {k: v for k, v in data.persons.items() if v.user_id != user_id}
             data.done_tasks = {t: u for t, u in data.done_tasks.items() if u != user_id}
+            data.sessions = {k: v for k, v in data.sessions.items() if k[0] != user_id}
 
 
 class FakePendingStore:
@@ -271,7 +309,7 @@ def _close(data: FakeFactData, user_id: str, fact_id: str, now: datetime) -> boo
     stored = data.current_fact(user_id, fact_id)
     if stored is None:
         return False
-    data.update_fact(stored.fact.id, valid_to=now, updated_at=now)
+    data.update_fact(stored.fact.id, valid_to=now, ended_by="superseded", updated_at=now)
     return True
 
 
@@ -288,6 +326,7 @@ def _reinforce(
         seen_count=fact.seen_count + 1,
         last_seen_at=now,
         updated_at=now,
+        expires_at=expiry(fact.durability, now, fact.time_anchor),
     )
 
 

@@ -4,6 +4,7 @@ actually went out (once per key), for tests."""
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 
 from shared.adapters.agent_data_rules import outbox_doc_id
 from shared.adapters.clock import SystemClock
@@ -39,3 +40,7 @@ class FakeOutbox:
     def get_sent(self, user_id: str, idempotency_key: str) -> SentMessage | None:
         with self._lock:
             return self._sent.get((doc_id(user_id), outbox_doc_id(idempotency_key)))
+
+    def fenced(self, since: datetime) -> FakeOutbox:
+        """The fakes know no erasure mark: every write goes through."""
+        return self

@@ -41,3 +41,7 @@ class FakeTrustStore:
         """What account erasure does to the Firestore document (``users/{uid}`` and below)."""
         with self._lock:
             self._records.pop(doc_id(user_id), None)
+
+    def fenced(self, since: datetime) -> FakeTrustStore:
+        """The fakes know no erasure mark: every write goes through."""
+        return self

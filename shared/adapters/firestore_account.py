@@ -11,7 +11,9 @@ keyed by thread); erasure first deletes those the user's turn and control record
 
 Erasure deletes in batches of at most 500 writes, then checks that nothing is left and
 raises ``DependencyUnavailable`` otherwise; deleting what is already gone is a no-op, so a
-retry after any failure completes the erasure.
+retry after any failure completes the erasure. Around it, the erasure's mark
+(``firestore_erasure``) refuses new turns and stops agent jobs from writing, and
+``running_turns`` tells the erasure which turns it must wait for.
 """
 
 from __future__ import annotations
@@ -23,12 +25,15 @@ from typing import Any
 
 from google.cloud import firestore
 from google.cloud.firestore_v1.base_document import DocumentSnapshot
+from google.cloud.firestore_v1.base_query import FieldFilter
 from google.cloud.firestore_v1.collection import CollectionReference
 from google.cloud.firestore_v1.document import DocumentReference
 from google.cloud.firestore_v1.field_path import FieldPath
 
 from shared.adapters.doc_ids import doc_id
+from shared.adapters.firestore_chat_codec import plain
 from shared.adapters.firestore_checkpoints import THREADS
+from shared.adapters.firestore_erasure import mark
 from shared.adapters.gcp_errors import transient_as_unavailable
 from shared.errors import DependencyUnavailable
 from shared.models.memory_api import ChatExport, ConversationExport, MessageExport, StoredDocument
@@ -61,6 +66,19 @@ class FirestoreAccountStore:
         if left:
             raise DependencyUnavailable(f"firestore: documents left in {left}; retry")
         return deleted
+
+    def begin_erasure(self, user_id: str, now: datetime) -> None:
+        mark(self._client, user_id, now, running=True)
+
+    def end_erasure(self, user_id: str, now: datetime) -> None:
+        mark(self._client, user_id, now, running=False)
+
+    def running_turns(self, user_id: str, now: datetime) -> int:
+        turns = self._user(user_id).collection("turns")
+        query = turns.where(filter=FieldFilter("status", "==", "running"))
+        with transient_as_unavailable("firestore"):
+            leases = [plain((s.to_dict() or {}).get("lease_expires_at")) for s in query.stream()]
+        return sum(1 for lease in leases if lease is not None and lease > now)
 
     def _thread_ids(self, user: DocumentReference) -> set[str]:
         """The turn graph's threads of the user: named by its turn records and its chats'

@@ -48,6 +48,7 @@ from shared.adapters.agent_data_rules import (
     query_words,
 )
 from shared.adapters.doc_ids import doc_id
+from shared.adapters.firestore_erasure import fenced
 from shared.adapters.gcp_errors import firestore_errors, transient_as_unavailable
 from shared.models.agent_data import Budget, CalendarEvent, Expense, Feedback, Note, Reminder
 
@@ -61,8 +62,12 @@ def _decode(kind: type[R], data: dict[str, Any] | None) -> R:
 
 
 class FirestoreAgentDataStore:
-    def __init__(self, client: firestore.Client) -> None:
+    def __init__(self, client: firestore.Client, since: datetime | None = None) -> None:
         self._client = client
+        self._since = since  # set: writes of work created then, fenced by the erasure mark
+
+    def fenced(self, since: datetime) -> FirestoreAgentDataStore:
+        return FirestoreAgentDataStore(self._client, since)
 
     # -- storage ------------------------------------------------------------------------------
     def _collection(self, user_id: str, name: str) -> CollectionReference:
@@ -74,7 +79,10 @@ class FirestoreAgentDataStore:
         ref: DocumentReference = self._collection(user_id, collection).document(doc_id(record_id))
         return ref
 
-    def _put(self, ref: DocumentReference, data: dict[str, Any]) -> None:
+    def _put(self, user_id: str, ref: DocumentReference, data: dict[str, Any]) -> None:
+        if self._since is not None:
+            fenced(self._client, user_id, self._since, lambda tx: tx.set(ref, data))
+            return
         with transient_as_unavailable("firestore"):
             ref.set(data)
 
@@ -112,7 +120,7 @@ class FirestoreAgentDataStore:
         data = reminder.model_dump()
         if not reminder.done:
             data[OPEN_DUE] = reminder.due_at
-        self._put(self._ref(user_id, REMINDERS, reminder.id), data)
+        self._put(user_id, self._ref(user_id, REMINDERS, reminder.id), data)
 
     def get_reminder(self, user_id: str, reminder_id: str) -> Reminder | None:
         return self._get(self._ref(user_id, REMINDERS, reminder_id), Reminder)
@@ -145,7 +153,7 @@ class FirestoreAgentDataStore:
 
     # -- calendar events ----------------------------------------------------------------------
     def put_event(self, user_id: str, event: CalendarEvent) -> None:
-        self._put(self._ref(user_id, EVENTS, event.id), event.model_dump())
+        self._put(user_id, self._ref(user_id, EVENTS, event.id), event.model_dump())
 
     def list_events(
         self, user_id: str, start: datetime, end: datetime, limit: int
@@ -155,7 +163,7 @@ class FirestoreAgentDataStore:
 
     # -- notes --------------------------------------------------------------------------------
     def put_note(self, user_id: str, note: Note) -> None:
-        self._put(self._ref(user_id, NOTES, note.id), note.model_dump())
+        self._put(user_id, self._ref(user_id, NOTES, note.id), note.model_dump())
 
     def search_notes(self, user_id: str, query: str, limit: int) -> list[Note]:
         words = query_words(query)
@@ -165,7 +173,7 @@ class FirestoreAgentDataStore:
 
     # -- budgets and expenses -----------------------------------------------------------------
     def put_budget(self, user_id: str, budget: Budget) -> None:
-        self._put(self._ref(user_id, BUDGETS, budget.category), budget.model_dump())
+        self._put(user_id, self._ref(user_id, BUDGETS, budget.category), budget.model_dump())
 
     def get_budget(self, user_id: str, category: str) -> Budget | None:
         return self._get(self._ref(user_id, BUDGETS, category.strip().lower()), Budget)
@@ -175,7 +183,7 @@ class FirestoreAgentDataStore:
         return self._run(query, Budget)
 
     def put_expense(self, user_id: str, expense: Expense) -> None:
-        self._put(self._ref(user_id, EXPENSES, expense.id), expense.model_dump())
+        self._put(user_id, self._ref(user_id, EXPENSES, expense.id), expense.model_dump())
 
     def list_expenses(
         self, user_id: str, start: datetime, end: datetime, limit: int
@@ -185,7 +193,7 @@ class FirestoreAgentDataStore:
 
     # -- feedback -----------------------------------------------------------------------------
     def put_feedback(self, user_id: str, feedback: Feedback) -> None:
-        self._put(self._ref(user_id, FEEDBACK, feedback.id), feedback.model_dump())
+        self._put(user_id, self._ref(user_id, FEEDBACK, feedback.id), feedback.model_dump())
 
     def list_feedback(self, user_id: str, limit: int) -> list[Feedback]:
         return self._run(self._newest(user_id, FEEDBACK, limit), Feedback)

@@ -13,7 +13,7 @@ from google.cloud.firestore_v1.base_document import DocumentSnapshot
 from google.cloud.firestore_v1.document import DocumentReference
 from pydantic import BaseModel
 
-from shared.models.domain import Chat, ChatUpdate, HitlControl, Message
+from shared.models.domain import Chat, ChatRun, ChatUpdate, HitlControl, Message
 
 Snapshot = DocumentSnapshot[DocumentReference]
 M = TypeVar("M", bound=BaseModel)
@@ -72,7 +72,24 @@ def chat_from(user_id: str, snap: Snapshot) -> Chat:
         summarized_until=plain(data.get("summarized_until")),
         control=control_from(data.get("control")),
         message_count=int(data.get("message_count", 0)),
+        outbox=list(data.get("outbox") or []),
+        run=run_from(data.get("run")),
     )
+
+
+def run_from(data: Any) -> ChatRun:
+    return model_or_none(ChatRun, data) or ChatRun()
+
+
+def run_data(run: ChatRun) -> dict[str, Any]:
+    """Timestamps as Firestore timestamps (the queue's too), the rest as JSON."""
+    data = run.model_dump(mode="json")
+    data["lease_until"] = run.lease_until
+    data["queue"] = [{**w.model_dump(mode="json"), "until": w.until} for w in run.queue]
+    return data
+
+
+RUN_RELEASED = {"run.turn_id": None, "run.owner": None, "run.lease_until": None, "run.stop": False}
 
 
 def control_from(data: Any) -> HitlControl:

@@ -5,8 +5,11 @@ values), ``status`` and ``updated_at`` for queries by hand, and ``expire_at`` fo
 policy (finished jobs are kept ``ttl`` after their last write). Everything under the user, so
 erasing the account (``users/{uid}`` recursively) erases its jobs.
 
-RPCs: ``get`` reads one document; ``update`` is one transaction (BeginTransaction, one read,
-Commit), retried with jittered backoff on contention (parallel subtasks save the same job).
+RPCs: ``get`` reads one document; ``update`` is one transaction (BeginTransaction, one read
+of the job and of the account's erasure mark, Commit), retried with jittered backoff on
+contention (parallel subtasks save the same job). A write of a job created before an
+erasure of its account (or during one) is refused with ``AccountErased``: such a job is
+never claimed again and stops at its next save (``firestore_erasure``).
 """
 
 from __future__ import annotations
@@ -19,8 +22,10 @@ from google.cloud import firestore
 from google.cloud.firestore_v1.document import DocumentReference
 
 from shared.adapters.doc_ids import doc_id
+from shared.adapters.firestore_erasure import blocks, erasure_ref
 from shared.adapters.firestore_tx import run_transaction
 from shared.adapters.gcp_errors import firestore_errors, transient_as_unavailable
+from shared.errors import AccountErased
 from shared.models.jobs import JobState
 
 R = TypeVar("R")
@@ -48,13 +53,17 @@ class FirestoreJobStore:
         job_id: str,
         change: Callable[[JobState | None], tuple[R, JobState | None]],
     ) -> R:
-        ref = self._ref(user_id, job_id)
+        ref, erasure = self._ref(user_id, job_id), erasure_ref(self._client, user_id)
 
         @firestore.transactional
         def run(transaction: firestore.Transaction) -> R:
-            snap = ref.get(transaction=transaction)
+            found = self._client.get_all([ref, erasure], transaction=transaction)
+            snaps = {snap.reference.path: snap for snap in found}
+            snap = snaps[ref.path]
             result, new = change(_state_from(snap.to_dict()) if snap.exists else None)
             if new is not None:
+                if blocks(snaps[erasure.path].to_dict(), new.job.created_at):
+                    raise AccountErased(f"job {job_id}: the account was erased")
                 transaction.set(ref, self._data(new))
             return result
 

@@ -14,6 +14,7 @@ delivers by recording: the record is the sent message. A provider that delivers 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from google.api_core import exceptions as gexc
@@ -22,6 +23,7 @@ from google.cloud.firestore_v1.document import DocumentReference
 
 from shared.adapters.agent_data_rules import OUTBOX, outbox_doc_id
 from shared.adapters.doc_ids import doc_id
+from shared.adapters.firestore_erasure import fenced
 from shared.adapters.gcp_errors import transient_as_unavailable
 from shared.errors import DependencyUnavailable
 from shared.models.agent_data import OutboundEmail, SentMessage
@@ -35,9 +37,15 @@ def _decode(ref: DocumentReference, data: dict[str, Any]) -> SentMessage:
 
 
 class FirestoreOutbox:
-    def __init__(self, client: firestore.Client, clock: Clock) -> None:
+    def __init__(
+        self, client: firestore.Client, clock: Clock, since: datetime | None = None
+    ) -> None:
         self._client = client
         self._clock = clock
+        self._since = since  # set: sends of work created then, fenced by the erasure mark
+
+    def fenced(self, since: datetime) -> FirestoreOutbox:
+        return FirestoreOutbox(self._client, self._clock, since)
 
     def _ref(self, user_id: str, idempotency_key: str) -> DocumentReference:
         user = self._client.collection("users").document(doc_id(user_id))
@@ -55,7 +63,7 @@ class FirestoreOutbox:
         )
         with transient_as_unavailable("firestore"):
             try:
-                ref.create(record.model_dump(exclude={"id"}))
+                self._create(user_id, ref, record.model_dump(exclude={"id"}))
             except gexc.AlreadyExists:
                 earlier = self.get_sent(user_id, idempotency_key)
                 if earlier is None:  # created, then erased with the account meanwhile
@@ -64,6 +72,12 @@ class FirestoreOutbox:
                     ) from None
                 return earlier
         return record
+
+    def _create(self, user_id: str, ref: DocumentReference, data: dict[str, Any]) -> None:
+        if self._since is None:
+            ref.create(data)
+            return
+        fenced(self._client, user_id, self._since, lambda tx: tx.create(ref, data))
 
     def get_sent(self, user_id: str, idempotency_key: str) -> SentMessage | None:
         ref = self._ref(user_id, idempotency_key)

@@ -33,6 +33,7 @@ from google.cloud.firestore_v1.base_document import DocumentSnapshot
 from google.cloud.firestore_v1.document import DocumentReference
 
 from shared.adapters.doc_ids import doc_id
+from shared.adapters.firestore_erasure import fenced
 from shared.adapters.gcp_errors import transient_as_unavailable
 from shared.errors import DependencyUnavailable
 from shared.models.trust import HitlMode, TrustRecord
@@ -46,8 +47,12 @@ LOST_RACE = (gexc.FailedPrecondition, gexc.AlreadyExists, gexc.NotFound)  # NotF
 
 
 class FirestoreTrustStore:
-    def __init__(self, client: firestore.Client) -> None:
+    def __init__(self, client: firestore.Client, since: datetime | None = None) -> None:
         self._client = client
+        self._since = since  # set: writes of work created then, fenced by the erasure mark
+
+    def fenced(self, since: datetime) -> FirestoreTrustStore:
+        return FirestoreTrustStore(self._client, since)
 
     def _ref(self, user_id: str) -> DocumentReference:
         user = self._client.collection("users").document(doc_id(user_id))
@@ -68,7 +73,7 @@ class FirestoreTrustStore:
             with transient_as_unavailable("firestore"):
                 snap = ref.get()
                 stored = change(_record(snap.to_dict())).model_copy(update={"updated_at": now})
-                if self._write_if_unchanged(ref, snap, stored.model_dump()):
+                if self._write_if_unchanged(user_id, ref, snap, stored.model_dump()):
                     return stored
             time.sleep(random.uniform(0, min(BACKOFF_SECONDS * 2**attempt, MAX_PAUSE_SECONDS)))
         raise DependencyUnavailable("firestore: the trust record kept changing; retry")
@@ -81,14 +86,27 @@ class FirestoreTrustStore:
         )
 
     def _write_if_unchanged(
-        self, ref: DocumentReference, snap: DocumentSnapshot[Any], data: dict[str, Any]
+        self,
+        user_id: str,
+        ref: DocumentReference,
+        snap: DocumentSnapshot[Any],
+        data: dict[str, Any],
     ) -> bool:
-        try:
+        unchanged = self._client.write_option(last_update_time=snap.update_time)
+
+        def write(batch: Any) -> None:
             if snap.exists:
-                unchanged = self._client.write_option(last_update_time=snap.update_time)
-                ref.update(data, option=unchanged)
+                batch.update(ref, data, option=unchanged)
             else:
-                ref.create(data)
+                batch.create(ref, data)
+
+        try:
+            if self._since is None:
+                batch = self._client.batch()
+                write(batch)
+                batch.commit()
+            else:
+                fenced(self._client, user_id, self._since, write)
         except LOST_RACE:
             return False
         return True

@@ -18,6 +18,7 @@ from typing import TypeVar
 from google.api_core import exceptions as gexc
 from google.cloud import firestore
 
+from shared.adapters.gcp_errors import TRANSIENT
 from shared.errors import DependencyUnavailable
 
 T = TypeVar("T")
@@ -40,6 +41,7 @@ def run_transaction(
         try:
             return work(client.transaction(max_attempts=1))
         except (gexc.Aborted, ValueError) as exc:
+            _unavailable(exc)
             if not _aborted(exc):
                 raise
         outcome = settled() if settled is not None else None
@@ -48,6 +50,14 @@ def run_transaction(
         pause = min(LONGEST_PAUSE_SECONDS, FIRST_PAUSE_SECONDS * 2**attempt)
         time.sleep(random.uniform(0, pause))
     raise DependencyUnavailable(f"firestore transaction aborted {attempts} times")
+
+
+def _unavailable(exc: BaseException) -> None:
+    """A transaction that could not even begin (Firestore down): the client then fails to
+    roll back what never started, with a ValueError hiding the outage; raise the outage."""
+    hidden = exc.__context__
+    if isinstance(exc, ValueError) and isinstance(hidden, TRANSIENT):
+        raise DependencyUnavailable(f"firestore unavailable: {type(hidden).__name__}") from hidden
 
 
 def _aborted(exc: BaseException) -> bool:

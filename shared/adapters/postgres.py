@@ -14,19 +14,22 @@ adapters pgvector does.
 from __future__ import annotations
 
 import functools
+import select
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from typing import Any, Protocol, cast
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
+import numpy.typing as npt
 import pg8000.dbapi
 from pg8000.exceptions import DatabaseError, InterfaceError
 from pgvector import HalfVector, SparseVector, Vector
 
+from shared.adapters.breaker import CircuitBreaker
 from shared.config import Settings
 from shared.errors import ConfigurationError, DataRejected, DependencyUnavailable
 
@@ -105,6 +108,18 @@ def parse_database_url(url: str) -> dict[str, Any]:
         "port": parts.port or 5432,
         "database": database or None,
     }
+
+
+def as_vector(value: Any, half: bool = False) -> npt.NDArray[np.float32]:
+    """A ``vector`` column as read: pgvector's binary form (``vector_send(col)``, or with
+    ``half`` ``halfvec_send(col::halfvec)``; either crosses the wire ten times faster than
+    the text form), a ``Vector`` or an array."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        dtype = ">f2" if half else ">f4"
+        return np.frombuffer(bytes(value), dtype=dtype, offset=4).astype(np.float32)
+    if isinstance(value, Vector):
+        value = value.to_numpy()
+    return np.asarray(value, dtype=np.float32)
 
 
 def register_vector_types(conn: Connection) -> bool:
@@ -195,6 +210,11 @@ class Database:
     """A few reused connections per instance; a connection idle for a while is pinged
     before use and replaced if it broke (Cloud SQL and NATs drop idle sessions).
 
+    Outages: a connection that fails drops every idle one with it (a restarted server
+    closed them all), an idle connection with unread bytes (the server's goodbye) is
+    thrown away unused, and calls go through the instance's circuit breaker for
+    PostgreSQL (``breaker``), so a hung server costs one timeout per incident.
+
     Opens nothing until the first transaction; ``factory`` replaces ``connect(settings)``.
     """
 
@@ -205,16 +225,23 @@ class Database:
         factory: Callable[[], Connection] | None = None,
         max_idle: int = 2,
         ping_after_idle_seconds: float = 30.0,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         self._connect = factory or functools.partial(connect, settings)
         self._max_idle = max_idle
         self._ping_after = ping_after_idle_seconds
         self._idle: list[tuple[Connection, float]] = []
         self._lock = threading.Lock()
+        self._breaker = breaker
 
     @contextmanager
     def transaction(self) -> Iterator[Cursor]:
         """Yield a cursor in a transaction; commit on success, roll back on error."""
+        with self._breaker.guard() if self._breaker else nullcontext(), self._work() as cur:
+            yield cur
+
+    @contextmanager
+    def _work(self) -> Iterator[Cursor]:
         conn = self._acquire()
         try:
             cur = conn.cursor()
@@ -224,6 +251,7 @@ class Database:
         except BaseException as exc:
             if is_connection_failure(exc):
                 _close_quietly(conn)
+                self.close()  # the others went with it
                 raise DependencyUnavailable(f"postgres connection lost: {exc}") from exc
             try:
                 conn.rollback()
@@ -231,6 +259,23 @@ class Database:
                 _close_quietly(conn)
                 raise
             self._release(conn)
+            raise
+        self._release(conn)
+
+    @contextmanager
+    def session(self) -> Iterator[Cursor]:
+        """A cursor on a connection of its own for the block, outside any transaction (for
+        session-level locks); each statement commits at once."""
+        with self._breaker.guard() if self._breaker else nullcontext():
+            conn = self._acquire()
+        try:
+            cur = conn.cursor()
+            yield _Autocommit(conn, cur)
+            cur.close()
+        except BaseException as exc:
+            _close_quietly(conn)
+            if is_connection_failure(exc):
+                raise DependencyUnavailable(f"postgres connection lost: {exc}") from exc
             raise
         self._release(conn)
 
@@ -246,9 +291,12 @@ class Database:
                 conn, last_used = self._idle.pop() if self._idle else (None, 0.0)
             if conn is None:
                 return self._connect()
-            if time.monotonic() - last_used < self._ping_after or _alive(conn):
+            if _said_goodbye(conn):
+                _close_quietly(conn)
+            elif time.monotonic() - last_used < self._ping_after or _alive(conn):
                 return conn
-            _close_quietly(conn)
+            else:
+                _close_quietly(conn)
 
     def _release(self, conn: Connection) -> None:
         with self._lock:
@@ -256,6 +304,28 @@ class Database:
                 self._idle.append((conn, time.monotonic()))
                 return
         _close_quietly(conn)
+
+
+class _Autocommit:
+    """A cursor whose every statement is committed at once."""
+
+    def __init__(self, conn: Connection, cur: Cursor) -> None:
+        self._conn, self._cur = conn, cur
+        self.rowcount = 0
+
+    def execute(self, operation: str, args: Any = ()) -> None:
+        self._cur.execute(operation, args)
+        self.rowcount = self._cur.rowcount
+        _commit(self._conn)
+
+    def fetchone(self) -> Any:
+        return self._cur.fetchone()
+
+    def fetchall(self) -> Any:
+        return self._cur.fetchall()
+
+    def close(self) -> None:
+        self._cur.close()
 
 
 def _commit(conn: Connection) -> None:
@@ -266,6 +336,19 @@ def _commit(conn: Connection) -> None:
         conn.commit()
     else:
         simple("commit")
+
+
+def _said_goodbye(conn: Connection) -> bool:
+    """Bytes waiting on an idle connection: the server closed it (a shutdown notice, or
+    the end of the stream). A select with no wait; False when the socket is not visible."""
+    sock = getattr(conn, "_usock", None)
+    if not isinstance(sock, socket.socket) or sock.fileno() < 0:
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
 
 
 def _alive(conn: Connection) -> bool:

@@ -11,6 +11,7 @@ the same statement::
     score = similarity * exp(-ln 2 * age(last_seen_at) / half_life) + boost (if boosted)
 
 filtered by ``min_similarity`` and ordered by score: recency decay is inline, no batch job.
+A fact past its ``expires_at`` is left out at once, before the expiry job closes it.
 Relaxed ordering may return the pool slightly out of distance order; the re-ranking by score
 makes that irrelevant. The distance filter sits outside the materialised CTE, as pgvector
 recommends.
@@ -42,7 +43,7 @@ def search_sql(dim: int, private: bool) -> str:
     vec = f"embedding::vector({dim})"
     where = (
         f"user_id = %s AND embedding_dim = {dim} AND valid_to IS NULL AND embedding_model = %s"
-        + (_PRIVATE if private else "")
+        " AND (expires_at IS NULL OR expires_at > %s)" + (_PRIVATE if private else "")
     )
     return (
         f"WITH nearest AS MATERIALIZED ("
@@ -80,8 +81,8 @@ def search_statements(
         " set_config('jit', 'off', true)"
     )
     args: list[Any] = [
-        *(vector, user_id, query.embedding_model, pool),  # nearest
-        *(vector, user_id, query.embedding_model, boost_ids),  # boosted
+        *(vector, user_id, query.embedding_model, now, pool),  # nearest
+        *(vector, user_id, query.embedding_model, now, boost_ids),  # boosted
         user_id,  # scored
         *(decay_rate(query.half_life_days), now, boost_ids, query.boost),  # score
         *(query.min_similarity, query.limit),
@@ -127,8 +128,14 @@ class FactSearch:
 
     def in_window(self, user_id: str, query: TemporalQuery) -> list[Fact]:
         start, end = _aware(query.start), _aware(query.end)
-        where = "user_id = %s AND valid_to IS NULL AND time_anchor >= %s AND time_anchor < %s"
-        args: list[Any] = [user_id, start, end]
+        within = "time_anchor >= %s AND time_anchor < %s"
+        if query.stated:
+            within = f"(({within}) OR (valid_from >= %s AND valid_from < %s))"
+        where = f"user_id = %s AND valid_to IS NULL AND {within}"
+        args: list[Any] = [user_id, start, end, *([start, end] if query.stated else [])]
+        if query.at is not None:
+            where += " AND (expires_at IS NULL OR expires_at > %s)"
+            args.append(query.at)
         if query.privacy_mode:
             where += _PRIVATE
         if query.subject_ids is not None:
@@ -139,7 +146,7 @@ class FactSearch:
         with self._db.transaction() as cur:
             cur.execute(
                 f"SELECT {FACT_COLUMNS} FROM facts WHERE {where}"
-                " ORDER BY time_anchor, created_at, id LIMIT %s",
+                " ORDER BY coalesce(time_anchor, valid_from), created_at, id LIMIT %s",
                 [*args, query.limit],
             )
             rows = cur.fetchall()

@@ -14,14 +14,18 @@ Retrieval SQL (``search``, ``nearest``, ``in_window``) lives in ``postgres_fact_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from shared.adapters.fact_rules import is_uuid, uuids
+from shared.adapters.fact_rules import expires_sql, is_uuid, uuids
 from shared.adapters.postgres import Cursor, Database, constraints_as_rejected
 from shared.adapters.postgres_erasure import erased_since, lock_user, user_hash
+from shared.adapters.postgres_fact_history import close_fact, restore_version, versions_of
+from shared.adapters.postgres_fact_recall import recall
 from shared.adapters.postgres_fact_search import FactSearch
 from shared.adapters.postgres_memory_rows import (
     FACT_COLUMNS,
@@ -42,12 +46,13 @@ from shared.models.memory import (
     Fact,
     FactDraft,
     FactFilter,
+    RecallQuery,
     ScoredFact,
     SemanticQuery,
     TaskStatus,
     TemporalQuery,
 )
-from shared.ports import KeyRing, UserCipher
+from shared.ports import KeyRing, RecallCandidate, UserCipher
 
 _ON_CURRENT_KEY = "ON CONFLICT (user_id, idempotency_hash) WHERE valid_to IS NULL DO NOTHING"
 # A fact and every version it replaced, walked back through supersedes_id.
@@ -64,6 +69,7 @@ class PostgresFactStore:
         self._db = db
         self._keys = keys
         self._search = FactSearch(db, keys, ef_search=ef_search)
+        self._held = threading.local()
 
     # -- writes ---------------------------------------------------------------------------
     def apply_extraction(
@@ -78,7 +84,8 @@ class PostgresFactStore:
         cipher = self._keys.cipher_for(user_id)
         rows = _encode(cipher, user_id, changes, now)  # encrypted before the transaction
         with constraints_as_rejected(), self._db.transaction() as cur:
-            if issued_at is not None and erased_since(cur, user_id, issued_at):
+            locked = user_id in self._holding()
+            if issued_at is not None and erased_since(cur, user_id, issued_at, locked):
                 return False  # the user erased the account after this work was queued
             cur.execute(
                 "INSERT INTO processed_tasks (task_key, user_id) VALUES (%s, %s)"
@@ -143,6 +150,29 @@ class PostgresFactStore:
             )
             return cur.rowcount
 
+    @contextmanager
+    def hold_user(self, user_id: str) -> Iterator[None]:
+        """A shared per-user lock held for the block (a session lock on a connection of its
+        own): an erasure waits until the block ended, and work starting after an erasure
+        sees it. Holders do not wait for each other."""
+        with self._db.session() as cur:
+            cur.execute("SELECT pg_advisory_lock_shared(hashtextextended(%s, 4))", (user_id,))
+            held = self._holding()
+            held.add(user_id)
+            try:
+                yield
+            finally:
+                held.discard(user_id)
+                cur.execute("SELECT pg_advisory_unlock_shared(hashtextextended(%s, 4))", (user_id,))
+
+    def _holding(self) -> set[str]:
+        """Users this thread holds: its writes for them need no lock of their own (asking
+        for one behind a waiting erasure would wait for the erasure, which waits for us)."""
+        held: set[str] | None = getattr(self._held, "users", None)
+        if held is None:
+            held = self._held.users = set()
+        return held
+
     def delete_user(self, user_id: str, now: datetime) -> None:
         with self._db.transaction() as cur:
             lock_user(cur, user_id)
@@ -152,7 +182,8 @@ class PostgresFactStore:
                 " SET erased_at = GREATEST(erased_users.erased_at, EXCLUDED.erased_at)",
                 (user_hash(user_id), now),
             )
-            for table in ("pending_items", "facts", "persons", "processed_tasks"):
+            tables = ("pending_items", "session_summaries", "facts", "persons", "processed_tasks")
+            for table in (*tables, "fact_terms", "fact_term_totals"):
                 cur.execute(f"DELETE FROM {table} WHERE user_id = %s", (user_id,))
         self._keys.forget(user_id)
 
@@ -210,6 +241,26 @@ class PostgresFactStore:
     def in_window(self, user_id: str, query: TemporalQuery) -> list[Fact]:
         return self._search.in_window(user_id, query)
 
+    def recall(self, user_id: str, query: RecallQuery, now: datetime) -> list[RecallCandidate]:
+        return recall(self._db, self._keys, user_id, query, now)
+
+    def facts_by_id(self, user_id: str, fact_ids: Sequence[str]) -> list[Fact]:
+        ids = uuids(fact_ids)
+        if not ids:
+            return []
+        found = {f.id: f for f in self._select(user_id, "id = ANY(%s::uuid[])", [ids])}
+        return [found[i] for i in ids if i in found]
+
+    def versions(self, user_id: str, fact_id: str) -> list[Fact]:
+        if not is_uuid(fact_id):
+            return []
+        return versions_of(self._db, self._keys, user_id, fact_id)
+
+    def restore_version(self, user_id: str, version_id: str, now: datetime) -> Fact | None:
+        if not is_uuid(version_id):
+            return None
+        return restore_version(self._db, self._keys, user_id, version_id, now)
+
     def _select(self, user_id: str, where: str, args: list[Any]) -> list[Fact]:
         """``where`` filters by ``user_id`` (its first placeholder)."""
         with self._db.transaction() as cur:
@@ -253,21 +304,16 @@ def _check_owner(user_id: str, changes: ExtractionChanges) -> None:
 
 def _close(cur: Cursor, user_id: str, fact_id: str, now: datetime) -> bool:
     """Supersede: end the current fact's validity now. False if it is not a current fact."""
-    cur.execute(
-        "UPDATE facts SET valid_to = %s, updated_at = %s"
-        " WHERE user_id = %s AND id = %s AND valid_to IS NULL",
-        (now, now, user_id, fact_id),
-    )
-    return cur.rowcount > 0
+    return close_fact(cur, user_id, fact_id, now)
 
 
 def _reinforce(cur: Cursor, user_id: str, fact_id: str, confidence: float, now: datetime) -> None:
     """Seen again: keep the higher confidence, count it. A fact no longer current is left."""
     cur.execute(
         "UPDATE facts SET confidence = GREATEST(confidence, %s), seen_count = seen_count + 1,"
-        " last_seen_at = %s, updated_at = %s"
+        f" last_seen_at = %s, updated_at = %s, expires_at = {expires_sql()}"
         " WHERE user_id = %s AND id = %s AND valid_to IS NULL",
-        (confidence, now, now, user_id, fact_id),
+        (confidence, now, now, now, now, user_id, fact_id),
     )
 
 

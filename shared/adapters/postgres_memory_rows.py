@@ -15,7 +15,7 @@ from typing import Any
 from pgvector import Vector
 from pydantic import Field
 
-from shared.adapters.fact_rules import check_draft
+from shared.adapters.fact_rules import check_draft, expiry, fact_terms
 from shared.models.base import Strict
 from shared.models.memory import Fact, FactDraft, PendingItem, Person, Source
 from shared.ports import UserCipher
@@ -31,14 +31,14 @@ FACT_COLUMNS = (
     "id, user_id, avatar_id, subject_entity_id, relation_to_user, text_enc, type, confidence,"
     " scope, durability, sensitivity, temporal_marker_enc, time_anchor, valid_from, valid_to,"
     " source_chat_id, source_turn_id, source_message_id, embedding_model, embedding_dim,"
-    " seen_count, last_seen_at, created_at, updated_at"
+    " seen_count, last_seen_at, created_at, updated_at, expires_at, ended_by"
 )
 _FACT_INSERT_COLUMNS = (
     "id, user_id, avatar_id, subject_entity_id, relation_to_user, text_enc, type, confidence,"
     " scope, durability, sensitivity, temporal_marker_enc, time_anchor, valid_from,"
     " supersedes_id, source_chat_id, source_turn_id, source_message_id, embedding,"
     " embedding_model, embedding_dim, idempotency_hash, seen_count, last_seen_at, created_at,"
-    " updated_at"
+    " updated_at, terms, expires_at"
 )
 PERSON_COLUMNS = (
     "id, user_id, avatar_id, display_name_enc, aliases_enc, descriptors_enc, role_to_user,"
@@ -100,13 +100,24 @@ def fact_row(
         now,
         now,
         now,
+        cipher.term_hashes(fact_terms(draft.text, marker)),
+        expiry(draft.durability, now, draft.time_anchor),
     ]
+
+
+def _moment(value: Any) -> Any:
+    """A timestamp read as ISO text (a query that selected ``col::text``) or as a datetime."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
 
 
 def fact_from_row(cipher: UserCipher, row: Sequence[Any]) -> Fact:
     (fact_id, user_id, avatar_id, subject, relation, text_enc, fact_type, confidence) = row[:8]
     (scope, durability, sensitivity, marker_enc, time_anchor, valid_from, valid_to) = row[8:15]
     (chat_id, turn_id, message_id, model, dim, seen, last_seen, created, updated) = row[15:24]
+    expires_at, ended_by = row[24:26]
+    time_anchor, valid_from, valid_to, last_seen, created, updated, expires_at = map(
+        _moment, (time_anchor, valid_from, valid_to, last_seen, created, updated, expires_at)
+    )
     return Fact(
         id=str(fact_id),
         user_id=user_id,
@@ -132,6 +143,8 @@ def fact_from_row(cipher: UserCipher, row: Sequence[Any]) -> Fact:
         last_seen_at=last_seen,
         created_at=created,
         updated_at=updated,
+        expires_at=expires_at,
+        ended_by=ended_by,
     )
 
 

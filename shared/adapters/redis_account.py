@@ -10,23 +10,13 @@ candidate is then kept only if its second segment after the prefix *equals* the 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import redis
-from redis import exceptions as rexc
 
-from shared.errors import DependencyUnavailable
+from shared.adapters.breaker import CircuitBreaker
+from shared.adapters.redis_calls import redis_call
 
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
-
-
-@contextmanager
-def _redis_errors() -> Iterator[None]:
-    try:
-        yield
-    except (rexc.ConnectionError, rexc.TimeoutError) as exc:
-        raise DependencyUnavailable(f"redis unavailable: {type(exc).__name__}") from exc
 
 
 def _glob_escape(text: str) -> str:
@@ -44,9 +34,15 @@ def owns(prefix: str, key: str, user_id: str) -> bool:
 
 class RedisAccountKeys:
     def __init__(
-        self, client: redis.Redis, prefix: str, scan_count: int = 1000, batch: int = 500
+        self,
+        client: redis.Redis,
+        prefix: str,
+        scan_count: int = 1000,
+        batch: int = 500,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         self._client = client
+        self._breaker = breaker
         self._prefix = prefix
         self._scan_count = scan_count
         self._batch = batch
@@ -55,7 +51,7 @@ class RedisAccountKeys:
         if not user_id:
             raise ValueError("user_id must not be empty")
         pattern = f"{_glob_escape(self._prefix)}:*:{_glob_escape(user_id)}*"
-        with _redis_errors():
+        with redis_call(self._breaker):
             found = self._client.scan_iter(match=pattern, count=self._scan_count)
             names = [key.decode() if isinstance(key, bytes) else str(key) for key in found]
         return sorted({name for name in names if owns(self._prefix, name, user_id)})
@@ -64,7 +60,7 @@ class RedisAccountKeys:
         """Unlink every key of the user; idempotent (a retry finds fewer or none)."""
         keys = self.user_keys(user_id)
         deleted = 0
-        with _redis_errors():
+        with redis_call(self._breaker):
             for start in range(0, len(keys), self._batch):
                 deleted += int(self._client.unlink(*keys[start : start + self._batch]))
         return deleted

@@ -15,6 +15,7 @@ import hashlib
 import math
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -63,10 +64,12 @@ class ScriptedLLM:
         replies: Iterable[Reply] = (),
         handler: Handler | None = None,
         words_per_chunk: int = 1,
+        chunk_seconds: float = 0.0,
     ) -> None:
         self._replies: deque[Reply] = deque(replies)
         self._handler = handler
         self._words_per_chunk = max(1, words_per_chunk)
+        self._chunk_seconds = chunk_seconds  # a pause before each streamed chunk (latency)
         self._lock = threading.Lock()
         self.calls: list[ScriptedCall] = []
 
@@ -91,6 +94,8 @@ class ScriptedLLM:
         pieces = _STREAM_PIECES.findall(text) or [text]
         step = self._words_per_chunk
         for start in range(0, len(pieces), step):
+            if self._chunk_seconds:
+                time.sleep(self._chunk_seconds)
             yield StreamChunk(text="".join(pieces[start : start + step]))
         yield StreamChunk(usage=_usage(request, text))
 

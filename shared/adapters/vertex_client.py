@@ -37,7 +37,7 @@ def build_vertex_client(
         # A static bearer token with no expiry: the SDK never tries to refresh it.
         credentials = Credentials(token=settings.vertex_access_token)  # type: ignore[no-untyped-call]
     http_options = types.HttpOptions(
-        base_url=settings.vertex_base_url,
+        base_url=settings.vertex_base_url or None,  # "": unset over a dev env
         timeout=timeout_ms,
         retry_options=types.HttpRetryOptions(
             attempts=retry_attempts, initial_delay=0.25, max_delay=2.0, jitter=0.25

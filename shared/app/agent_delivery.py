@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from shared.deps import Deps
-from shared.errors import DependencyUnavailable, InvalidEvent, JobInProgress
+from shared.errors import AccountErased, DependencyUnavailable, InvalidEvent, JobInProgress
 from shared.models.domain import AgentJob
 from shared.models.jobs import JobState
 from shared.models.trust import Outcome
@@ -95,7 +95,11 @@ class AgentJobService:
             log.info("dropping a job of an erased account", extra=ids)
             return JobOutcome(job.job_id, "erased")
         owner = uuid.uuid4().hex
-        claim = claims.claim(self._deps, job, owner)
+        try:
+            claim = claims.claim(self._deps, job, owner)
+        except AccountErased:  # the account is being (or was) erased since the job was made
+            log.info("dropping a job of an erased account", extra=ids)
+            return JobOutcome(job.job_id, "erased")
         if claim.outcome == "busy":
             raise JobInProgress(f"job {job.job_id} is running elsewhere")
         if claim.outcome != "claimed" or claim.state is None:
@@ -105,6 +109,8 @@ class AgentJobService:
             status = self._run_claimed(claim.state, owner)
         except claims.LeaseLost:
             status = "superseded"
+        except AccountErased:  # erased while it ran: it stopped writing at once
+            status = "erased"
         except BaseException:
             claims.release(self._deps, job, owner)
             raise
@@ -163,8 +169,8 @@ class AgentJobService:
         if escalated and end.status in ("done", "aborted", "cancelled"):
             outcome = "serious_incident"
         if outcome is not None:
-            now = self._deps.clock.now()
-            record_task_outcome(self._deps.trust, end.job.user_id, outcome, now)
+            now, trust = self._deps.clock.now(), self._deps.trust.fenced(end.job.created_at)
+            record_task_outcome(trust, end.job.user_id, outcome, now)
 
     def _finish(self, end: JobState, owner: str) -> str:
         if end.status in RECORDED_STATUSES:

@@ -12,7 +12,7 @@ one transaction with the task key, so a redelivered task writes nothing.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from shared.deps import Deps
@@ -21,7 +21,7 @@ from shared.models.domain import ExtractionTask
 from shared.models.extraction import Extraction
 from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem
 from shared.services.context_cache import invalidate_context
-from shared.services.ids import extraction_task_name
+from shared.services.ids import extraction_task_name, summary_task_name
 from shared.services.memory.attribution import attribute
 from shared.services.memory.conflict_questions import ask_about_conflict
 from shared.services.memory.conflicts import NEIGHBOURS, ChangePlan, Proposal, plan_changes
@@ -46,6 +46,7 @@ class ExtractionOutcome:
     pending: int = 0  # items held for the user
     new_persons: int = 0
     skipped: int = 0  # facts dropped: no subject, a preference unasked, an unsure health fact
+    session: bool = False  # the chat's running summary was stored as session memory
     read_by: Literal["understanding", "model", ""] = ""  # "": nothing was read
 
     @property
@@ -60,6 +61,7 @@ class ExtractionOutcome:
             "pending": self.pending,
             "new_persons": self.new_persons,
             "skipped": self.skipped,
+            "session": self.session,
             "read_by": self.read_by,
         }
 
@@ -70,12 +72,38 @@ class ExtractionService:
         self._llm = for_work(deps.llm, "extraction")  # background: the user waits for nothing
 
     def run(self, task: ExtractionTask, task_key: str | None = None) -> ExtractionOutcome:
-        key = task_key or extraction_task_name(task.turn_id)
+        """Holding the user (``FactStore.hold_user``): an account erasure waits for the
+        whole extraction, its writes to Redis and Firestore included, and one that finished
+        before is seen by the first check, before any model call, read or data key."""
+        with self._deps.facts.hold_user(task.user_id):
+            return self._run_held(task, task_key)
+
+    def _run_held(self, task: ExtractionTask, task_key: str | None) -> ExtractionOutcome:
+        name = extraction_task_name if task.facts else summary_task_name
+        key = task_key or name(task.turn_id)
         status = self._deps.facts.task_status(task.user_id, key)
         if status.refuses(task.enqueued_at):  # before any model call or data key
             outcome = ExtractionOutcome(key, "duplicate" if status.done else "erased")
             log.info("extraction skipped", extra={"task": key, **outcome.as_body()})
             return outcome
+        session = self._keep_summary(task)
+        if not task.facts:
+            return ExtractionOutcome(key, "stored", session=session)
+        outcome = self._extract(task, key)
+        return replace(outcome, session=session)
+
+    def _keep_summary(self, task: ExtractionTask) -> bool:
+        """The chat's running summary as session memory: embedded, stored once per version
+        (a redelivered or late task changes nothing)."""
+        if task.summary is None:
+            return False
+        embedder = self._deps.embedder
+        [vector] = embedder.embed([task.summary.summary])
+        return self._deps.sessions.put_summary(
+            task.user_id, task.summary, vector, embedder.model_name
+        )
+
+    def _extract(self, task: ExtractionTask, key: str) -> ExtractionOutcome:
         prompt = self._prompt(task)
         extraction = task.stated or self._read(prompt)
         facts = [f for f in extraction.facts if task.has_preferences or f.type != "Preference"]

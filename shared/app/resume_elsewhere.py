@@ -59,6 +59,7 @@ def answer_elsewhere(deps: Deps, turn: PreparedTurn) -> TurnResponse:
         now,
         metadata=TurnMetadata(interrupt_kind=None, route="resume"),
         chat_update=ChatUpdate(control=HitlControl()),
+        finish=True,  # no graph ran: the chat is free again with this commit
     )
     return response
 

@@ -20,6 +20,9 @@ from typing import Any
 
 from langgraph.types import Durability
 
+from shared.app.chat_queue import ClaimInput, claim_turn
+from shared.app.handoff_drain import drain_chat
+from shared.app.turn_heartbeat import Heartbeat
 from shared.app.turn_input import (
     PreparedTurn,
     graph_config,
@@ -31,12 +34,12 @@ from shared.conversation.answers import WORDS, MessagePicker
 from shared.conversation.phrases import phrase
 from shared.deps import Deps
 from shared.errors import (
+    AccountErased,
     BadRequest,
     InterruptNotPending,
     MessageTooLong,
     NodeFailed,
     NotFound,
-    RateLimited,
     TurnInProgress,
 )
 from shared.graph.builder import build_turn_graph, checkpointed
@@ -44,7 +47,7 @@ from shared.graph.context import TurnContext
 from shared.graph.metering import Meter, MeteredLLM
 from shared.graph.persist import next_control, record_turn, wire_response
 from shared.graph.state import ResponseState, TurnState
-from shared.models.domain import TurnClaim
+from shared.models.domain import HitlControl, TurnClaim
 from shared.models.wire import TurnRequest, TurnResponse
 from shared.ports import ResumeClaim
 from shared.services.ids import new_chat_id_for, turn_id_for
@@ -82,23 +85,27 @@ class TurnService:
 
         One transaction claims the turn and, when the chat waits on a question of the turn
         graph, the question too (``resume`` names which one; a plain message takes it if
-        it is there, and the HITL handler then decides whether the message answers it)."""
-        settings, store = self._deps.settings, self._deps.conversations
-        self._check_rate(user_id)
+        it is there, and the HITL handler then decides whether the message answers it).
+        While another turn holds the chat, the claim waits for it (``chat_queue``)."""
+        settings = self._deps.settings
+        self._deps.rate_limiter.check(user_id)
         if len(request.message) > settings.max_message_chars:
             raise MessageTooLong(f"message over {settings.max_message_chars} characters")
         chat_id = request.chat_id or new_chat_id_for(user_id, request.client_message_id)
         chat_is_new = request.chat_id is None
         turn_id = turn_id_for(user_id, request.client_message_id)
-        claim = store.claim_turn(
-            user_id,
-            request.client_message_id,
-            chat_id,
-            turn_id,
-            self._deps.clock.now(),
-            settings.turn_lease_seconds,
-            new_chat=chat_is_new,
-            resume=resume or ResumeClaim(choose=MessagePicker(request.message)),
+        owner = ClaimInput.owner_id()
+        claim = claim_turn(
+            self._deps,
+            ClaimInput(
+                user_id,
+                request,
+                chat_id,
+                turn_id,
+                chat_is_new,
+                resume or ResumeClaim(choose=MessagePicker(request.message)),
+                owner,
+            ),
         )
         if claim.status == "done":
             return PreparedTurn(
@@ -121,6 +128,7 @@ class TurnService:
             resumed=control,
             answer=claim.option_id,
             timed_out=timed_out,
+            owner=owner,
         )
 
     def events(self, turn: PreparedTurn) -> Iterator[TurnEvent]:
@@ -128,14 +136,18 @@ class TurnService:
             yield Chunk(turn.replay.reply.text)
             yield Done(turn.replay)
             return
+        if turn.chat is not None and turn.chat.outbox:  # handoffs an outage held back
+            drain_chat(self._deps, turn.user_id, turn.chat_id, turn.chat.outbox)
         if turn.resumed is not None and turn.resumed.target != "turn":
             yield from self._answer_elsewhere(turn)
             return
         context = self._context(turn)
+        ids = (turn.user_id, turn.request.client_message_id, turn.chat_id, turn.owner)
         try:
-            response = yield from self._run_graph(turn, context)
+            with Heartbeat(self._deps, *ids, context.signals):
+                response = yield from self._run_graph(turn, context)
         except BaseException:
-            self._deps.conversations.release_turn(turn.user_id, turn.request.client_message_id)
+            self._deps.conversations.release_turn(*ids)
             raise
         yield Done(response)
 
@@ -145,7 +157,9 @@ class TurnService:
         try:
             response = answer_elsewhere(self._deps, turn)
         except BaseException:
-            self._deps.conversations.release_turn(turn.user_id, turn.request.client_message_id)
+            self._deps.conversations.release_turn(
+                turn.user_id, turn.request.client_message_id, turn.chat_id, turn.owner
+            )
             raise
         yield Chunk(response.reply.text)
         yield Done(response)
@@ -158,13 +172,6 @@ class TurnService:
             if isinstance(event, Done):
                 return event.response
         raise AssertionError("a turn always ends with Done")
-
-    def _check_rate(self, user_id: str) -> None:
-        window = 60
-        bucket = int(self._deps.clock.now().timestamp()) // window
-        count = self._deps.cache.hit(f"rate:{user_id}:{bucket}", window)
-        if count > self._deps.settings.rate_limit_per_minute:
-            raise RateLimited("too many messages; wait a minute")
 
     def _context(self, turn: PreparedTurn) -> TurnContext:
         meter = Meter(self._deps.settings.turn_token_budget)
@@ -180,6 +187,7 @@ class TurnService:
             trace=turn.trace,
             thread_id=turn.thread_id,
             resumed=turn.resumed is not None,
+            finish_in_commit=not may_ask(turn),  # no checkpoint follows the completion
         )
 
     def _run_graph(
@@ -216,27 +224,43 @@ class TurnService:
                 raise failure.cause from failure
             failed = TurnState.model_validate(last)
             response = yield from self._fail(context, failed, failure)
+            self._finish(context)
             _log_turn(context, failed, response, first_chunk, failure)
             return response
         final = TurnState.model_validate(last)
+        pending = None
         if interrupted and checkpoint_id is not None:
-            self._leave_pending(turn, context, final, checkpoint_id)
+            pending = self._left_pending(turn, context, final, checkpoint_id)
+        self._finish(context, pending)
         response = wire_response(context, final)
         _log_turn(context, final, response, first_chunk)
         return response
 
-    def _leave_pending(
+    def _left_pending(
         self, turn: PreparedTurn, context: TurnContext, state: TurnState, checkpoint_id: str
-    ) -> None:
-        """The question waits from now on: its checkpoint is saved (written only after it,
+    ) -> HitlControl | None:
+        """The question waiting from now on: its checkpoint is saved (stored only after it,
         a control record never names a checkpoint that does not exist)."""
         control = next_control(context, state)
-        if control is not None:
-            before = turn.chat.message_count if turn.chat is not None else 0
-            written = 1 if state.hitl.timed_out else 2  # turn_messages: no user message then
-            update = {"checkpoint_id": checkpoint_id, "message_count": before + written}
-            control = control.model_copy(update=update)
-            self._deps.conversations.put_control(context.user_id, context.chat_id, control)
+        if control is None:
+            return None
+        before = turn.chat.message_count if turn.chat is not None else 0
+        written = 1 if state.hitl.timed_out else 2  # turn_messages: no user message then
+        update = {"checkpoint_id": checkpoint_id, "message_count": before + written}
+        return control.model_copy(update=update)
+
+    def _finish(self, context: TurnContext, pending: HitlControl | None = None) -> None:
+        """The run is over, its checkpoint saved: the chat goes to the next turn (with the
+        question it leaves waiting, if any). Plain greetings did this in their completion."""
+        if context.finish_in_commit and pending is None:
+            return
+        self._deps.conversations.finish_turn(
+            context.user_id,
+            context.client_message_id,
+            context.chat_id,
+            control=pending,
+            release_chat=not context.signals.lost.is_set(),
+        )
 
     def _fail(
         self, context: TurnContext, state: TurnState, failure: NodeFailed
@@ -289,3 +313,5 @@ def _refuse(claim: TurnClaim) -> None:
         raise InterruptNotPending("no pending interrupt with this id")
     if claim.status == "bad_answer":
         raise BadRequest("the answer picks none of the interrupt's options")
+    if claim.status == "erased":
+        raise AccountErased("this account is being deleted")

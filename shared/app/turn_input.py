@@ -29,6 +29,7 @@ class PreparedTurn:
     resumed: HitlControl | None = None  # the waiting interrupt this turn claimed
     answer: str | None = None  # the option chosen via resume (None: the message decides)
     timed_out: bool = False  # the approval timeout answers, not the user
+    owner: str = ""  # the request that claimed the turn (and holds its chat)
 
     @property
     def thread_id(self) -> str:

@@ -10,6 +10,16 @@ _PHRASES: dict[str, dict[str, str]] = {
         "it": "Scusa, qualcosa è andato storto. Riprova tra un momento.",
         "es": "Lo siento, algo ha fallado. Inténtalo de nuevo en un momento.",
     },
+    "memory_unavailable": {
+        "en": "(I can't reach my memory right now, so this may miss what you told me before.)",
+        "de": "(Ich komme gerade nicht an mein Gedächtnis; mir fehlt vielleicht, was du mir "
+        "früher erzählt hast.)",
+        "fr": "(Je n'ai pas accès à ma mémoire pour l'instant ; il peut manquer ce que vous "
+        "m'avez dit avant.)",
+        "it": "(Al momento non riesco ad accedere alla mia memoria; potrebbe mancare ciò che "
+        "mi hai detto prima.)",
+        "es": "(Ahora no puedo acceder a mi memoria; puede faltar lo que me contaste antes.)",
+    },
     "which": {
         "en": "Which {name} do you mean?",
         "de": "Welche(n) {name} meinst du?",

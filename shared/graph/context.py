@@ -6,6 +6,7 @@ store is still built on first use, so a greeting never opens a PostgreSQL connec
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
@@ -44,6 +45,15 @@ class TurnPorts(MemoryPorts, Protocol):
 
 
 @dataclass(frozen=True)
+class RunSignals:
+    """Set from outside the run (its heartbeat): ``stop`` the reply (an interrupting turn
+    waits, or the chat was lost); ``lost``: the chat is no longer this turn's to release."""
+
+    stop: threading.Event = field(default_factory=threading.Event)
+    lost: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True)
 class TurnContext:
     user_id: str
     chat_id: str
@@ -57,3 +67,5 @@ class TurnContext:
     thread_id: str = ""  # the graph thread this run is on (its checkpoints)
     resumed: bool = False  # this run continues a waiting interrupt it claimed
     started: float = field(default_factory=time.perf_counter)
+    signals: RunSignals = field(default_factory=RunSignals)
+    finish_in_commit: bool = False  # no checkpoint follows: the completion ends the run

@@ -1,9 +1,14 @@
 """What a finished turn writes: its two messages, its record (response + metadata), the
 chat's update, the background work. One Firestore commit; the queued work first, so a
-failure before the commit leaves the claim to be retried and re-sends the same names.
+failure before the commit leaves the claim to be retried and re-sends the same names. Work a
+queue could not take (an outage) is kept in the turn record's outbox, in the same commit,
+and sent later; the turn is answered all the same.
 
 A failed turn (a node raised) writes the user's message and the fallback reply, records the
-failure in the metadata, keeps the chat's pending question, and hands off nothing. A turn
+failure in the metadata, keeps the chat's pending question, and hands off nothing. So does a
+turn whose reply was interrupted (a newer message asked it to stop): its partial reply is
+kept, marked ``interrupted``.
+A turn
 that refused a plan's step, or said "that was wrong" to a job's result, marks the plan's
 strategy down (``plan_history.learn_from_turn``).
 """
@@ -22,6 +27,7 @@ from shared.models.domain import (
     AgentJob,
     ChatUpdate,
     ExtractionTask,
+    Handoff,
     HitlControl,
     Message,
     Subtask,
@@ -29,6 +35,7 @@ from shared.models.domain import (
     TurnMetadata,
     UnderstandingUse,
 )
+from shared.models.memory import SessionNote
 from shared.models.wire import Reply, TurnResponse
 from shared.services import handoff, hitl_timeouts
 from shared.services.agent_jobs.policy import job_type_for
@@ -43,21 +50,24 @@ def record_turn(
     ports = context.ports
     settings, now = ports.settings, ports.clock.now()
     response = wire_response(context, state)
-    extractions = [] if failure else extraction_tasks(state)
-    jobs = [] if failure else agent_jobs(context, state)
-    handoff.enqueue_extractions(settings, ports.tasks, extractions, context.trace)
-    handoff.publish_jobs(settings, ports.publisher, jobs, context.trace)
+    halted = failure is not None or interrupted(state)
+    extractions = [] if halted else extraction_tasks(context, state)
+    jobs = [] if halted else agent_jobs(context, state)
+    handoffs = [
+        *handoff.extraction_handoffs(settings, extractions, context.trace),
+        *handoff.job_handoffs(settings, jobs, context.trace),
+        *_timeout(context, state, failure),
+    ]
+    unsent = handoff.send(ports.tasks, ports.publisher, handoffs)
     if failure is None:
         plan_history.learn_from_turn(context, state)  # once per key: a retry counts nothing
-    control = None if failure else next_control(context, state)
-    if control is not None and control.timeout_at is not None and control.interrupt:
-        timeout = TimeoutTask(
-            user_id=context.user_id, chat_id=context.chat_id, interrupt_id=control.interrupt.id
-        )
-        hitl_timeouts.schedule(settings, ports.tasks, timeout, control.timeout_at, context.trace)
     metadata = turn_metadata(context, state, failure)
     metadata = metadata.model_copy(
-        update={"extraction_enqueued": bool(extractions), "jobs_published": len(jobs)}
+        update={
+            "extraction_enqueued": bool(extractions),
+            "jobs_published": len(jobs),
+            "handoffs_unsent": len(unsent),
+        }
     )
     ports.conversations.complete_turn(
         context.user_id,
@@ -68,14 +78,33 @@ def record_turn(
         new_chat=context.chat_is_new,
         metadata=metadata,
         chat_update=chat_update(context, state, failure),
+        outbox=unsent,
+        finish=context.finish_in_commit and not context.signals.lost.is_set(),
     )
     return response
+
+
+def interrupted(state: TurnState) -> bool:
+    return state.response.kind == "interrupted"
+
+
+def _timeout(context: TurnContext, state: TurnState, failure: NodeFailed | None) -> list[Handoff]:
+    """The approval's deadline, when the turn leaves an approval waiting."""
+    control = None if failure or interrupted(state) else next_control(context, state)
+    if control is None or control.timeout_at is None or control.interrupt is None:
+        return []
+    timeout = TimeoutTask(
+        user_id=context.user_id, chat_id=context.chat_id, interrupt_id=control.interrupt.id
+    )
+    settings = context.ports.settings
+    task = hitl_timeouts.timeout_task(settings, timeout, control.timeout_at, context.trace)
+    return [handoff.task_handoff(task)]
 
 
 def wire_response(context: TurnContext, state: TurnState) -> TurnResponse:
     ask = state.hitl.ask
     interrupt = ask.interrupt if ask is not None and ask.blocking else None
-    failed = state.response.kind == "fallback"  # hands nothing off
+    failed = state.response.kind in ("fallback", "interrupted")  # hands nothing off
     return TurnResponse(
         chat_id=context.chat_id,
         turn_id=context.turn_id,
@@ -85,13 +114,38 @@ def wire_response(context: TurnContext, state: TurnState) -> TurnResponse:
     )
 
 
-def extraction_tasks(state: TurnState) -> list[ExtractionTask]:
+def extraction_tasks(context: TurnContext, state: TurnState) -> list[ExtractionTask]:
+    """The turn's extraction, a released question's deferred one, and the chat's new running
+    summary: with the turn's extraction, or alone (it becomes session memory)."""
     memory, tasks = state.memory, []
+    note = _session_note(context, state)
     if memory.extraction is not None and not memory.extraction_deferred:
-        tasks.append(memory.extraction)
+        tasks.append(memory.extraction.model_copy(update={"summary": note}))
+    elif note is not None:
+        conversation = state.conversation
+        tasks.append(
+            ExtractionTask(
+                user_id=context.user_id, chat_id=context.chat_id, turn_id=context.turn_id,
+                message_id=conversation.message_id, text="",
+                timezone=conversation.profile.timezone, enqueued_at=context.ports.clock.now(),
+                facts=False, summary=note,
+            )
+        )  # fmt: skip
     if state.hitl.released is not None:
         tasks.append(state.hitl.released)
     return tasks
+
+
+def _session_note(context: TurnContext, state: TurnState) -> SessionNote | None:
+    update = state.conversation.new_summary
+    if update is None or not update.text:
+        return None
+    return SessionNote(
+        chat_id=context.chat_id,
+        summary=update.text[:4000],
+        started_at=min(update.since or update.until, update.until),
+        covers_until=update.until,
+    )
 
 
 def agent_jobs(context: TurnContext, state: TurnState) -> list[AgentJob]:
@@ -174,7 +228,7 @@ def _released(
     question (the fallback says so); runs that claimed nothing leave the record alone."""
     if not context.resumed:
         return None
-    if failure is None and next_control(context, state) is not None:
+    if failure is None and not interrupted(state) and next_control(context, state) is not None:
         return None
     return HitlControl()
 
@@ -184,7 +238,7 @@ def turn_metadata(
 ) -> TurnMetadata:
     settings, intent, tally = context.ports.settings, state.intent, context.meter.turn
     return TurnMetadata(
-        outcome="failed" if failure else "ok",
+        outcome="failed" if failure else "interrupted" if interrupted(state) else "ok",
         error_code=failure.cause.code if failure else None,
         failed_node=failure.node if failure else None,
         route=intent.route if intent else None,
@@ -206,8 +260,14 @@ def turn_metadata(
         graph_ms=round((time.perf_counter() - context.started) * 1000, 2),
         interrupt_kind=state.hitl.ask.interrupt.kind if state.hitl.ask else None,
         thread_id=context.thread_id or None,
+        retrieved=_retrieved(state),
         plan_advice=state.planning.advice,
     )
+
+
+def _retrieved(state: TurnState) -> list[str]:
+    memory = state.memory
+    return list(dict.fromkeys([*memory.recalled, *(f.id for f in memory.temporal)]))
 
 
 def _understanding(state: TurnState) -> UnderstandingUse | None:

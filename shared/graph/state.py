@@ -55,6 +55,7 @@ class _State(BaseModel):
 class SummaryUpdate(_State):
     text: str
     until: datetime  # the newest message the summary covers
+    since: datetime | None = None  # the oldest message this summarization folded in
 
 
 class Conversation(_State):
@@ -133,7 +134,17 @@ class FactView(_State):
     subject_id: str | None  # None: the user
     text: str
     time_anchor: datetime | None = None
+    stated: datetime | None = None  # when it was first said: shown for "when" questions
     score: float = 0.0
+
+
+class SessionView(_State):
+    """An earlier conversation's running summary that retrieval brought back."""
+
+    chat_id: str
+    summary: str
+    started_at: datetime
+    covers_until: datetime
 
 
 class MemoryState(_State):
@@ -141,11 +152,14 @@ class MemoryState(_State):
     ambiguous: list[Ambiguity] = Field(default_factory=list)
     semantic: list[FactView] = Field(default_factory=list)
     temporal: list[FactView] = Field(default_factory=list)
+    sessions: list[SessionView] = Field(default_factory=list)
+    recalled: list[str] = Field(default_factory=list)  # what retrieval chose, best first
     facts_by_entity: dict[str, list[str]] = Field(default_factory=dict)  # "user" or a name
     subjects: dict[str, str] = Field(default_factory=dict)  # person id -> name, of the facts
     roles: dict[str, str] = Field(default_factory=dict)  # person id -> role, of a group asked
     extraction: ExtractionTask | None = None  # enqueued by message_persist
     extraction_deferred: bool = False  # waits for the answer to a blocking question
+    unavailable: bool = False  # PostgreSQL could not be read: answered without memory
 
 
 class Disambiguation(_State):

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, model_validator
 from shared.models.base import MAX_PLANNED_SUBTASKS, SUBTASK_ID_PATTERN, Strict
 from shared.models.extraction import Extraction
 from shared.models.history import JobOrigin, PlanAdvice
+from shared.models.memory import SessionNote
 from shared.models.money import Currency
 from shared.models.wire import Interrupt, TurnResponse
 
@@ -66,6 +67,62 @@ class HitlControl(Strict):
         return self.status == "resuming" and (self.lease_until is None or self.lease_until <= now)
 
 
+class Waiting(Strict):
+    """A turn waiting for its chat (``ChatRun.queue``), until ``until`` at the latest."""
+
+    turn_id: str
+    owner: str  # the request (attempt) that waits
+    arrival: int
+    until: datetime
+
+
+class ChatRun(Strict):
+    """One turn at a time per chat, the others wait in arrival order (double texting).
+
+    The holder (``turn_id``, the request ``owner``) keeps ``lease_until`` ahead while it runs;
+    a crashed holder's lease runs out and the next waiter goes. ``stop``: a turn sent with the
+    ``interrupt`` strategy asks the holder to stop its reply. ``arrivals`` numbers the claims
+    of the chat in the order they reached it."""
+
+    turn_id: str | None = None
+    owner: str | None = None
+    lease_until: datetime | None = None
+    stop: bool = False
+    queue: list[Waiting] = Field(default_factory=list)
+    arrivals: int = 0
+
+    def held_by_other(self, owner: str, now: datetime) -> bool:
+        alive = self.lease_until is not None and self.lease_until > now
+        return self.turn_id is not None and alive and self.owner != owner
+
+    def ahead_of(self, owner: str, now: datetime) -> list[Waiting]:
+        """Live waiters before ``owner`` (all of them if it does not wait)."""
+        ahead: list[Waiting] = []
+        for waiting in self.queue:
+            if waiting.owner == owner:
+                return ahead
+            if waiting.until > now:
+                ahead.append(waiting)
+        return ahead
+
+    def free_for(self, owner: str, now: datetime) -> bool:
+        return not self.held_by_other(owner, now) and not self.ahead_of(owner, now)
+
+    def waits(self, owner: str) -> bool:
+        return any(waiting.owner == owner for waiting in self.queue)
+
+    def released(self) -> ChatRun:
+        """No holder; the queue as it is."""
+        return self.model_copy(
+            update={"turn_id": None, "owner": None, "lease_until": None, "stop": False}
+        )
+
+    def without(self, owner: str, now: datetime) -> ChatRun:
+        """The queue without ``owner`` and without waiters that gave up long ago."""
+        queue = [w for w in self.queue if w.owner != owner and w.until > now]
+        return self.model_copy(update={"queue": queue})
+
+
 class Chat(Strict):
     id: str
     user_id: str
@@ -75,6 +132,23 @@ class Chat(Strict):
     summarized_until: datetime | None = None
     control: HitlControl = Field(default_factory=HitlControl)
     message_count: int = 0
+    outbox: list[str] = Field(default_factory=list)  # turns (client ids) with unsent handoffs
+    run: ChatRun = Field(default_factory=ChatRun)
+
+
+class Handoff(Strict):
+    """Background work a turn hands off: a Cloud Task (``queue``, ``url``) or a Pub/Sub
+    message (``topic``). ``name`` (task name, job id) makes a second send harmless: Cloud
+    Tasks refuses the name, the agents function claims the job once. Kept in the turn
+    record's outbox while it could not be sent."""
+
+    kind: Literal["task", "message"]
+    name: str
+    queue: str = ""  # a task's queue, or a message's topic
+    url: str = ""
+    body: str
+    attributes: dict[str, str] = Field(default_factory=dict)  # task headers, or attributes
+    schedule_time: datetime | None = None
 
 
 class ChatUpdate(Strict):
@@ -107,7 +181,7 @@ class UnderstandingUse(Strict):
 class TurnMetadata(Strict):
     """What a turn did, kept on its turn record: which nodes ran, tokens, cost, timings."""
 
-    outcome: Literal["ok", "failed"] = "ok"
+    outcome: Literal["ok", "failed", "interrupted"] = "ok"
     error_code: str | None = None
     failed_node: str | None = None
     route: str | None = None
@@ -124,19 +198,24 @@ class TurnMetadata(Strict):
     graph_ms: float = 0.0
     extraction_enqueued: bool = False
     jobs_published: int = 0
+    handoffs_unsent: int = 0  # left in the turn's outbox: a queue was down
     interrupt_kind: str | None = None
     thread_id: str | None = None  # the graph thread (checkpoints) the turn ran on
+    # What retrieval put before the model, best first: fact ids, "session:<chat id>" for a
+    # session summary (ids only, never text; the evaluation scores recall@k from them).
+    retrieved: list[str] = Field(default_factory=list)
     plan_advice: PlanAdvice | None = None  # what past executions contributed to the plan
 
 
 class TurnRecord(Strict):
     """A turn as recorded (``ConversationStore.get_turn``)."""
 
-    status: Literal["running", "done", "failed"]
+    status: Literal["queued", "running", "done", "failed"]
     chat_id: str
     turn_id: str
     response: TurnResponse | None = None
     metadata: TurnMetadata | None = None
+    arrival: int | None = None  # its number among its chat's claims
 
 
 class Message(Strict):
@@ -147,7 +226,9 @@ class Message(Strict):
     turn_id: str | None = None
 
 
-ClaimStatus = Literal["new", "done", "running", "not_pending", "bad_answer", "no_chat"]
+ClaimStatus = Literal[
+    "new", "done", "running", "not_pending", "bad_answer", "no_chat", "queued", "busy", "erased"
+]
 
 
 class TurnClaim(Strict):
@@ -156,6 +237,8 @@ class TurnClaim(Strict):
     ``not_pending``: a resume found no matching interrupt waiting; ``bad_answer``: its
     answer picks none of the options; ``no_chat``: the chat must exist and does not
     (nothing is written in these three cases);
+    ``queued``: another turn holds the chat, this one waits in its queue (``ChatRun``);
+    ``busy``: another turn holds the chat and the request asked not to wait (nothing written);
     ``resumed``: the claim also took the chat's waiting interrupt (``chat.control`` as it
     was before), so this turn continues it."""
 
@@ -166,6 +249,7 @@ class TurnClaim(Strict):
     chat: Chat | None = None  # as read in the claim's transaction
     resumed: bool = False
     option_id: str | None = None  # the option the resume's answer picked
+    arrival: int | None = None  # its number among the chat's claims (``ChatRun.arrivals``)
 
 
 class ResolvedEntity(Strict):
@@ -203,6 +287,8 @@ class ExtractionTask(Strict):
     timezone: str = "UTC"  # IANA name: "next Friday" is resolved in the user's zone
     avatar_id: str | None = None
     enqueued_at: datetime
+    facts: bool = True  # False: only the session summary below (named summarize-<turn>)
+    summary: SessionNote | None = None  # the chat's new running summary, to embed and keep
     # What the understanding tier read whole in the turn: stored without a model call.
     stated: Extraction | None = None
 

@@ -26,7 +26,13 @@ Durability = Literal["durable", "long", "medium", "short"]
 Scope = Literal["avatar", "workspace"]
 PendingKind = Literal["disambiguation", "fact_conflict"]
 
+EndedBy = Literal["superseded", "expired"]
+
 SENSITIVE_TYPES: frozenset[str] = frozenset({"Allergy", "Medical", "Health"})
+# How long a fact of each durability stays in retrieval after it was last seen (or after the
+# moment it is about, if later): short = days, medium = weeks, long = months. Durable: always.
+# 0004_retrieval.sql backfilled existing rows with the same numbers.
+LIFETIME_DAYS: dict[str, int] = {"short": 7, "medium": 42, "long": 182}
 CRITICAL_MIN_CONFIDENCE = 0.9
 SELF = "self"  # relation_to_user of a fact about the user themself
 
@@ -96,6 +102,8 @@ class Fact(Strict):
     last_seen_at: datetime
     created_at: datetime
     updated_at: datetime
+    expires_at: datetime | None = None  # leaves retrieval then; the expiry job closes it
+    ended_by: EndedBy | None = None  # why a closed version ended
 
 
 class ScoredFact(Strict):
@@ -164,6 +172,41 @@ class TemporalQuery(Strict):
     limit: int = Field(default=20, ge=1, le=200)
     privacy_mode: bool = False
     subject_ids: list[str | None] | None = None  # None: any subject; [None]: the user
+    stated: bool = False  # also facts first stated (valid_from) in the window
+    at: datetime | None = None  # leave out facts expired by then
+
+
+class RecallQuery(Strict):
+    """What the hybrid retrieval asks the store: the dense and the keyword channel's
+    candidates in one round trip. ``terms`` are plaintext here; the adapter hashes them."""
+
+    embedding: list[float]
+    embedding_model: str
+    terms: list[str] = Field(default_factory=list, max_length=64)
+    pool: int = Field(default=50, ge=1, le=200)  # candidates per channel
+    privacy_mode: bool = False
+    as_of: datetime | None = None  # None: now (current, unexpired facts)
+    boost_subject_ids: list[str] = Field(default_factory=list)
+    boost: float = 0.1
+    half_life_days: float = 180.0
+    # The temporal channel: facts about, or first stated in, [start, end), nearest first.
+    window: tuple[datetime, datetime] | None = None
+
+
+class ExpiredFacts(Strict):
+    """One batch of the expiry job: how many facts it closed, and whose."""
+
+    closed: int = 0
+    user_ids: list[str] = Field(default_factory=list)
+
+
+class SessionNote(Strict):
+    """A chat's running summary as session memory: what was discussed, and when."""
+
+    chat_id: str
+    summary: str = Field(min_length=1, max_length=4000)
+    started_at: datetime  # the oldest message it covers
+    covers_until: datetime  # the newest
 
 
 class FactFilter(Strict):

@@ -11,13 +11,14 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import Field, StrictBool, StringConstraints, model_validator
+from pydantic import AwareDatetime, Field, StrictBool, StringConstraints, model_validator
 
 from shared.models.base import Confirmation, Strict
 from shared.models.domain import AssistantProfile
 from shared.models.history_api import ExecutionView
 from shared.models.memory import (
     Durability,
+    EndedBy,
     Fact,
     FactType,
     PendingKind,
@@ -57,6 +58,13 @@ class SearchFactsRequest(Strict):
     subject_id: UUID | Literal["self"] | None = None
     type: FactType | None = None
     privacy_mode: bool = False  # hide facts of sensitivity "high"
+    # What memory held then: the versions valid at that moment (bi-temporal columns), not
+    # yet expired; with a time zone. Omitted: now.
+    as_of: AwareDatetime | None = None
+
+
+class RestoreFactRequest(Strict):
+    version_id: UUID  # an earlier version (``/facts/versions``) to make current again
 
 
 class FactRef(Strict):
@@ -187,6 +195,8 @@ class FactView(Strict):
     last_seen_at: datetime
     created_at: datetime
     updated_at: datetime
+    expires_at: datetime | None  # leaves retrieval then (durability short, medium, long)
+    ended_by: EndedBy | None  # a closed version: superseded (an edit, a restore) or expired
 
     @classmethod
     def of(cls, fact: Fact) -> FactView:
@@ -235,8 +245,8 @@ class PendingView(Strict):
 
 class ScoredFactView(Strict):
     fact: FactView
-    similarity: float
-    score: float
+    similarity: float  # cosine similarity of the embeddings
+    score: float  # the hybrid retrieval's fused rank score (higher: better)
 
 
 class StoredDocument(Strict):
@@ -286,6 +296,10 @@ class FactResponse(Strict):
 class EditFactResponse(Strict):
     fact: FactView  # the new current version
     previous: FactView  # the version it superseded (kept as history)
+
+
+class VersionsResponse(Strict):
+    versions: list[FactView]  # every version of the fact, the latest first
 
 
 class DeletedResponse(Strict):

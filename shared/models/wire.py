@@ -14,7 +14,9 @@ CLIENT_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
 CHAT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 InterruptKind = Literal["disambiguation", "approval", "fact_conflict", "clarification"]
-ReplyKind = Literal["text", "question", "progress", "fallback"]
+ReplyKind = Literal["text", "question", "progress", "fallback", "interrupted"]
+# Double texting: what a message does when another turn of its chat is running.
+MultitaskStrategy = Literal["enqueue", "reject", "interrupt"]
 
 
 class TurnRequest(Strict):
@@ -22,6 +24,7 @@ class TurnRequest(Strict):
     message: str = Field(min_length=1)  # the length cap comes from Settings
     client_message_id: str = Field(pattern=CLIENT_ID_PATTERN)
     stream: bool = False
+    multitask_strategy: MultitaskStrategy = "enqueue"
 
 
 class ResumeRequest(Strict):

@@ -6,11 +6,19 @@ drops the cached value. A turn reads the version before it loads from the stores
 what it caches with it, so a turn that loaded just before a change cannot put the old
 context back: its tag is stale, and the next turn reloads. The cached value is encrypted
 with the user's data key: Redis never holds the user's facts in clear.
+
+Redis down: turns load the context from the stores (the cache is bypassed), and an
+invalidation is best effort (logged; the adapter deletes the value once Redis is back).
 """
 
 from __future__ import annotations
 
+import logging
+
+from shared.errors import DependencyUnavailable
 from shared.ports import Cache
+
+log = logging.getLogger("context_cache")
 
 CONTEXT_TTL_SECONDS = 3600
 # Outlives every value cached under it; when it expires the version restarts at 0, and
@@ -33,5 +41,13 @@ def context_version(cache: Cache, user_id: str) -> int:
 
 
 def invalidate_context(cache: Cache, user_id: str) -> None:
-    cache.hit(context_version_key(user_id), VERSION_TTL_SECONDS)  # the version first
-    cache.delete(context_key(user_id))
+    """Best effort while Redis is down: the change itself is stored, and the Redis adapter
+    repeats a failed delete once Redis answers again."""
+    try:
+        cache.hit(context_version_key(user_id), VERSION_TTL_SECONDS)  # the version first
+    except DependencyUnavailable:
+        log.warning("context version not moved on: redis unavailable")
+    try:
+        cache.delete(context_key(user_id))
+    except DependencyUnavailable:
+        log.warning("cached context not dropped yet: redis unavailable")

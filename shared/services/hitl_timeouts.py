@@ -34,13 +34,17 @@ def schedule(
     trace: str | None = None,
 ) -> bool:
     """False if the timeout was scheduled already (the same interrupt)."""
-    return tasks.enqueue(
-        QueuedTask(
-            queue=settings.hitl_timeout_queue,
-            url=timeout_url(settings),
-            name=f"hitl-timeout-{task.interrupt_id}"[:500],
-            body=task.model_dump_json().encode(),
-            schedule_time=at,
-            headers={"X-Cloud-Trace-Context": trace} if trace else {},
-        )
+    return tasks.enqueue(timeout_task(settings, task, at, trace))
+
+
+def timeout_task(
+    settings: Settings, task: TimeoutTask, at: datetime, trace: str | None = None
+) -> QueuedTask:
+    return QueuedTask(
+        queue=settings.hitl_timeout_queue,
+        url=timeout_url(settings),
+        name=f"hitl-timeout-{task.interrupt_id}"[:500],
+        body=task.model_dump_json().encode(),
+        schedule_time=at,
+        headers={"X-Cloud-Trace-Context": trace} if trace else {},
     )

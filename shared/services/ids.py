@@ -22,5 +22,11 @@ def extraction_task_name(turn_id: str) -> str:
     return f"extract-{turn_id}"
 
 
+def summary_task_name(turn_id: str) -> str:
+    """A task that only keeps the chat's new summary: its own name, so a question's deferred
+    extraction (named from the same turn) is never refused as a duplicate."""
+    return f"summarize-{turn_id}"
+
+
 def job_id_for(turn_id: str, step: int) -> str:
     return f"{turn_id}-job{step}"

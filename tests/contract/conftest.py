@@ -24,11 +24,13 @@ from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
 from shared.adapters.fake_agent_data import FakeAgentDataStore
 from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
 from shared.adapters.fake_conversations import FakeConversationStore
+from shared.adapters.fake_fact_history import FakeFactExpiry
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.adapters.fake_keyring import FakeKeyRing
 from shared.adapters.fake_outbox import FakeOutbox
 from shared.adapters.fake_profiles import FakeProfileStore
 from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.adapters.firestore_conversations import FirestoreConversationStore
@@ -40,9 +42,11 @@ from shared.adapters.keyring_local import LocalKek
 from shared.adapters.migrations import apply_migrations
 from shared.adapters.postgres import Database, connect, run_outside_transaction
 from shared.adapters.postgres_contacts import PostgresContactStore
+from shared.adapters.postgres_fact_history import PostgresFactExpiry
 from shared.adapters.postgres_facts import PostgresFactStore
 from shared.adapters.postgres_keyring import PostgresKeyRing
 from shared.adapters.postgres_pending import PostgresPendingStore
+from shared.adapters.postgres_sessions import PostgresSessionMemory
 from shared.adapters.pubsub import PubSubPublisher
 from shared.adapters.redis_cache import RedisCache
 from shared.config import Settings
@@ -51,6 +55,7 @@ from shared.ports import (
     Cache,
     ContactStore,
     ConversationStore,
+    FactExpiry,
     FactStore,
     IdempotencyStore,
     KeyRing,
@@ -58,6 +63,7 @@ from shared.ports import (
     PendingStore,
     ProfileStore,
     Publisher,
+    SessionMemory,
     TaskQueue,
     TrustStore,
 )
@@ -210,6 +216,8 @@ class FactBackend:
     pending: PendingStore
     keys: KeyRing
     database: Database | None = None  # the real backend's, for checks below the adapters
+    sessions: SessionMemory | None = None
+    expiry: FactExpiry | None = None
 
 
 @pytest.fixture(params=BACKENDS)
@@ -217,7 +225,14 @@ def fact_backend(request: pytest.FixtureRequest) -> FactBackend:
     if request.param == "fake":
         contacts = FakeContactStore(FixedClock())
         facts = FakeFactStore(contacts)
-        return FactBackend(facts, contacts, FakePendingStore(contacts), FakeKeyRing())
+        return FactBackend(
+            facts,
+            contacts,
+            FakePendingStore(contacts),
+            FakeKeyRing(),
+            sessions=FakeSessionMemory(contacts.data),
+            expiry=FakeFactExpiry(contacts.data),
+        )
     db: Database = _real(request, "database")
     keys = PostgresKeyRing(db, request.getfixturevalue("local_kek"))
     return FactBackend(
@@ -226,6 +241,8 @@ def fact_backend(request: pytest.FixtureRequest) -> FactBackend:
         PostgresPendingStore(db, keys),
         keys,
         db,
+        sessions=PostgresSessionMemory(db, keys),
+        expiry=PostgresFactExpiry(db),
     )
 
 

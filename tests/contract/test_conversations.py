@@ -329,7 +329,7 @@ def test_get_turn_follows_the_turn_and_keeps_its_metadata(
     assert conversations.get_turn(user_id, "cm-t1") is None
     conversations.create_chat(user_id, "c1", at(0))
     conversations.claim_turn(user_id, "cm-t1", "c1", "t1", at(1), LEASE)
-    running = TurnRecord(status="running", chat_id="c1", turn_id="t1")
+    running = TurnRecord(status="running", chat_id="c1", turn_id="t1", arrival=1)
     assert conversations.get_turn(user_id, "cm-t1") == running
     assert conversations.get_turn(unique("user"), "cm-t1") is None
 
@@ -341,6 +341,7 @@ def test_get_turn_follows_the_turn_and_keeps_its_metadata(
         turn_id="t1",
         response=response("c1", "t1"),
         metadata=metadata(),
+        arrival=1,
     )
 
 
@@ -355,7 +356,7 @@ def test_a_turn_without_metadata_records_none(
     conversations.claim_turn(user_id, "cm2", "c1", "t2", at(2), LEASE)
     conversations.release_turn(user_id, "cm2")
     failed = conversations.get_turn(user_id, "cm2")
-    assert failed == TurnRecord(status="failed", chat_id="c1", turn_id="t2")
+    assert failed == TurnRecord(status="failed", chat_id="c1", turn_id="t2", arrival=2)
 
 
 def test_chat_update_sets_summary_and_control_and_releases_it(

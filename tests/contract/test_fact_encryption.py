@@ -1,8 +1,11 @@
 """Encryption at rest, checked below the adapters (PostgreSQL only): a dump of the database
-holds no plaintext, and a ciphertext moved to another row or column does not decrypt."""
+holds no plaintext (facts, persons, pending items, session summaries, and the blind keyword
+index, whose term hashes are keyed per user), and a ciphertext moved to another row or column
+does not decrypt."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from pathlib import Path
 
@@ -14,11 +17,24 @@ from shared.adapters.postgres_contacts import PostgresContactStore
 from shared.adapters.postgres_facts import PostgresFactStore
 from shared.adapters.postgres_keyring import PostgresKeyRing
 from shared.adapters.postgres_pending import PostgresPendingStore
+from shared.adapters.postgres_sessions import PostgresSessionMemory
 from shared.config import Settings
+from shared.conversation.terms import terms
 from shared.crypto import DecryptionFailed
-from shared.models.memory import Supersession
+from shared.models.memory import SessionNote, Supersession
 from tests.contract.conftest import FactBackend, unique
-from tests.contract.fact_builders import CURRENT, HISTORY, T0, about, apply, draft, pending, person
+from tests.contract.fact_builders import (
+    CURRENT,
+    HISTORY,
+    MODEL,
+    T0,
+    about,
+    apply,
+    axis,
+    draft,
+    pending,
+    person,
+)
 
 pytestmark = [pytest.mark.stack, pytest.mark.usefixtures("stack_env")]
 
@@ -33,6 +49,7 @@ SECRETS = {
     "descriptor": "Quokka Works AG",
     "mention": "Minnie-Zanzibar",
     "pending fact": "Zanzibar-Quokka likes Oolong-4242",
+    "session": "We discussed Quokka-Zanzibar and the Marrakesh-Vellum trip",
 }
 
 
@@ -65,6 +82,8 @@ def _store_secrets(real: FactBackend, user_id: str) -> None:
         old_fact_id=stored.id, replacement=about(mina, "r", text=SECRETS["replacement"])
     )
     apply(real, user_id, supersessions=[replace])
+    note = SessionNote(chat_id="c1", summary=SECRETS["session"], started_at=T0, covers_until=T0)
+    PostgresSessionMemory(real.database, real.keys).put_summary(user_id, note, axis(), MODEL)  # type: ignore[arg-type]
     # the adapters read everything back in clear
     assert {f.text for f in real.facts.list_facts(user_id, HISTORY)} == {
         SECRETS["fact"],
@@ -96,9 +115,34 @@ def test_a_database_dump_holds_no_plaintext(
                 continue
             assert fragment.lower().encode() not in folded, fragment
             assert fragment.encode().hex().encode() not in folded, f"{fragment} as bytea hex"
-        for word in ("zanzibar", "quokka", "xylophone", "oolong"):
+        for word in ("zanzibar", "quokka", "xylophone", "oolong", "marrakesh", "vellum"):
             assert word.encode() not in folded
             assert word.encode().hex().encode() not in folded
+    # the blind index is there, and none of its values is an unkeyed hash of a word
+    for word in ("zanzibar", "quokka", "oolong", "7731", "1377"):
+        for term in terms(word):
+            for digest in (
+                hashlib.sha256(term.encode()).digest(),
+                hashlib.md5(term.encode()).digest(),
+            ):
+                assert str(int.from_bytes(digest[:8], "big", signed=True)).encode() not in dump
+    assert _terms_of(real, user_id), "the facts carry their keyed term hashes"
+
+
+def _terms_of(real: FactBackend, user_id: str) -> set[int]:
+    assert real.database is not None
+    with real.database.transaction() as cur:
+        cur.execute("SELECT terms FROM facts WHERE user_id = %s", (user_id,))
+        return {int(t) for (row,) in cur.fetchall() for t in row}
+
+
+def test_equal_words_of_two_users_share_no_term_hash(real: FactBackend, user_id: str) -> None:
+    """The hashes are keyed per user: a dump cannot tell that two users wrote the same word."""
+    other = unique("user")
+    apply(real, user_id, new_facts=[draft("w", text="Quokka Zanzibar Oolong lessons")])
+    apply(real, other, new_facts=[draft("w", text="Quokka Zanzibar Oolong lessons")])
+    mine, theirs = _terms_of(real, user_id), _terms_of(real, other)
+    assert len(mine) == len(theirs) == 4 and not mine & theirs
 
 
 def test_a_ciphertext_moved_to_another_users_row_does_not_decrypt(

@@ -217,9 +217,13 @@ def test_no_column_can_hold_user_text_in_clear(real: FactBackend) -> None:
     allowed = {
         "facts": {"user_id", "avatar_id", "relation_to_user", "type", "scope", "durability",
                   "sensitivity", "source_chat_id", "source_turn_id", "source_message_id",
-                  "embedding_model"},
+                  "embedding_model", "ended_by", "terms"},
         "persons": {"user_id", "avatar_id", "role_to_user"},
         "pending_items": {"user_id", "chat_id", "kind"},
+        "session_summaries": {"user_id", "chat_id", "embedding_model"},
+        "fact_terms": {"user_id"},
+        "fact_keywords": {"user_id", "terms", "sensitivity", "embedding_model"},
+        "fact_term_totals": {"user_id"},
         "user_keys": {"user_id", "kek_id"},
         "processed_tasks": {"task_key", "user_id"},
     }  # fmt: skip

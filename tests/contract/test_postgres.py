@@ -3,6 +3,7 @@ migrations and the connection pool. Real only."""
 
 from __future__ import annotations
 
+import select
 import socket
 import threading
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from shared.adapters.postgres import (
 )
 from shared.config import Settings
 from shared.errors import DependencyUnavailable
+from testkit.faults import wait_until
 from tests.contract.conftest import fresh_database, unique
 
 pytestmark = [pytest.mark.stack, pytest.mark.usefixtures("stack_env")]
@@ -165,9 +167,30 @@ def test_a_connection_lost_mid_use_is_unavailable_then_recovers(
     db = Database(pg_settings, ping_after_idle_seconds=3600)
     try:
         pid = _backend_pid(db)
+        with pytest.raises(DependencyUnavailable), db.transaction() as cur:
+            _terminate(pg_settings, pid)
+            cur.execute("SELECT 1")
+        assert _backend_pid(db) != pid
+    finally:
+        db.close()
+
+
+def test_an_idle_connection_the_server_closed_is_replaced_without_an_error(
+    pg_settings: Settings, database: Database
+) -> None:
+    """A restarted server says goodbye on every idle connection: none is used again."""
+    opened: list[Connection] = []
+
+    def opening() -> Connection:
+        opened.append(connect(pg_settings))
+        return opened[-1]
+
+    db = Database(pg_settings, factory=opening, ping_after_idle_seconds=3600)  # no ping
+    try:
+        pid = _backend_pid(db)
+        idle = cast(Any, opened[0])._usock
         _terminate(pg_settings, pid)
-        with pytest.raises(DependencyUnavailable):
-            _backend_pid(db)
+        assert wait_until(lambda: bool(select.select([idle], [], [], 0)[0]), 30)
         assert _backend_pid(db) != pid
     finally:
         db.close()

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
+import signal
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -19,12 +18,15 @@ from google.cloud import firestore
 
 from scripts import serve
 from scripts.stacklib.tokens import mint_user_token
+from testkit.faults import free_port
+from testkit.model_rules import reply_for
 from testkit.vertex_server import FakeVertexServer
-from tests.e2e.model_rules import reply_for
 from tests.e2e.snapshots import firestore_paths, postgres_counts
 
 PROFILE = "test"
 STATE = serve.state_dir(PROFILE)
+ROOT = Path(__file__).resolve().parents[2]
+EVAL_CLOCK = STATE / "eval-clock"
 
 
 @dataclass
@@ -64,6 +66,8 @@ def served(stack_env_session: None) -> Iterator[Served]:
         "APPROVAL_TIMEOUT_SECONDS": "8",  # so a test sees an unanswered approval expire
         "AGENT_RETRY_BASE_SECONDS": "0.05",  # a failing agent job fails fast
         "LOG_LEVEL": "WARNING",
+        # the evaluation's replay clock (eval/product.py): no file, no offset
+        "CLOCK_OFFSET_FILE": str(EVAL_CLOCK),
     }
 
     def restart() -> None:
@@ -117,32 +121,59 @@ def refused(response: httpx.Response) -> tuple[int, str]:
     return response.status_code, response.json()["error"]["code"]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+@contextmanager
+def private_function(
+    served: Served, name: str, env: dict[str, str] | None = None, log: Path | None = None
+) -> Iterator[PrivateFunction]:
+    """A second instance of function ``name`` on a free port, with ``env`` over the test
+    stack's environment (another Redis, database or Firestore), logging to ``log``."""
+    port = free_port()
+    full_env = {
+        **os.environ,
+        **serve.read_env(PROFILE),
+        **served_model_env(served),
+        "LOG_LEVEL": "INFO",
+        "PYTHONUNBUFFERED": "1",  # its log is read while it runs
+        **(env or {}),
+    }
+    with open(log or os.devnull, "ab") as sink:
+        process = serve.spawn(name, port, full_env, sink)
+    instance = PrivateFunction(f"http://127.0.0.1:{port}", process.pid, log)
+    try:
+        assert serve.wait_ready(port, 90), f"the second {name} function did not start"
+        yield instance
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        process.wait(15)
+
+
+@dataclass
+class PrivateFunction:
+    url: str
+    pid: int  # leads its process group (gunicorn's arbiter and worker)
+    log: Path | None = None
+
+    def log_lines(self, text: str) -> int:
+        """How many lines of its log contain ``text``."""
+        assert self.log is not None, "started without a log"
+        return sum(text in line for line in self.log.read_text().splitlines())
+
+
+def served_model_env(served: Served) -> dict[str, str]:
+    return {
+        "MODEL_PROVIDER": "vertex",
+        "VERTEX_BASE_URL": served.model.base_url,
+        "VERTEX_ACCESS_TOKEN": served.model.token,
+        "UNDERSTANDING_TIER": "false",  # the fake model's markers steer these tests
+    }
 
 
 @contextmanager
 def function_without_redis(served: Served, name: str) -> Iterator[str]:
     """A second instance of function ``name`` whose Redis address answers nothing."""
-    port = free_port()
-    env = {
-        **os.environ,
-        **serve.read_env(PROFILE),
-        "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0",
-        "MODEL_PROVIDER": "vertex",
-        "VERTEX_BASE_URL": served.model.base_url,
-        "VERTEX_ACCESS_TOKEN": served.model.token,
-        "UNDERSTANDING_TIER": "false",
-    }
-    process = serve.spawn(name, port, env, subprocess.DEVNULL)
-    try:
-        assert serve.wait_ready(port), f"the second {name} function did not start"
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(10)
+    with private_function(served, name, {"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}) as fn:
+        yield fn.url
 
 
 def wait_for(check: Callable[[], Any], seconds: float = 30.0) -> Any:

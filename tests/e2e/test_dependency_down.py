@@ -1,36 +1,51 @@
-"""A dependency that is down gives 503 ``dependency_unavailable`` and half-writes nothing."""
+"""A dependency that is down degrades the product instead of taking it down.
+
+Redis (rate counters and the context cache only): turns are still answered; rate limiting
+falls back to the instance's token bucket and the context is loaded from the stores, each
+logged once for the incident (the circuit breaker opens once).
+"""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 from google.cloud import firestore
 
-from tests.e2e.conftest import Served, function_without_redis
+from tests.e2e.conftest import PrivateFunction, Served, free_port, new_user, private_function
 from tests.e2e.snapshots import firestore_paths
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
 
 @pytest.fixture
-def turn_without_redis(served: Served) -> Iterator[str]:
-    with function_without_redis(served, "turn") as url:
-        yield url + "/"
+def turn_without_redis(served: Served, tmp_path: Path) -> Iterator[PrivateFunction]:
+    env = {"REDIS_URL": f"redis://127.0.0.1:{free_port()}/0", "RATE_LIMIT_PER_MINUTE": "8"}
+    with private_function(served, "turn", env, log=tmp_path / "turn.log") as fn:
+        yield fn
 
 
-def test_redis_down_is_503_and_nothing_is_written(
-    served: Served, turn_without_redis: str, db: firestore.Client
+def test_redis_down_turns_are_answered_and_still_limited(
+    served: Served, turn_without_redis: PrivateFunction, db: firestore.Client
 ) -> None:
-    user = f"u{uuid.uuid4().hex[:12]}"
-    response = httpx.post(
-        turn_without_redis,
-        json={"message": "Hello", "client_message_id": "d1"},
-        headers={"Authorization": f"Bearer {served.token(user)}"},
-        timeout=60,
-    )
-    assert response.status_code == 503
-    assert response.json()["error"]["code"] == "dependency_unavailable"
-    assert firestore_paths(db, user) == {}
+    user = new_user()
+    headers = {"Authorization": f"Bearer {served.token(user)}"}
+
+    def send(message: str, client_id: str, chat_id: str | None) -> httpx.Response:
+        body = {"message": message, "client_message_id": client_id, "chat_id": chat_id}
+        body = {key: value for key, value in body.items() if value is not None}
+        return httpx.post(turn_without_redis.url, json=body, headers=headers, timeout=60)
+
+    first = send("Hello", "d0", None)
+    assert first.status_code == 200, first.text
+    chat = first.json()["chat_id"]
+    statuses = [send(f"Tell me about tide pools, part {n}", f"d{n}", chat) for n in range(1, 10)]
+    codes = [r.status_code for r in statuses]
+    assert codes == [200] * 7 + [429, 429]  # the bucket of 8 a minute, Redis or not
+    assert statuses[0].json()["reply"]["text"].startswith("You said:")  # context from stores
+    assert statuses[-1].json()["error"]["code"] == "rate_limited"
+    assert sum("/messages/" in path for path in firestore_paths(db, user)) == 16
+    assert turn_without_redis.log_lines("dependency unavailable: circuit open") == 1
+    assert turn_without_redis.log_lines("rate limiting falls back to a per-instance bucket") == 1

@@ -248,6 +248,28 @@ def test_edit_supersedes_and_keeps_history(served: Served, alice: Seeded) -> Non
     assert refused(again) == (409, "fact_not_current")
 
 
+def test_versions_are_listed_restored_and_searched_as_of(served: Served, alice: Seeded) -> None:
+    user, first = alice.user, alice.facts["I live in Basel"]
+    before_edit = datetime.now(UTC).isoformat()
+    edited = ok(served, user, "/facts/edit", {"fact_id": first, "text": "I live in Zurich"})
+    versions = ok(served, user, "/facts/versions", {"fact_id": first})["versions"]
+    assert [(v["text"], v["current"], v["ended_by"]) for v in versions] == [
+        ("I live in Zurich", True, None),
+        ("I live in Basel", False, "superseded"),
+    ]
+    then = ok(served, user, "/facts/search", {"query": "I live in", "as_of": before_edit})
+    assert "I live in Basel" in [r["fact"]["text"] for r in then["results"]]
+    assert "I live in Zurich" not in [r["fact"]["text"] for r in then["results"]]
+
+    restored = ok(served, user, "/facts/restore", {"version_id": first})
+    assert (restored["fact"]["text"], restored["fact"]["current"]) == ("I live in Basel", True)
+    assert restored["previous"]["id"] == edited["fact"]["id"]
+    assert texts(served, user, subject_id="self") == ["I am allergic to peanuts", "I live in Basel"]
+    again = ok(served, user, "/facts/restore", {"version_id": first})  # a retry: no change
+    assert again["fact"]["id"] == restored["fact"]["id"]
+    assert len(ok(served, user, "/facts/versions", {"fact_id": first})["versions"]) == 3
+
+
 def test_delete_erases_a_fact(served: Served, alice: Seeded) -> None:
     gone = alice.facts["I am allergic to peanuts"]
     assert ok(served, alice.user, "/facts/delete", {"fact_id": gone}) == {"deleted": True}
@@ -564,6 +586,39 @@ CASES: dict[str, tuple[str, bytes, int, str]] = {
         "payload_too_large",
     ),
     "unknown operation": ("/facts/purge", b"{}", 404, "not_found"),
+    "restore without a version": ("/facts/restore", b"{}", 400, "invalid_request"),
+    "restore a malformed id": ("/facts/restore", b'{"version_id": "v1"}', 400, "invalid_request"),
+    "versions of a number": ("/facts/versions", b'{"fact_id": 7}', 400, "invalid_request"),
+    "restore an unknown version": (
+        "/facts/restore",
+        b'{"version_id": "{missing}"}',
+        404,
+        "not_found",
+    ),
+    "versions of an unknown fact": (
+        "/facts/versions",
+        b'{"fact_id": "{missing}"}',
+        404,
+        "not_found",
+    ),
+    "as of a time without a zone": (
+        "/facts/search",
+        b'{"query": "q", "as_of": "2026-01-01T00:00:00"}',
+        400,
+        "invalid_request",
+    ),
+    "as of no time at all": (
+        "/facts/search",
+        b'{"query": "q", "as_of": "last week"}',
+        400,
+        "invalid_request",
+    ),
+    "restore body too large": (
+        "/facts/restore",
+        b'{"version_id": "' + b"0" * 70000 + b'"}',
+        413,
+        "payload_too_large",
+    ),
     "unknown fact": ("/facts/delete", b'{"fact_id": "{missing}"}', 404, "not_found"),
     "unknown pending item": (
         "/pending/resolve",
@@ -662,6 +717,8 @@ def test_another_users_ids_are_not_found_and_nothing_changes(
         ("/facts/get", {"fact_id": bobs_fact}),
         ("/facts/edit", {"fact_id": bobs_fact, "text": "Martin is nine"}),
         ("/facts/delete", {"fact_id": bobs_fact}),
+        ("/facts/versions", {"fact_id": bobs_fact}),
+        ("/facts/restore", {"version_id": bobs_fact}),
         ("/facts/list", {"subject_id": bobs_person}),
         ("/facts/search", {"query": "Martin", "subject_id": bobs_person}),
         ("/persons/update", {"person_id": bobs_person, "display_name": "Mine now"}),

@@ -32,6 +32,8 @@ LOCAL_ONLY: dict[str, str] = {
     "auth_jwks_file": "the local stack's key set; deployed code fetches AUTH_JWKS_URL",
     "internal_jwks_file": "the local stack's signing key; deployed code uses Google's keys",
     "local_kek_file": "deployed data keys are wrapped by Cloud KMS (KMS_KEY_NAME)",
+    "ranking_base_url": "points the ranking client at the tests' fake endpoint",
+    "clock_offset_file": "the evaluation's replay clock; deployed code uses the system clock",
 }
 
 _ENV_EXPRESSION = (

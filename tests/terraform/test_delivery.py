@@ -55,12 +55,12 @@ def test_firestore_expires_what_the_adapters_mark() -> None:
     assert {"turns", "idempotency", "checkpoints", "checkpoint_chunks"} <= set(collections)
     adapters = ROOT / "shared" / "adapters"
     for source, collection in (
-        ("firestore_conversations.py", '"turns"'),
+        ("firestore_turn_outbox.py firestore_turns.py", '"turns"'),
         ("firestore_idempotency.py", '"idempotency"'),
         ("firestore_checkpoints.py", '"checkpoints"'),
         ("firestore_checkpoints.py", '"checkpoint_chunks"'),
     ):
-        text = (adapters / source).read_text()
+        text = "".join((adapters / name).read_text() for name in source.split())
         assert collection in text and '"expire_at"' in text, source
 
 
@@ -74,3 +74,18 @@ def test_postgres_is_private_with_iam_logins_and_backups() -> None:
     assert tf.environments["prod"]["db_point_in_time_recovery"] is True
     migration = (ROOT / "shared" / "migrations" / "0001_init.sql").read_text()
     assert "CREATE EXTENSION IF NOT EXISTS vector" in migration
+
+
+def test_the_expiry_job_reaches_extraction_with_the_token_it_checks() -> None:
+    job = load().block("google_cloud_scheduler_job.fact_expiry")
+    target = job.first("http_target")
+    token = target["oidc_token"][0]
+    assert target["http_method"] == "POST"
+    assert target["uri"] == "${local.function_urls.extraction}/expire"
+    assert token["audience"] == SETTINGS["EXTRACTION_URL"]
+    assert token["service_account_email"] == SETTINGS["TASKS_INVOKER_EMAIL"]
+    # the path the job posts to is the one extraction routes to the expiry job
+    assert (
+        'request.path.rstrip("/") == "/expire"'
+        in (ROOT / "functions" / "extraction" / "main.py").read_text()
+    )

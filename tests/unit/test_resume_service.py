@@ -12,7 +12,7 @@ from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.resume import ResumeService
 from shared.app.turn import Chunk, Done, TurnService
 from shared.deps import Deps
-from shared.errors import BadRequest, InterruptNotPending, NotFound, TurnInProgress
+from shared.errors import BadRequest, ChatBusy, InterruptNotPending, NotFound
 from shared.models.domain import AgentJob, ExtractionTask, Message
 from shared.models.wire import ResumeRequest, TurnResponse
 from tests.unit.turn_kit import add_person, classification, nodes, request
@@ -156,11 +156,16 @@ def test_a_crashed_answer_frees_the_interrupt_when_its_lease_runs_out(
     assert chat is not None and chat.control.status == "idle"
 
 
-def test_a_message_waits_while_an_answer_runs(deps: Deps, llm: ScriptedLLM) -> None:
+def test_a_message_does_not_run_while_an_answer_runs(deps: Deps, llm: ScriptedLLM) -> None:
     asked, brother = _ask_which_thomas(deps, llm)
     ResumeService(deps).prepare("alice", _answer(asked, brother))
-    with pytest.raises(TurnInProgress):
-        TurnService(deps).prepare("alice", request("the sibling", cmid="m9", chat_id=asked.chat_id))
+    message = request("the sibling", cmid="m9", chat_id=asked.chat_id)
+    with pytest.raises(ChatBusy) as busy:
+        TurnService(deps).prepare(
+            "alice", message.model_copy(update={"multitask_strategy": "reject"})
+        )
+    assert busy.value.retry_after is not None
+    assert deps.conversations.get_turn("alice", "m9") is None  # refused: nothing written
 
 
 def test_the_answer_resumes_the_checkpoint_the_question_was_saved_in(

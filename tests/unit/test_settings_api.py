@@ -14,8 +14,10 @@ from shared.adapters.fake_cache import FakeCache
 from shared.adapters.fake_executions import FakeExecutionStore
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.adapters.fake_profiles import FakeProfileStore
+from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.firestore_account import json_safe
 from shared.adapters.redis_account import owns
+from shared.adapters.rerankers import IdentityReranker
 from shared.adapters.scripted_llm import HashEmbedder
 from shared.app.settings.api import OPERATIONS, SettingsApi, operation_for
 from shared.errors import (
@@ -65,6 +67,7 @@ class FakeArchive:
     def __init__(self) -> None:
         self.trees: dict[str, ConversationExport] = {}
         self.fail_deletes = 0
+        self.erasures: list[tuple[str, str]] = []  # marks set: ("begin" | "end", user)
 
     def export_user(self, user_id: str) -> ConversationExport:
         return self.trees.get(user_id, ConversationExport())
@@ -75,6 +78,15 @@ class FakeArchive:
             raise DependencyUnavailable("firestore unavailable")
         tree = self.trees.pop(user_id, None)
         return 0 if tree is None else 1 + len(tree.chats)
+
+    def begin_erasure(self, user_id: str, now: datetime) -> None:
+        self.erasures.append(("begin", user_id))
+
+    def running_turns(self, user_id: str, now: datetime) -> int:
+        return 0
+
+    def end_erasure(self, user_id: str, now: datetime) -> None:
+        self.erasures.append(("end", user_id))
 
 
 class FakeKeyspace:
@@ -119,6 +131,8 @@ class SettingsDeps:
     profiles: FakeProfileStore = field(default_factory=FakeProfileStore)
     account_conversations: FakeArchive = field(default_factory=FakeArchive)
     account_cache: FakeKeyspace = field(default_factory=FakeKeyspace)
+    reranker: IdentityReranker = field(default_factory=IdentityReranker)
+    sessions: FakeSessionMemory | None = None
     executions: FakeExecutionStore = field(default_factory=FakeExecutionStore)
 
 
@@ -133,7 +147,12 @@ def deps() -> SettingsDeps:
     facts = FakeFactStore(contacts, clock)
     pending = FlakyPending(FakePendingStore(facts))
     return SettingsDeps(
-        clock=clock, contacts=contacts, facts=facts, pending=pending, cache=FakeCache(clock)
+        clock=clock,
+        contacts=contacts,
+        facts=facts,
+        pending=pending,
+        cache=FakeCache(clock),
+        sessions=FakeSessionMemory(contacts.data),
     )
 
 
@@ -732,7 +751,9 @@ def test_every_path_has_an_operation() -> None:
         "/facts/edit",
         "/facts/get",
         "/facts/list",
+        "/facts/restore",
         "/facts/search",
+        "/facts/versions",
         "/pending/list",
         "/pending/resolve",
         "/persons/delete",

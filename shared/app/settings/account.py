@@ -7,21 +7,30 @@ records (reminders, events, notes, budgets, expenses, feedback, the outbox of se
 messages) as ``conversations.documents`` (Firestore, all under ``users/{uid}``).
 Redis holds only short-lived counters and caches, which are not exported.
 
-Erasure runs PostgreSQL (executions and strategy feedback, facts, persons, pending items,
-processed keys, the data key), then Firestore (``users/{uid}`` and everything below it,
-the agents' records and outbox included), then Redis (the user's keys).
-Each step is idempotent, so a failure answers 503 and a retry finishes the job.
+Erasure first marks the account as being erased (Firestore: new turns are refused, agent
+jobs stop writing), waits for the turns that still run (their leases), then erases
+PostgreSQL (facts, persons, pending items, processed keys, the data key, then executions
+and strategy feedback; it waits for an extraction that holds the user, and work queued
+before then stores nothing), then Firestore
+(``users/{uid}`` and everything below it, the agents' records and outbox included), then
+Redis (the user's keys), and marks the erasure finished. Each step is idempotent, so a
+failure answers 503 and a retry finishes the job. Once it answered 200, no turn, extraction
+or agent job that overlapped it can write anything of the user again.
 """
 
 from __future__ import annotations
 
+import time
+
 from shared.app.settings.ports import SettingsPorts
+from shared.errors import DependencyUnavailable
 from shared.models.history_api import ExecutionView
 from shared.models.memory import SELF, Fact, FactFilter
 from shared.models.memory_api import DeletedResponse, ExportResponse, FactView, PersonView
 from shared.services.memory.pending import PendingItems
 
 EXPORT_FACTS_PER_SUBJECT = 1000  # FactFilter's largest page
+TURN_WAIT_SECONDS = 40.0  # a turn's lease (30 s) runs out by then, even if it crashed
 EXPORT_EXECUTIONS = 1000  # the execution memory's largest page (they expire long before)
 
 
@@ -51,11 +60,24 @@ class AccountAdmin:
         )
 
     def delete(self, user_id: str) -> DeletedResponse:
-        self._deps.executions.forget_all(user_id)  # the data key's erasure would cascade too
-        self._deps.facts.delete_user(user_id, self._deps.clock.now())
-        self._deps.account_conversations.delete_user(user_id)
-        self._deps.account_cache.delete_user(user_id)
+        deps = self._deps
+        archive = deps.account_conversations
+        archive.begin_erasure(user_id, deps.clock.now())
+        self._wait_for_turns(user_id)
+        deps.facts.delete_user(user_id, deps.clock.now())  # after the turns: their queued work
+        deps.executions.forget_all(user_id)  # after the tombstone: no late record comes back
+        archive.delete_user(user_id)
+        deps.account_cache.delete_user(user_id)
+        archive.end_erasure(user_id, deps.clock.now())
         return DeletedResponse()
+
+    def _wait_for_turns(self, user_id: str) -> None:
+        """Turns claimed before the mark finish (or their leases run out); none can start."""
+        deadline = time.monotonic() + TURN_WAIT_SECONDS
+        while self._deps.account_conversations.running_turns(user_id, self._deps.clock.now()):
+            if time.monotonic() >= deadline:
+                raise DependencyUnavailable("a turn of the account still runs; retry")
+            time.sleep(0.1)
 
     def _all_facts(self, user_id: str, subjects: list[str]) -> tuple[list[Fact], bool]:
         found: dict[str, Fact] = {}

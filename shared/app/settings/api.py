@@ -33,7 +33,7 @@ from shared.app.settings.profile import ProfileAdmin
 from shared.app.settings.strategies import StrategyAdmin
 from shared.errors import NotFound
 from shared.models.history_api import ForgetAllRequest, StrategyRef
-from shared.models.memory import SELF, Fact, FactDraft, FactFilter, SemanticQuery, Source
+from shared.models.memory import SELF, Fact, FactDraft, FactFilter, Source
 from shared.models.memory_api import (
     DeleteAccountRequest,
     DeletedResponse,
@@ -49,17 +49,20 @@ from shared.models.memory_api import (
     MergePersonsRequest,
     PersonRef,
     ResolvePendingRequest,
+    RestoreFactRequest,
     ScoredFactView,
     SearchFactsRequest,
     SearchResponse,
     SplitPersonRequest,
     UpdateAssistantRequest,
     UpdatePersonRequest,
+    VersionsResponse,
 )
 from shared.models.trust import UpdateHitlRequest
 from shared.services.context_cache import invalidate_context
 from shared.services.memory.pending import PendingItems
 from shared.services.memory.ports import FactNotCurrent
+from shared.services.memory.retrieval import Channels, RecallRequest, Retriever
 
 USER_CORRECTION_CONFIDENCE = 1.0  # the user said so
 SEARCH_POOL = 100  # semantic matches fetched when results are filtered by subject or type
@@ -87,29 +90,54 @@ class SettingsApi:
         return FactsResponse(facts=[FactView.of(fact) for fact in facts])
 
     def search_facts(self, user_id: str, request: SearchFactsRequest) -> SearchResponse:
+        """The turn's hybrid retrieval over facts (no session summaries), optionally "as of"
+        a past moment; filtered by subject and type after ranking."""
         subject = self._subject(user_id, request.subject_id)
         filtered = subject is not None or request.type is not None
-        embedder = self._deps.embedder
-        [vector] = embedder.embed([request.query])
-        query = SemanticQuery(
-            embedding=vector,
-            embedding_model=embedder.model_name,
-            limit=SEARCH_POOL if filtered else request.limit,
-            boost_subject_ids=[subject] if subject not in (None, SELF) else [],
-            privacy_mode=request.privacy_mode,
+        recall = Retriever.of(self._deps, Channels(sessions=False)).recall(
+            user_id,
+            RecallRequest(
+                question=request.query,
+                limit=SEARCH_POOL if filtered else request.limit,
+                privacy_mode=request.privacy_mode,
+                boost_subject_ids=[subject] if subject not in (None, SELF) else [],
+                as_of=request.as_of,
+            ),
+            self._deps.clock.now(),
         )
-        found = self._deps.facts.search(user_id, query, self._deps.clock.now())
         matching = [
-            scored
-            for scored in found
-            if _about(scored.fact, subject) and request.type in (None, scored.fact.type)
+            item
+            for item in recall.items
+            if (fact := item.fact) is not None
+            and _about(fact, subject)
+            and request.type in (None, fact.type)
         ]
         return SearchResponse(
             results=[
-                ScoredFactView(fact=FactView.of(s.fact), similarity=s.similarity, score=s.score)
-                for s in matching[: request.limit]
+                ScoredFactView(
+                    fact=FactView.of(item.fact), similarity=item.similarity, score=item.score
+                )
+                for item in matching[: request.limit]
+                if item.fact is not None
             ]
         )
+
+    def fact_versions(self, user_id: str, request: FactRef) -> VersionsResponse:
+        versions = self._deps.facts.versions(user_id, str(request.fact_id))
+        if not versions:
+            raise NotFound("fact not found")
+        return VersionsResponse(versions=[FactView.of(v) for v in versions])
+
+    def restore_fact(self, user_id: str, request: RestoreFactRequest) -> EditFactResponse:
+        """Make an earlier version current again, as a new version (history is kept)."""
+        version = self._fact(user_id, request.version_id)
+        latest = self._deps.facts.versions(user_id, version.id)[0]
+        restored = self._deps.facts.restore_version(user_id, version.id, self._deps.clock.now())
+        if restored is None:  # erased meanwhile
+            raise NotFound("fact not found")
+        invalidate_context(self._deps.cache, user_id)
+        previous = self._deps.facts.get_fact(user_id, latest.id) or latest
+        return EditFactResponse(fact=FactView.of(restored), previous=FactView.of(previous))
 
     def get_fact(self, user_id: str, request: FactRef) -> FactResponse:
         return FactResponse(fact=FactView.of(self._fact(user_id, request.fact_id)))
@@ -211,6 +239,8 @@ OPERATIONS: dict[str, Operation[Any]] = {
     "/facts/get": _op(FactRef, SettingsApi.get_fact),
     "/facts/edit": _op(EditFactRequest, SettingsApi.edit_fact),
     "/facts/delete": _op(FactRef, SettingsApi.delete_fact),
+    "/facts/versions": _op(FactRef, SettingsApi.fact_versions),
+    "/facts/restore": _op(RestoreFactRequest, SettingsApi.restore_fact),
     "/persons/list": _op(Empty, lambda admin, user, _: admin.persons.list_persons(user)),
     "/persons/update": _op(UpdatePersonRequest, lambda a, u, r: a.persons.update(u, r)),
     "/persons/merge": _op(MergePersonsRequest, lambda a, u, r: a.persons.merge(u, r)),

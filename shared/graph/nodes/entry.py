@@ -23,9 +23,10 @@ from langgraph.runtime import Runtime
 from shared.conversation.greetings import is_plain_greeting
 from shared.errors import DependencyUnavailable
 from shared.graph.context import TurnContext, TurnPorts
+from shared.graph.degraded import without
 from shared.graph.instrument import node
 from shared.graph.routing import after_session_init
-from shared.graph.state import Conversation, SummaryUpdate, TurnState
+from shared.graph.state import Conversation, MemoryState, SummaryUpdate, TurnState
 from shared.models.domain import AssistantProfile
 from shared.models.memory import SELF, FactFilter
 from shared.ports import ChatTurn, LLMRequest
@@ -88,16 +89,23 @@ def summarize(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]
         temperature=0.0,
     )
     text = runtime.context.llm.generate(request).text.strip()
-    update = SummaryUpdate(text=text, until=older[-1].created_at)
+    update = SummaryUpdate(text=text, until=older[-1].created_at, since=older[0].created_at)
     return {"conversation": Conversation(history=recent, summary=text, new_summary=update)}
 
 
 @node("context_loader")
 def context_loader(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     context = runtime.context
-    profile, facts = _cached_context(context.ports, context.user_id)
+    memory = MemoryState()
+    try:
+        profile, facts = _cached_context(context.ports, context.user_id)
+    except DependencyUnavailable as error:  # PostgreSQL: the data key or the facts
+        without(context, "context_loader", error)
+        profile, facts = context.ports.profiles.get_profile(context.user_id), []
+        memory = MemoryState(unavailable=True)
     language = profile.language or state.conversation.language
-    return {"conversation": Conversation(profile=profile, profile_facts=facts, language=language)}
+    conversation = Conversation(profile=profile, profile_facts=facts, language=language)
+    return {"conversation": conversation, "memory": memory}
 
 
 def _cached_context(ports: TurnPorts, user_id: str) -> tuple[AssistantProfile, list[str]]:

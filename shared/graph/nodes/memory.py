@@ -2,7 +2,8 @@
 
 ``entity_resolution`` runs the fact system's resolver on the classifier's mentions (keyed
 name hashes, roles, nicknames; no model call without descriptors). The retrieval router
-then skips retrieval, runs semantic retrieval, or semantic and temporal in parallel;
+then skips retrieval, runs the hybrid retrieval, or it and the upcoming-window read in
+parallel;
 ``memory_assembly`` groups what was found by person. ``fact_extraction`` only *plans* the
 background extraction with the turn's resolutions (and the facts the understanding tier
 read whole, which the task stores without a model call); ``message_persist`` enqueues it with the
@@ -18,6 +19,7 @@ from langgraph.runtime import Runtime
 
 from shared.conversation.text import fold
 from shared.graph.context import TurnContext
+from shared.graph.degraded import memory_optional
 from shared.graph.instrument import node
 from shared.graph.routing import ambiguity_blocks, route_retrieval
 from shared.graph.state import (
@@ -26,12 +28,15 @@ from shared.graph.state import (
     FactView,
     MemoryState,
     Resolved,
+    SessionView,
     TurnState,
 )
 from shared.models.domain import ExtractionTask, ResolvedEntity
-from shared.models.memory import Fact, Person, SemanticQuery, TemporalQuery
+from shared.models.memory import Fact, Person, TemporalQuery
 from shared.services.memory.profiles import Mention
 from shared.services.memory.resolution import RESOLVED, Resolution, Resolver, red_flag_facts
+from shared.services.memory.retrieval import RecallRequest, Retriever
+from shared.services.memory.understanding import RECENT_MESSAGES
 from shared.services.memory.windows import window_for
 
 SEMANTIC_LIMIT = 8
@@ -41,6 +46,7 @@ PER_GROUP = 30  # facts of a group the question names ("my family")
 
 
 @node("entity_resolution")
+@memory_optional("entity_resolution")
 def entity_resolution(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     context, intent = runtime.context, state.intent
     known = {fold(r.mention) for r in state.memory.resolved}
@@ -94,37 +100,51 @@ _LABEL_DESCRIPTORS = ("employer", "city", "occupation", "age")
 
 
 @node("semantic_retrieval")
+@memory_optional("semantic_retrieval")
 def semantic_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
-    context = runtime.context
+    """Hybrid retrieval (``services/memory/retrieval.py``): references in the question read
+    against the recent conversation, dense + keyword + temporal + session channels fused."""
+    context, conversation = runtime.context, state.conversation
     ports = context.ports
-    embedder = ports.embedder
-    query = SemanticQuery(
-        embedding=embedder.embed([state.conversation.focus])[0],
-        embedding_model=embedder.model_name,
+    request = RecallRequest(
+        question=conversation.focus,
+        recent=[m.text for m in conversation.history[-RECENT_MESSAGES:]],
         limit=SEMANTIC_LIMIT,
+        timezone=conversation.profile.timezone,
+        privacy_mode=conversation.profile.privacy_mode,
         boost_subject_ids=[r.person_id for r in state.memory.resolved if r.person_id],
-        privacy_mode=state.conversation.profile.privacy_mode,
     )
-    found = ports.facts.search(context.user_id, query, ports.clock.now())
-    views = [_view(s.fact, s.score) for s in found]
+    recall = Retriever.of(ports).recall(context.user_id, request, ports.clock.now())
+    temporal = recall.plan.temporal
+    views = [_view(i.fact, i.score, temporal) for i in recall.items if i.fact is not None]
+    sessions = [
+        SessionView(chat_id=n.chat_id, summary=n.summary, started_at=n.started_at,
+                    covers_until=n.covers_until)
+        for i in recall.items if (n := i.session) is not None
+    ]  # fmt: skip
+    recalled = [item.key for item in recall.items]
+    found = MemoryState(semantic=views, sessions=sessions, recalled=recalled)
     roles = set(state.intent.about_roles) if state.intent else set()
     if not roles:
-        return {"memory": MemoryState(semantic=views)}
+        return {"memory": found}
     # "What do you know about my family?": the group's facts, whatever the words are near.
     group = [p for p in ports.contacts.list_persons(context.user_id) if p.role_to_user in roles]
     current = ports.facts.current_facts(context.user_id, [p.id for p in group])[:PER_GROUP]
     seen = {v.id for v in views}
-    views += [_view(fact, 1.0) for fact in current if fact.id not in seen]
+    views += [_view(fact, 1.0, temporal) for fact in current if fact.id not in seen]
     return {
-        "memory": MemoryState(
-            semantic=views,
-            subjects={p.id: p.display_name for p in group},
-            roles={p.id: p.role_to_user for p in group},
+        "memory": found.model_copy(
+            update={
+                "semantic": views,
+                "subjects": {p.id: p.display_name for p in group},
+                "roles": {p.id: p.role_to_user for p in group},
+            }
         )
     }
 
 
 @node("temporal_retrieval")
+@memory_optional("temporal_retrieval")
 def temporal_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     context, conversation = runtime.context, state.conversation
     references = (state.intent.temporal_references if state.intent else []) or ["upcoming"]
@@ -134,24 +154,26 @@ def temporal_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[
         start, end = window_for(reference, now, conversation.profile.timezone)
         query = TemporalQuery(
             start=start, end=end, limit=TEMPORAL_LIMIT,
-            privacy_mode=conversation.profile.privacy_mode,
+            privacy_mode=conversation.profile.privacy_mode, at=now,
         )  # fmt: skip
         for fact in context.ports.facts.in_window(context.user_id, query):
             seen.setdefault(fact.id, _view(fact, 1.0))
     return {"memory": MemoryState(temporal=list(seen.values()))}
 
 
-def _view(fact: Fact, score: float) -> FactView:
+def _view(fact: Fact, score: float, temporal: bool = False) -> FactView:
     return FactView(
         id=fact.id,
         subject_id=fact.subject_entity_id,
         text=fact.text,
         time_anchor=fact.time_anchor,
-        score=round(score, 4),
+        stated=fact.valid_from if temporal else None,
+        score=round(score, 6),
     )
 
 
 @node("memory_assembly")
+@memory_optional("memory_assembly")
 def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     memory = state.memory
     names = {
@@ -166,18 +188,27 @@ def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
     grouped: dict[str, list[str]] = {}
     if state.conversation.profile_facts:
         grouped["user"] = list(state.conversation.profile_facts[:PER_ENTITY])
-    for fact in sorted([*memory.temporal, *memory.semantic], key=lambda f: -f.score):
+    for fact in [*memory.semantic, *memory.temporal]:  # retrieval's order: best first
         key = "user" if fact.subject_id is None else names.get(fact.subject_id, "someone")
         texts = grouped.setdefault(key, [])
         line = _line(fact)
         if line not in texts and len(texts) < PER_ENTITY:
             texts.append(line)
+    for session in memory.sessions:
+        grouped.setdefault(EARLIER, []).append(
+            f"{session.started_at.date().isoformat()} to"
+            f" {session.covers_until.date().isoformat()}: {session.summary}"
+        )
     return {"memory": MemoryState(facts_by_entity=grouped, subjects=names)}
+
+
+EARLIER = "earlier conversations"
 
 
 def _line(fact: FactView) -> str:
     when = f" ({fact.time_anchor.date().isoformat()})" if fact.time_anchor else ""
-    return f"{fact.text}{when}"
+    said = f" (said on {fact.stated.date().isoformat()})" if fact.stated else ""
+    return f"{fact.text}{when}{said}"
 
 
 @node("fact_extraction")

@@ -3,7 +3,9 @@
 ``greeting_text`` and ``hitl_text`` write without a model; ``simple_text`` and
 ``complex_text`` stream the model's tokens to the client as they come (custom stream
 events), with memory, persona and presentation rules in the prompt. A "by the way"
-question is appended to the answer. A question about a known person that the retrieved
+question is appended to the answer. A reply told to stop (``signals.stop``: a newer message
+of the chat interrupts it) ends at the next token; what was written is kept, marked
+``interrupted``. A question about a known person that the retrieved
 facts answer (``understood.answer``) is answered by quoting them when the deployment says
 so (``UNDERSTANDING_ANSWERS=reply``: the offline model garbles them), else the quote is
 given to the model as the answer to phrase.
@@ -20,6 +22,7 @@ from shared.conversation.greetings import greeting_reply
 from shared.conversation.phrases import phrase
 from shared.graph import understood
 from shared.graph.context import TurnContext
+from shared.graph.degraded import memory_note
 from shared.graph.instrument import node
 from shared.graph.persist import record_turn
 from shared.graph.routing import ui_route
@@ -73,7 +76,13 @@ def system_prompt(state: TurnState) -> str:
     return "\n".join(parts)
 
 
-def _stream_answer(state: TurnState, runtime: Runtime[TurnContext], system: str, focus: str) -> str:
+def _stream_answer(
+    state: TurnState, runtime: Runtime[TurnContext], system: str, focus: str
+) -> tuple[str, bool]:
+    """The streamed answer, and whether it was stopped before its end."""
+    stop = runtime.context.signals.stop
+    if stop.is_set():
+        return "", True
     history = [
         ChatTurn(role="assistant" if m.role == "assistant" else "user", text=m.text)
         for m in state.conversation.history
@@ -85,7 +94,16 @@ def _stream_answer(state: TurnState, runtime: Runtime[TurnContext], system: str,
         if chunk.text:
             parts.append(chunk.text)
             _emit(runtime, chunk.text)
-    return "".join(parts).strip()
+        if stop.is_set():
+            return "".join(parts).strip(), True
+    return "".join(parts).strip(), False
+
+
+def _note(state: TurnState, runtime: Runtime[TurnContext]) -> str:
+    note = memory_note(state)
+    if note:
+        _emit(runtime, note)
+    return note
 
 
 def _followup(state: TurnState, runtime: Runtime[TurnContext]) -> str:
@@ -109,9 +127,12 @@ def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, An
     else:
         if quoted is not None:
             system += f"\nThe stored facts answer the question: {quoted.text} Answer from them."
-        answer = _stream_answer(state, runtime, system, state.conversation.focus)
+        answer, stopped = _stream_answer(state, runtime, system, state.conversation.focus)
+        if stopped:
+            return _reply(answer, "interrupted")
     response = ResponseState(
-        text=answer + _followup(state, runtime), quoted=quoted.fact_ids if quoted else []
+        text=answer + _note(state, runtime) + _followup(state, runtime),
+        quoted=quoted.fact_ids if quoted else [],
     )
     return {"response": response}
 
@@ -133,13 +154,15 @@ def complex_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
     if done:
         results = "\n".join(f"{steps[r.step_id].agent}: {r.output}" for r in done)
         system = system_prompt(state) + f"\nYour agents' results:\n{results}"
-        text = _stream_answer(state, runtime, system, state.conversation.focus)
+        text, stopped = _stream_answer(state, runtime, system, state.conversation.focus)
+        if stopped:
+            return _reply(text, "interrupted")
     tail = "\n\n".join(notes)
     if tail:
         tail = f"\n\n{tail}" if text else tail
         _emit(runtime, tail)
     kind: ReplyKind = "progress" if started and not done else "text"
-    return _reply(text + tail + _followup(state, runtime), kind)
+    return _reply(text + tail + _note(state, runtime) + _followup(state, runtime), kind)
 
 
 @node("message_persist")

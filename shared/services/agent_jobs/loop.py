@@ -28,7 +28,7 @@ from shared.agents.spec import (
     parse_args,
 )
 from shared.config import Settings
-from shared.errors import AppError, ModelOutputInvalid
+from shared.errors import AccountErased, AppError, ModelOutputInvalid
 from shared.models.domain import AgentJob, Subtask
 from shared.models.jobs import JobInterrupt, MailboxMessage, PendingAction, StepRecord
 from shared.ports import LLM, Usage
@@ -145,6 +145,8 @@ class AgentLoop:
                     )
                 else:
                     outcome = self._step(task, steps)
+            except AccountErased:  # the job stops at once: no retry can write anything
+                raise
             except AppError as error:
                 retries = self._back_off(error, retries)
                 continue

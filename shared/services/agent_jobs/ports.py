@@ -4,18 +4,25 @@ and unit tests may hand in plain fakes."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
 from shared.agents.spec import AgentPorts
 from shared.config import Settings
 from shared.ports import (
     LLM,
+    AgentDataStore,
     Clock,
     ConversationStore,
+    Embedder,
+    FactStore,
     JobStore,
     OperatorAlerts,
+    Outbox,
+    ProfileStore,
     TaskQueue,
     TrustStore,
+    WebSearch,
 )
 
 
@@ -58,3 +65,34 @@ class SupervisorPorts(JobDocumentPorts, QuestionPorts, AgentPorts, Protocol):
     def trust(self) -> TrustStore: ...
     @property
     def operator_alerts(self) -> OperatorAlerts: ...
+
+
+class JobToolPorts:
+    """What a job's tools write through: the stores of ``ports``, with the writes of the
+    agents' records and of sent mail fenced for work created at ``since`` (the job), so a
+    job running across an erasure of its account writes nothing after it."""
+
+    def __init__(self, ports: AgentPorts, since: datetime) -> None:
+        self._ports = ports
+        self.agent_data: AgentDataStore = ports.agent_data.fenced(since)
+        self.outbox: Outbox = ports.outbox.fenced(since)
+
+    @property
+    def clock(self) -> Clock:
+        return self._ports.clock
+
+    @property
+    def facts(self) -> FactStore:
+        return self._ports.facts
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._ports.embedder
+
+    @property
+    def profiles(self) -> ProfileStore:
+        return self._ports.profiles
+
+    @property
+    def web_search(self) -> WebSearch | None:
+        return self._ports.web_search

@@ -27,7 +27,7 @@ from shared.services.agent_jobs import claims, jobstate, reports, watchdog
 from shared.services.agent_jobs.catalog import Catalog
 from shared.services.agent_jobs.loop import AgentLoop, Assignment, Finished, SubtaskFailed, Suspend
 from shared.services.agent_jobs.policy import failure_limit
-from shared.services.agent_jobs.ports import SupervisorPorts
+from shared.services.agent_jobs.ports import JobToolPorts, SupervisorPorts
 from shared.services.hitl import call_needs_approval
 from shared.services.model_work import for_work
 
@@ -55,7 +55,8 @@ class Supervisor:
         self._seen: dict[str, int] = {}
         self._answers: dict[str, JobInterrupt] = {}
         self._llm = for_work(deps.llm, "agent")  # background: behind the users' turns
-        self._loop = AgentLoop(self._llm, deps, deps.settings, self, sleep, rand)
+        tool_ports = JobToolPorts(deps, state.job.created_at)  # erasure-fenced writes
+        self._loop = AgentLoop(self._llm, tool_ports, deps.settings, self, sleep, rand)
 
     @property
     def stop(self) -> str | None:

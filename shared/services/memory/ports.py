@@ -17,6 +17,8 @@ from shared.ports import (
     FactStore,
     PendingStore,
     ProfileStore,
+    Reranker,
+    SessionMemory,
     TrustStore,
     UserKeyspace,
 )
@@ -49,6 +51,14 @@ class MemoryPorts(Protocol):
 
     @property
     def embedder(self) -> Embedder: ...
+
+    @property
+    def sessions(self) -> SessionMemory:
+        """Chats' running summaries: the session channel of retrieval."""
+        ...
+
+    @property
+    def reranker(self) -> Reranker: ...
 
     @property
     def clock(self) -> Clock: ...

@@ -30,7 +30,7 @@ _WEEKDAYS = {
     **dict.fromkeys(("saturday", "sat", "samstag", "sonnabend"), 5),
     **dict.fromkeys(("sunday", "sun", "sonntag"), 6),
 }
-_MONTHS = {
+MONTHS = {
     **dict.fromkeys(("january", "jan", "januar", "jänner"), 1),
     **dict.fromkeys(("february", "feb", "februar"), 2),
     **dict.fromkeys(("march", "mar", "märz", "maerz"), 3),
@@ -84,7 +84,7 @@ _UNITS = {
 MAX_OFFSET = 1000  # "in 10000000 days" is not a plan; it would overflow ``date``
 
 _WD = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
-_MO = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MO = "|".join(sorted(MONTHS, key=len, reverse=True))
 _NUM = "|".join([r"\d{1,4}", *sorted(_NUMBERS, key=len, reverse=True)])
 _UNIT = "|".join(sorted(_UNITS, key=len, reverse=True))
 
@@ -261,12 +261,12 @@ def _weekday(text: str, today: date) -> date | None:
 def _month_and_day(text: str, today: date) -> date | None:
     match = _DAY_MONTH.search(text)
     if match:
-        day, month, year = int(match.group(1)), _MONTHS[match.group(2)], match.group(3)
+        day, month, year = int(match.group(1)), MONTHS[match.group(2)], match.group(3)
     else:
         match = _MONTH_DAY.search(text)
         if match is None:
             return None
-        month, day, year = _MONTHS[match.group(1)], int(match.group(2)), match.group(3)
+        month, day, year = MONTHS[match.group(1)], int(match.group(2)), match.group(3)
     if year:
         return date(int(year), month, day)
     return _next_yearly(month, day, today)

@@ -1,4 +1,4 @@
-"""The model behind the served functions in end-to-end tests: rules, not a queue.
+"""The model behind the served functions in end-to-end tests and load benchmarks: rules.
 
 The functions run in their own processes with the production ``vertex`` provider pointed at
 the fake Vertex endpoint, so the whole production client path runs; these rules answer by

@@ -1,0 +1,190 @@
+"""End-to-end memory evaluation through the real product.
+
+    make eval DATASET=eval/data/own.locomo.json PROVIDER=local|vertex
+    .venv/bin/python -m eval.run --dataset PATH --provider local|vertex|scripted
+        [--profile dev|test] [--serve] [--conversations N] [--sessions N] [--questions N]
+        [--out report.json]
+
+Every session of the dataset (LoCoMo or LongMemEval layout, ``eval/layouts.py``) is sent as
+turns over HTTP to the served ``turn`` function, one chat per session, at the session's date
+(the functions' clock is moved, ``eval/product.py``); extraction runs through the Cloud
+Tasks queue into PostgreSQL, and the next session starts when it is done. Then each
+question is asked as a turn in a chat of its own (after its ``context`` messages, if any),
+the day after the last session. Scored per question:
+
+- **evidence recall@k**: the rank of the first item the turn's retrieval put before the
+  model (its record's ``retrieved``) that came from an evidence message: a fact extracted
+  from it, or (the second figure) the summary of its session;
+- **correctness**: the configured model judges the reply against the gold answer with the
+  published rubric (``eval/JUDGE.md``); ``--provider scripted`` is a term-overlap stand-in
+  for the command's own test, never a figure to publish;
+- **tokens and latency**: the question turn's model tokens (from its record) and its
+  wall-clock time, p50 and p95.
+
+``--serve`` (what ``make eval`` does) restarts the profile's functions with
+``MODEL_PROVIDER`` and the eval clock; without it the functions already served are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import uuid
+from pathlib import Path
+
+from eval import layouts
+from eval.judge import judge, overlap_judge
+from eval.product import Product
+from eval.report import QuestionResult, summary
+from shared.config import Settings
+from shared.ports import LLM
+from testkit.stack_env import require_stack_env
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTRACTION_WAIT_SECONDS = 900.0
+
+
+def ingest(product: Product, user: str, conversation: layouts.Conversation) -> dict[str, str]:
+    """Send every session; returns turn id -> the dataset's message id, and chat id ->
+    session id (``session:<chat>`` in the retrieved list), in one map."""
+    origin: dict[str, str] = {}
+    for session in conversation.sessions:
+        product.live_at(session.when)
+        chat_id, turns = None, []
+        for message in session.messages:
+            result = product.turn(user, chat_id, message.text, _client_id(message.id))
+            chat_id = result.chat_id
+            origin[result.turn_id] = message.id
+            record = product.record(user, _client_id(message.id))
+            if record and record.metadata and record.metadata.extraction_enqueued:
+                turns.append(result.turn_id)
+        if chat_id:
+            origin[f"session:{chat_id}"] = session.id
+        left = product.wait_for_extraction(user, turns, EXTRACTION_WAIT_SECONDS)
+        print(f"  {session.id}: {len(session.messages)} turns, {len(turns) - left} extracted"
+              + (f", {left} still queued" if left else ""), flush=True)  # fmt: skip
+    return origin
+
+
+def ask(
+    product: Product, llm: LLM, user: str, question: layouts.Question, origin: dict[str, str]
+) -> QuestionResult:
+    product.live_at(question.asked_at)
+    chat_id = None
+    for n, text in enumerate(question.context):
+        chat_id = product.turn(user, chat_id, text, f"{question.id}-c{n}").chat_id
+    result = product.turn(user, chat_id, question.text, _client_id(question.id))
+    record = product.record(user, _client_id(question.id))
+    meta = record.metadata if record else None
+    retrieved = meta.retrieved if meta else []
+    facts = {f.id: f for f in product.facts(user, [k for k in retrieved if ":" not in k])}
+    sources = [
+        origin.get(facts[k].source.turn_id or "", "") if k in facts else origin.get(k, "")
+        for k in retrieved
+    ]
+    verdict, usage = judge(llm, question.text, question.answer, result.reply)
+    return QuestionResult(
+        question=question,
+        reply=result.reply,
+        sources=sources,
+        correct=verdict.correct,
+        reason=verdict.reason,
+        tokens=(meta.input_tokens + meta.output_tokens) if meta else 0,
+        judge_tokens=usage.input_tokens + usage.output_tokens,
+        ms=result.ms,
+    )
+
+
+def _client_id(dataset_id: str) -> str:
+    return "e" + "".join(ch if ch.isalnum() or ch in "_.:-" else "-" for ch in dataset_id)[:120]
+
+
+# ``--provider vertex`` over a dev stack: Gemini on Vertex AI instead of the local model
+# service that the dev env names (the operator's Google credentials are used).
+VERTEX = {
+    "MODEL_PROVIDER": "vertex",
+    "VERTEX_BASE_URL": "",
+    "VERTEX_ACCESS_TOKEN": "",
+    "VERTEX_MODEL": "gemini-2.5-flash",
+    "VERTEX_EMBEDDING_MODEL": "gemini-embedding-001",
+    "EMBEDDING_DIMENSION": "768",
+    "UNDERSTANDING_ANSWERS": "ground",
+}
+
+
+def _judge_model(provider: str) -> LLM:
+    """The judge: the same model as the product's (``local``: the dev stack's model
+    service, named by its env)."""
+    if provider == "scripted":
+        return overlap_judge()
+    from shared.adapters.models import build_models
+
+    if provider == "vertex":
+        os.environ.update(VERTEX)
+    return build_models(Settings())[0]
+
+
+def run(args: argparse.Namespace) -> dict[str, object]:
+    conversations = layouts.read(Path(args.dataset))[: args.conversations]
+    settings = Settings()
+    state = Path(os.environ["STACK_STATE_DIR"])
+    product = Product(settings, state, os.environ["TURN_URL"])
+    llm, run_id, results = _judge_model(args.provider), uuid.uuid4().hex[:8], []
+    try:
+        for conversation in conversations:
+            conversation.sessions = conversation.sessions[: args.sessions]
+            user = f"eval-{run_id}-{conversation.id}"[:100]
+            print(f"{conversation.id}: {len(conversation.sessions)} sessions as {user}")
+            origin = ingest(product, user, conversation)
+            for question in conversation.questions[: args.questions]:
+                results.append(ask(product, llm, user, question, origin))
+                print(f"  {question.id}: {'correct' if results[-1].correct else 'wrong'}")
+    finally:
+        product.close()
+    report = summary(results, args.k)
+    report |= {"dataset": args.dataset, "provider": args.provider, "run": run_id}
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--dataset", default=str(ROOT / "eval" / "data" / "own.locomo.json"))
+    parser.add_argument("--provider", choices=["local", "vertex", "scripted"], default="local")
+    parser.add_argument("--profile", choices=["dev", "test"], default="dev")
+    parser.add_argument("--serve", action="store_true")
+    parser.add_argument("--conversations", type=int)
+    parser.add_argument("--sessions", type=int)
+    parser.add_argument("--questions", type=int)
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    state = ROOT / (".stack" if args.profile == "dev" else f".stack-{args.profile}")
+    require_stack_env(state / "env")
+    os.environ.setdefault("CLOCK_OFFSET_FILE", str(state / "eval-clock"))
+    if args.serve:
+        _serve(args.profile, args.provider, os.environ["CLOCK_OFFSET_FILE"])
+    report = run(args)
+    text = json.dumps(report, indent=1, default=str)
+    if args.out:
+        Path(args.out).write_text(text + "\n")
+    print(json.dumps(report["summary"], indent=1))
+
+
+def _serve(profile: str, provider: str, clock_file: str) -> None:
+    from scripts import serve
+
+    if provider == "scripted":
+        raise SystemExit("--serve runs a real model: use --provider local or vertex")
+    serve.down(profile)
+    if provider == "local" and profile != "dev":
+        raise SystemExit("--provider local serves the dev stack's model service: --profile dev")
+    extra = {"CLOCK_OFFSET_FILE": clock_file, "RATE_LIMIT_PER_MINUTE": "100000",
+             "LOG_LEVEL": "WARNING", **(VERTEX if provider == "vertex" else {})}  # fmt: skip
+    serve.up(profile, extra_env=extra)
+
+
+if __name__ == "__main__":
+    main()
