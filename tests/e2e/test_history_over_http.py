@@ -19,9 +19,9 @@ from google.cloud import firestore
 from scripts.stacklib.profile import PROJECT
 from shared.adapters.postgres import connect
 from shared.config import Settings
+from testkit.model_rules import NO_PLANNING
 from testkit.vertex_server import RecordedRequest
 from tests.e2e.conftest import Served, new_user, wait_for
-from tests.e2e.model_rules import NO_PLANNING
 from tests.e2e.test_agent_jobs import chat_messages, job_document
 from tests.e2e.test_background_work import internal_headers
 from tests.e2e.test_turn_graph_over_http import turn_record
