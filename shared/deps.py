@@ -189,6 +189,12 @@ class Deps:
         prefix = self.settings.redis_prefix
         return RedisAccountKeys(self._redis, prefix, breaker=self._redis_breaker)
 
+    def close(self) -> None:
+        """Close the PostgreSQL connections this instance opened (none if it never did)."""
+        database = self.__dict__.get("_database")
+        if database is not None:
+            database.close()
+
     @cached_property
     def _database(self) -> Any:
         from shared.adapters.postgres import Database

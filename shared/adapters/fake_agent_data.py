@@ -164,9 +164,10 @@ class FakeAgentDataStore:
         )
 
 
-def _by_id(item: tuple[str, BaseModel]) -> str:
-    return item[0]
-
     def fenced(self, since: datetime) -> FakeAgentDataStore:
         """The fakes know no erasure mark: every write goes through."""
         return self
+
+
+def _by_id(item: tuple[str, BaseModel]) -> str:
+    return item[0]

@@ -1,41 +1,92 @@
-"""The terminal chat of `make dev` against the served functions: a question is answered
-through resume, and an input that picks no option goes on as a new message."""
+"""The terminal chat (``scripts/chat.py``) as a user meets it: in a pseudo-terminal, typing
+at its prompt, against the served functions of the test stack (the fake Vertex endpoint's
+markers steer the model). A greeting streams its reply; a question shows numbered options
+and the number typed next answers it through ``resume``, with the fact landing on the person
+chosen (checked through the memory API), and words that pick no option go on as a new
+message; Ctrl-D ends the chat."""
 
 from __future__ import annotations
 
-import builtins
-import uuid
+import os
+import sys
 from collections.abc import Iterator
 
+import pexpect
 import pytest
 from google.cloud import firestore
 
-from scripts import chat
-from tests.e2e.conftest import Served
-from tests.e2e.test_turn_graph_over_http import seed_namesakes
+from scripts.stacklib.profile import ROOT
+from shared.conversation.greetings import greeting_reply
+from tests.e2e.browser.conftest import seed_thomases
+from tests.e2e.conftest import PROFILE, Served, new_user, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
-
-def _typed(lines: list[str]) -> Iterator[str]:
-    yield from lines
-    raise EOFError
+PROMPT = "you > "
+ASK_THOMAS = "[facts] [ask] @Thomas moved to Bern; what does he like?"
 
 
-def test_the_chat_answers_a_question_through_resume(
-    served: Served,
-    db: firestore.Client,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+@pytest.fixture
+def terminal(served: Served) -> Iterator[tuple[pexpect.spawn, str]]:
+    user = new_user()
+    chat = pexpect.spawn(
+        sys.executable,
+        [str(ROOT / "scripts" / "chat.py"), "--profile", PROFILE, "--user", user],
+        cwd=str(ROOT),
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(40, 120),
+    )
+    try:
+        chat.expect_exact(f"chatting as '{user}'")
+        yield chat, user
+    finally:
+        chat.close(force=True)
+
+
+def test_a_greeting_streams_its_reply_and_ctrl_d_ends_the_chat(
+    terminal: tuple[pexpect.spawn, str],
 ) -> None:
-    user = f"u{uuid.uuid4().hex[:12]}"
-    seed_namesakes(user)
-    typed = _typed(["[ask] What does @Thomas like?", "2", "[ask] And @Thomas again?", "hm"])
-    monkeypatch.setattr(builtins, "input", lambda _prompt="": next(typed))
-    chat.chat(served.turn_url, served.resume_url, {"Authorization": f"Bearer {served.token(user)}"})
-    out = capsys.readouterr().out
-    assert out.count("Which Thomas do you mean?") == 2
-    assert "You said: [ask] What does @Thomas like?" in out  # the resumed question
-    assert "You said: hm" in out  # picked nothing: sent as a new message
+    chat, _ = terminal
+    chat.expect_exact(PROMPT)
+    chat.sendline("Hello!")
+    chat.expect_exact("assistant > ")
+    chat.expect_exact(greeting_reply("Hello!"))
+    chat.expect_exact(PROMPT)
+    chat.sendeof()
+    chat.expect(pexpect.EOF)
+    chat.close()
+    assert chat.exitstatus == 0
+
+
+def test_a_question_is_answered_by_typing_its_number(
+    terminal: tuple[pexpect.spawn, str], served: Served, db: firestore.Client
+) -> None:
+    chat, user = terminal
+    ids = seed_thomases(user)
+    chat.expect_exact(PROMPT)
+    chat.sendline(ASK_THOMAS)
+    chat.expect_exact("1. Thomas (colleague)")
+    chat.expect_exact("2. Thomas (sibling)")
+    chat.expect_exact("(answer with a number or in your own words)")
+    chat.expect_exact(PROMPT)
+    chat.sendline("2")
+    chat.expect_exact(f"You said: {ASK_THOMAS}")
+    chat.expect_exact(PROMPT)
+
+    def facts_of(person: str) -> list[str]:
+        body = {"subject_id": ids[person]}
+        return [f["text"] for f in served.memory(user, "/facts/list", body).json()["facts"]]
+
+    assert wait_for(lambda: facts_of("sibling")) == ["Thomas moved to Bern; what does he like?"]
+    assert facts_of("colleague") == []
+
+    chat.sendline("[ask] And @Thomas again?")
+    chat.expect_exact("(answer with a number or in your own words)")
+    chat.expect_exact(PROMPT)
+    chat.sendline("hm")  # no option's words: a new message, the question stays open
+    chat.expect_exact("You said: hm")
+    chat.expect_exact(PROMPT)
     turns = db.collection("users").document(user).collection("turns").stream()
     assert sum(doc.id.startswith("resume.") for doc in turns) == 1

@@ -85,8 +85,19 @@ def settings() -> Settings:
     return Settings(model_provider="scripted", turn_heartbeat_seconds=0.05)
 
 
-def deps_for(settings: Settings, llm: ScriptedLLM) -> Deps:
-    return Deps(settings, llm=llm, embedder=HashEmbedder(dimension=settings.embedding_dimension))
+@pytest.fixture
+def deps_for(settings: Settings) -> Iterator[Callable[[ScriptedLLM], Deps]]:
+    """Deps over the real stores; their connections are closed after the test (a pool left
+    to the garbage collector warns, and warnings are errors)."""
+    made: list[Deps] = []
+
+    def make(llm: ScriptedLLM) -> Deps:
+        made.append(Deps(settings, llm=llm, embedder=HashEmbedder(settings.embedding_dimension)))
+        return made[-1]
+
+    yield make
+    for deps in made:
+        deps.close()
 
 
 @pytest.fixture
@@ -147,7 +158,11 @@ def erasure_waits_for_a_lock() -> bool:
 
 # -- a turn -----------------------------------------------------------------------------------
 def test_a_turn_running_when_the_erasure_starts_is_waited_for_and_then_erased(
-    settings: Settings, db: firestore.Client, cache: redis.Redis, user: str
+    settings: Settings,
+    deps_for: Callable[[ScriptedLLM], Deps],
+    db: firestore.Client,
+    cache: redis.Redis,
+    user: str,
 ) -> None:
     gate = Gate()
 
@@ -160,7 +175,7 @@ def test_a_turn_running_when_the_erasure_starts_is_waited_for_and_then_erased(
         gate.wait_here()  # the turn is claimed, holds its lease, and is writing its reply
         return "A reply that is being written while the account goes away"
 
-    deps = deps_for(settings, ScriptedLLM(handler=model, chunk_seconds=0.01))
+    deps = deps_for(ScriptedLLM(handler=model, chunk_seconds=0.01))
     request = TurnRequest(message="[facts] I grow tomatoes", client_message_id="m1")
     turn = Background(lambda: TurnService(deps).run(user, request))
     assert gate.reached.wait(60)
@@ -179,7 +194,11 @@ def test_a_turn_running_when_the_erasure_starts_is_waited_for_and_then_erased(
 
 # -- an extraction ----------------------------------------------------------------------------
 def test_an_extraction_that_checked_before_the_erasure_is_waited_for_and_then_erased(
-    settings: Settings, db: firestore.Client, cache: redis.Redis, user: str
+    settings: Settings,
+    deps_for: Callable[[ScriptedLLM], Deps],
+    db: firestore.Client,
+    cache: redis.Redis,
+    user: str,
 ) -> None:
     gate = Gate()
 
@@ -188,7 +207,7 @@ def test_an_extraction_that_checked_before_the_erasure_is_waited_for_and_then_er
         return {"facts": [{"text": "I grow tomatoes", "type": "Other", "about": "user",
                            "confidence": 0.9}], "entities": [], "topics": []}  # fmt: skip
 
-    deps = deps_for(settings, ScriptedLLM(handler=model))
+    deps = deps_for(ScriptedLLM(handler=model))
     task = extraction_task(deps, user, enqueued_seconds_ago=1)
     extraction = Background(lambda: ExtractionService(deps).run(task))
     assert gate.reached.wait(60)
@@ -204,10 +223,14 @@ def test_an_extraction_that_checked_before_the_erasure_is_waited_for_and_then_er
 
 
 def test_an_extraction_queued_before_the_erasure_and_run_after_it_writes_nothing(
-    settings: Settings, db: firestore.Client, cache: redis.Redis, user: str
+    settings: Settings,
+    deps_for: Callable[[ScriptedLLM], Deps],
+    db: firestore.Client,
+    cache: redis.Redis,
+    user: str,
 ) -> None:
     llm = ScriptedLLM()  # no reply scripted: the model must not even be asked
-    deps = deps_for(settings, llm)
+    deps = deps_for(llm)
     task = extraction_task(deps, user, enqueued_seconds_ago=5)
     assert AccountAdmin(deps).delete(user).deleted
     assert ExtractionService(deps).run(task).status == "erased"
@@ -273,7 +296,11 @@ class NoteCatalog:
 
 
 def test_an_agent_job_running_across_the_erasure_writes_nothing_after_it(
-    settings: Settings, db: firestore.Client, cache: redis.Redis, user: str
+    settings: Settings,
+    deps_for: Callable[[ScriptedLLM], Deps],
+    db: firestore.Client,
+    cache: redis.Redis,
+    user: str,
 ) -> None:
     gate = Gate()
     tool = SlowNoteTool(gate)
@@ -285,7 +312,7 @@ def test_an_agent_job_running_across_the_erasure_writes_nothing_after_it(
     def model(request: LLMRequest, schema: Any) -> Any:
         return next(steps)
 
-    deps = deps_for(settings, ScriptedLLM(handler=model))
+    deps = deps_for(ScriptedLLM(handler=model))
     job = AgentJob(
         job_id=f"job-{uuid.uuid4().hex[:8]}", user_id=user, chat_id="c1", turn_id="t1",
         agent="noter", goal="note it", created_at=deps.clock.now(),
