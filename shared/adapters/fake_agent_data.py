@@ -163,7 +163,6 @@ class FakeAgentDataStore:
             newest_first=True,
         )
 
-
     def fenced(self, since: datetime) -> FakeAgentDataStore:
         """The fakes know no erasure mark: every write goes through."""
         return self
