@@ -276,7 +276,9 @@ def test_the_same_pubsub_message_pushed_twenty_times_at_once_runs_once(
 
     with ThreadPoolExecutor(20) as pool:
         codes = list(pool.map(deliver, range(20)))
-    assert set(codes) <= {200, 409} and 200 in codes  # a busy job is redelivered later
+    # A busy job (409) is redelivered later, and so is a claim that lost to the others'
+    # transactions too often on a loaded emulator (503): Pub/Sub retries any non-2xx.
+    assert set(codes) <= {200, 409, 503} and 200 in codes
     messages = db.collection(f"users/{user}/chats/{chat}/messages")
     results = wait_for(lambda: [m for m in messages.stream() if m.id.endswith("-result")])
     assert len(results) == 1
