@@ -72,6 +72,12 @@ def _serve_with_model(profile: str, base_url: str) -> None:
             "MODEL_PROVIDER": "vertex",
             "VERTEX_BASE_URL": base_url,
             "VERTEX_ACCESS_TOKEN": TOKEN,
+            # The fake embeds at 768 dimensions (the dev profile's MiniLM has 384).
+            "VERTEX_EMBEDDING_MODEL": "gemini-embedding-001",
+            "EMBEDDING_DIMENSION": "768",
+            # The workload's markers steer the fake model, as in the e2e tests; the tier
+            # would read "Add a reminder ..." itself and the approval path would not run.
+            "UNDERSTANDING_TIER": "false",
             "RATE_LIMIT_PER_MINUTE": "100000",
             "LOG_LEVEL": "WARNING",
         },

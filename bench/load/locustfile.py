@@ -56,6 +56,8 @@ class ChatUser(HttpUser):
                 response.failure(f"{response.status_code}")
                 return None
             data: dict[str, Any] = response.json()
+            if (data.get("reply") or {}).get("kind") == "fallback":  # a 200 that failed inside
+                response.failure("fallback")
             return data
 
     @task(2)
