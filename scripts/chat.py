@@ -60,6 +60,7 @@ class Poll:
     def __init__(self, client: httpx.Client, url: str) -> None:
         self._client, self._url = client, url
         self._after: str | None = None
+        self._asked: set[str] = set()  # questions whose options were shown
 
     def news(self, chat_id: str | None, show: bool = True) -> str | None:
         """Print new assistant messages; the open question's id, if any."""
@@ -75,10 +76,13 @@ class Poll:
             if show and message["role"] == "assistant":
                 print(f"\nassistant > {message['text']}")
         interrupt = view.get("interrupt")
-        if show and interrupt:
+        if interrupt is None:
+            return None
+        if show and interrupt["id"] not in self._asked:
             for number, option in enumerate(interrupt["options"], start=1):
                 print(f"  {number}. {option['label']}")
-        return interrupt.get("id") if interrupt else None
+        self._asked.add(interrupt["id"])
+        return str(interrupt["id"])
 
 
 def chat(turn_url: str, resume_url: str, headers: dict[str, str]) -> None:

@@ -71,9 +71,15 @@ def test_a_question_is_answered_by_typing_its_number(
     chat.expect_exact("2. Thomas (sibling)")
     chat.expect_exact("(answer with a number or in your own words)")
     chat.expect_exact(PROMPT)
+    chat.sendline("")  # the open question's options are not shown twice
+    chat.expect_exact(PROMPT)
+    assert "Thomas (" not in chat.before
     chat.sendline("2")
     chat.expect_exact(f"You said: {ASK_THOMAS}")
     chat.expect_exact(PROMPT)
+    chat.sendline("")  # an empty line polls the chat: nothing new, nothing shown again
+    chat.expect_exact(PROMPT)
+    assert "Thomas (" not in chat.before
 
     def facts_of(person: str) -> list[str]:
         body = {"subject_id": ids[person]}
