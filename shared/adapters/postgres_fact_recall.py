@@ -1,4 +1,6 @@
-"""The hybrid retrieval's candidates on PostgreSQL, both channels in one statement.
+"""The hybrid retrieval's candidates on PostgreSQL: two statements, on two connections at
+once (the keyword one on a pool thread), so a recall takes the slower channel's time, not
+the sum of both.
 
 - **dense**: the nearest current facts by the partial HNSW index (as ``search`` does, with
   iterative scans), plus the facts about the turn's boosted people;
@@ -13,8 +15,9 @@
 "As of" a past moment (``query.as_of``) reads the versions valid then (``valid_from <= t <
 valid_to``, not yet expired), from the user's rows without the indexes, which cover current
 facts only; the term statistics are today's, an approximation the ranking tolerates.
-Fusing and diversifying happen above, in ``services/memory/retrieval.py``, which then reads
-the few facts it keeps (``facts_by_id``).
+Fusing and diversifying happen above, in ``services/memory/retrieval.py``. Each candidate
+comes with its fact's row as JSON text, which the service parses and decrypts only for the
+few it keeps (no second round trip, no work for the others).
 """
 
 from __future__ import annotations
