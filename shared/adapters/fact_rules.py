@@ -110,7 +110,11 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
-FETCH_BUDGET = 100  # facts the keyword channel reads, about, before it scores them
+# Facts the keyword channel reads before it scores them. Measured (bench.retrieval's
+# keyword recall@10 against exact BM25 over every fact, 100,000 synthetic facts): the old
+# rule (add terms while fewer than 100 were read, however many the last one adds) found
+# 0.84 and read up to 2,400 facts at p95; this one 0.86, with 660 at p95.
+FETCH_BUDGET = 700
 
 
 def fetching_terms(docs: dict[T, int], total: int) -> set[T]:
@@ -119,9 +123,10 @@ def fetching_terms(docs: dict[T, int], total: int) -> set[T]:
     the user's facts. The others only score what was fetched: their idf is low, and reading
     every fact that says "work" would cost more than it finds. ``postgres_fact_recall``
     selects the same terms in SQL."""
-    chosen, running = set(), 0
+    chosen: set[T] = set()
+    running = 0
     for term, count in sorted(docs.items(), key=lambda item: (item[1], item[0])):
-        if running >= FETCH_BUDGET or count > max(50, total // 20):
+        if count > max(50, total // 20) or (chosen and running + count > FETCH_BUDGET):
             break
         chosen.add(term)
         running += count

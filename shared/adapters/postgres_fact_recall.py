@@ -86,7 +86,8 @@ _KEYWORD = (
     # fact_rules.fetching_terms: the rarest terms while their facts fit the budget
     " fetching AS (SELECT coalesce(array_agg(r.term), '{}') AS terms FROM (SELECT i.term,"
     " i.docs, sum(i.docs) OVER (ORDER BY i.docs, i.term) - i.docs AS before FROM idf i) r,"
-    " totals s WHERE r.before < %s AND r.docs <= greatest(50, s.docs / 20)),"
+    " totals s WHERE (r.before = 0 OR r.before + r.docs <= %s)"
+    " AND r.docs <= greatest(50, s.docs / 20)),"
     # the fetched facts' terms, read once, then scored against every query term
     " fetched AS MATERIALIZED ({fetch}),"
     " keyword AS MATERIALIZED (SELECT f.id, sum(i.idf * tf.n * %s::float8 / (tf.n"
