@@ -114,7 +114,8 @@ BM25_B = 0.75
 # Measured by bench.retrieval at 100,000 synthetic facts (the channel's recall@10 against
 # exact BM25 over every fact; its transaction's p95): the former rule (add terms while
 # fewer than 100 facts were read, however many the last term adds: 2,400 read at p95)
-# 0.848 and 22.7 ms; this one (660 read at p95) 0.865 and 12.8 ms.
+# 0.84-0.85 and 22.7 ms; this one (660 read at p95) 0.82-0.87 and 12-13 ms. The recall
+# moves between runs: equally rare terms are taken in the order of their keyed hashes.
 FETCH_BUDGET = 700
 
 
