@@ -1,8 +1,8 @@
 """How much of exact BM25 the keyword channel finds: its top 10 (``FactStore.recall``, which
 fetches only the facts holding the query's rarer terms, ``fact_rules.fetching_terms``) next
 to the best 10 of BM25 computed here over every fact (a fact tied with the 10th counts as
-found), on the bench's plaintext terms (the
-blind index hashes each term of one user to one value, so the ranking is the same)."""
+found), on the bench's plaintext terms (the blind index hashes each term of one user to one
+value, so the ranking is the same)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-from bench.retrieval_data import MODEL, NOW
+from bench.retrieval_data import DIMS, MODEL, NOW
 from shared.adapters.fact_rules import bm25_idf, bm25_term
 from shared.conversation.terms import terms
 from shared.models.memory import RecallQuery
@@ -57,7 +57,7 @@ def keyword_recall(
         truth, wanted = exact.best(question)
         if not wanted:
             continue
-        query = RecallQuery(embedding=[1.0] + [0.0] * 767, embedding_model=MODEL,
+        query = RecallQuery(embedding=[1.0] + [0.0] * (DIMS - 1), embedding_model=MODEL,
                             terms=terms(question), pool=10)  # fmt: skip
         found = [c for c in store.recall(user, query, NOW) if c.keyword_score is not None]
         found.sort(key=lambda c: (-(c.keyword_score or 0.0), c.fact_id))

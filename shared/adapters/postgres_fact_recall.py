@@ -27,7 +27,6 @@ import math
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
 from pgvector import Vector
@@ -214,7 +213,8 @@ def recall(
     runs on this thread's: the slower of the two, not their sum."""
     if not query.embedding:
         return []
-    hashes = sorted(set(keys.cipher_for(user_id).term_hashes(query.terms)))
+    cipher = keys.cipher_for(user_id)
+    hashes = sorted(set(cipher.term_hashes(query.terms)))
     dense, *keyword = recall_statements(user_id, query, now, hashes, ef_search)
     pending = [_channels().submit(_rows, db, statements) for statements in keyword]
     rows = _rows(db, dense)
@@ -222,7 +222,7 @@ def recall(
     for row in (row for done in pending for row in done.result()):
         seen = by_id.get(row[0])
         by_id[row[0]] = row if seen is None else (*seen[:7], row[7], seen[8])
-    return _candidates(keys.cipher_for(user_id), by_id.values(), query, now)
+    return _candidates(cipher, by_id.values(), query, now)
 
 
 def _rows(db: Database, statements: list[tuple[str, list[Any]]]) -> list[Any]:
@@ -235,7 +235,7 @@ def _rows(db: Database, statements: list[tuple[str, list[Any]]]) -> list[Any]:
         return list(cur.fetchall())
 
 
-@lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=1)
 def _channels() -> ThreadPoolExecutor:
     """One small pool per process for the keyword channel (a thread per call would cost
     more than the overlap saves)."""

@@ -64,22 +64,10 @@ def test_each_candidate_reads_the_fact_facts_by_id_reads(
     """What the store sent with a candidate decrypts to the stored fact (text, marker,
     subject, times), so the kept ones need no second read."""
     leo = person(user_id, "Leo")
-    apply(
-        fact_backend,
-        user_id,
-        new_persons=[leo],
-        new_facts=[
-            about(
-                leo,
-                "trip",
-                text="Leo flies to Oslo",
-                temporal_marker="next Friday",
-                time_anchor=T0 + days(4),
-                durability="short",
-            ),
-            draft("near", text="I like long walks", embedding=with_similarity(0.9)),
-        ],
-    )
+    trip = about(leo, "trip", text="Leo flies to Oslo", temporal_marker="next Friday",
+                 time_anchor=T0 + days(4), durability="short")  # fmt: skip
+    walks = draft("near", text="I like long walks", embedding=with_similarity(0.9))
+    apply(fact_backend, user_id, new_persons=[leo], new_facts=[trip, walks])
     query = {"embedding": axis(), "embedding_model": MODEL, "terms": terms("Oslo walks")}
     found = fact_backend.facts.recall(user_id, RecallQuery.model_validate(query), T0)
     stored = fact_backend.facts.facts_by_id(user_id, [c.fact_id for c in found])

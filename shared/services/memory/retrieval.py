@@ -6,7 +6,7 @@
    what decrypts it if it is kept): dense (the embedding's nearest, scored with recency
    decay and the turn's people boosted, above a similarity floor), keyword (BM25 over the
    blind index of keyed term hashes), temporal (facts about or stated in the window, when
-   there is one); and session summaries (``SessionMemory``), while the facts' run.
+   there is one); and session summaries (``SessionMemory``), while the facts' channels run.
 3. **Fusion** by reciprocal rank: ``score = sum over channels of 1 / (RRF_K + rank)``, so a
    fact that only one channel finds still competes, and ranks, not raw scores, are compared.
 4. **Reranking** (``Reranker``) of the fused top ``RERANK_POOL``: the Vertex AI ranking API
