@@ -7,7 +7,8 @@ pgvector's binary format) into the real ``facts`` table of a scratch database
 ``bench_retrieval`` built by the migrations, the migration's HNSW index is rebuilt over them,
 then ``--queries`` searches run through the adapter. Recall@10 compares the index's top 10
 (decay off, so the score is the similarity) with exact top 10 computed in numpy on the same
-float32 vectors. The scratch database is dropped at the end.
+float32 vectors; the keyword channel's recall@10 compares its top 10 with exact BM25 over
+every fact (``bench/retrieval_keyword.py``). The scratch database is dropped at the end.
 
 Vectors: 768 dimensions, unit length, clustered like text embeddings (low intrinsic
 dimension): ``centre (1 of 256) + 0.8 * (offset in a shared 16-dim subspace) + 0.1 * isotropic
@@ -46,7 +47,8 @@ import numpy as np
 
 from bench import retrieval_quality
 from bench.retrieval_data import MODEL, NOW, Corpus, copy_facts
-from bench.retrieval_latency import hybrid_latency
+from bench.retrieval_keyword import keyword_recall
+from bench.retrieval_latency import channel_latency, hybrid_latency
 from bench.retrieval_quality import CachedEmbedder
 from shared.adapters.keyring_local import LocalKek
 from shared.adapters.local_embedder import LocalEmbedder
@@ -201,6 +203,10 @@ class Bench:
             f"  hybrid recall: p50 {hybrid['p50']:.1f} ms, p95 {hybrid['p95']:.1f} ms"
             f" ({hybrid['p95'] / result['p95']:.2f}x today's p95; target <= 2x, p95 < 20 ms)"
         )
+        channels = channel_latency(self.db, self.keys, user, *queries)
+        print("  each channel's transaction alone: " + ", ".join(
+            f"{name} p50 {cut['p50']:.1f} ms, p95 {cut['p95']:.1f} ms"
+            for name, cut in channels.items()))  # fmt: skip
 
 
 def _with_options(index_sql: str, m: int | None, ef_construction: int | None) -> str:
@@ -217,11 +223,14 @@ def _single_user(bench: Bench, size: int) -> None:
     print(f"{size:,} facts, one user")
     bench.reset()
     corpus = Corpus(seed=size)
-    vectors = corpus.sample(size)
-    ids = bench.load({"bench-user": (vectors, corpus.texts(size))})
+    vectors, texts = corpus.sample(size), corpus.texts(size)
+    ids = bench.load({"bench-user": (vectors, texts)})
     # same distribution, not in the table
     queries = (corpus.sample(bench.args.queries), corpus.texts(bench.args.queries))
     bench.report("search", "bench-user", vectors, ids["bench-user"], queries)
+    found, asked = keyword_recall(bench.store, "bench-user", ids["bench-user"], texts, queries[1])
+    print(f"  keyword channel: recall@10 {found:.3f} against exact BM25 over every fact"
+          f" ({asked} questions with a matching term)")  # fmt: skip
 
 
 def _many_users(bench: Bench, total: int, users: int) -> None:

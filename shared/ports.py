@@ -392,13 +392,14 @@ class FactStore(Protocol):
 @dataclass(frozen=True)
 class RecallCandidate:
     """A fact a channel of the hybrid retrieval found, with what each said of it; the fact
-    itself is read (decrypted) only if it makes the final list (``FactStore.facts_by_id``).
+    itself is read (decrypted) only if it makes the final list.
 
     ``dense_score``: the dense channel's score (similarity, recency decay, entity boost), or
     None if the fact was not among its nearest; ``keyword_score``: BM25 over the blind index,
     or None if it matched none of the query's rarer terms; ``in_window``: found by the
     temporal channel (about, or first stated in, the query's window). ``embedding`` is for
-    diversity."""
+    diversity. ``read`` decrypts the fact from what the store already fetched with the
+    candidate (no second round trip); None: read it with ``FactStore.facts_by_id``."""
 
     fact_id: str
     similarity: float
@@ -406,6 +407,7 @@ class RecallCandidate:
     keyword_score: float | None
     embedding: Embedding
     in_window: bool = False
+    read: Callable[[], Fact] | None = None
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,13 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 
-FETCH_BUDGET = 100  # facts the keyword channel reads, about, before it scores them
+# Facts the keyword channel reads before it scores them (scoring costs ~9 us a fact).
+# Measured by bench.retrieval at 100,000 synthetic facts (the channel's recall@10 against
+# exact BM25 over every fact; its transaction's p95): the former rule (add terms while
+# fewer than 100 facts were read, however many the last term adds: 2,400 read at p95)
+# 0.84-0.85 and 22.7 ms; this one (660 read at p95) 0.82-0.87 and 12-13 ms. The recall
+# moves between runs: equally rare terms are taken in the order of their keyed hashes.
+FETCH_BUDGET = 700
 
 
 def fetching_terms(docs: dict[T, int], total: int) -> set[T]:
@@ -119,9 +125,10 @@ def fetching_terms(docs: dict[T, int], total: int) -> set[T]:
     the user's facts. The others only score what was fetched: their idf is low, and reading
     every fact that says "work" would cost more than it finds. ``postgres_fact_recall``
     selects the same terms in SQL."""
-    chosen, running = set(), 0
+    chosen: set[T] = set()
+    running = 0
     for term, count in sorted(docs.items(), key=lambda item: (item[1], item[0])):
-        if running >= FETCH_BUDGET or count > max(50, total // 20):
+        if count > max(50, total // 20) or (chosen and running + count > FETCH_BUDGET):
             break
         chosen.add(term)
         running += count

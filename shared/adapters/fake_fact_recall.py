@@ -7,6 +7,7 @@ facts, whatever their model, sensitivity or expiry.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable
@@ -17,7 +18,7 @@ import numpy as np
 from shared.adapters.fact_rules import bm25_idf, bm25_term, decay_rate, fetching_terms, uuids
 from shared.adapters.fake_fact_search import similarity
 from shared.adapters.fake_fact_state import StoredFact
-from shared.models.memory import RecallQuery
+from shared.models.memory import Fact, RecallQuery
 from shared.ports import RecallCandidate
 
 
@@ -69,6 +70,7 @@ def recall(facts: Iterable[StoredFact], query: RecallQuery, now: datetime) -> li
                 keyword_score=keyword.get(fact.id),
                 embedding=np.asarray(stored.embedding, dtype=np.float32),
                 in_window=fact.id in timed,
+                read=functools.partial(_read, fact),
             )
         )
     return found
@@ -96,3 +98,7 @@ def _bm25(
         )
     best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[: query.pool]
     return dict(best)
+
+
+def _read(fact: Fact) -> Fact:
+    return fact  # what ``facts_by_id`` returns: the stored value (facts are not mutated)

@@ -1,4 +1,6 @@
-"""The hybrid retrieval's candidates on PostgreSQL, both channels in one statement.
+"""The hybrid retrieval's candidates on PostgreSQL: two statements, on two connections at
+once (the keyword one on a pool thread), so a recall takes the slower channel's time, not
+the sum of both.
 
 - **dense**: the nearest current facts by the partial HNSW index (as ``search`` does, with
   iterative scans), plus the facts about the turn's boosted people;
@@ -13,13 +15,17 @@
 "As of" a past moment (``query.as_of``) reads the versions valid then (``valid_from <= t <
 valid_to``, not yet expired), from the user's rows without the indexes, which cover current
 facts only; the term statistics are today's, an approximation the ranking tolerates.
-Fusing and diversifying happen above, in ``services/memory/retrieval.py``, which then reads
-the few facts it keeps (``facts_by_id``).
+Fusing and diversifying happen above, in ``services/memory/retrieval.py``. Each candidate
+comes with its fact's row as JSON text, which the service parses and decrypts only for the
+few it keeps (no second round trip, no work for the others).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -34,18 +40,22 @@ from shared.adapters.fact_rules import (
     uuids,
 )
 from shared.adapters.postgres import Database, as_vector
+from shared.adapters.postgres_memory_rows import fact_from_json, fact_json_sql
 from shared.models.memory import RecallQuery
-from shared.ports import KeyRing, RecallCandidate
+from shared.ports import KeyRing, RecallCandidate, UserCipher
+
 
 # The keyword channel's look-up is ``terms && <the fetching terms>``, known only when the
 # statement runs: the planner cannot estimate it and, with many facts, scans every narrow
 # row instead of the GIN index. Every table the statement reads has the index it needs, so
 # sequential scans are off for this transaction.
-_SETTINGS = (
-    "SELECT set_config('hnsw.ef_search', %s, true),"
-    " set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true),"
-    " set_config('enable_seqscan', 'off', true)"
-)
+def settings_sql(ef_search: int) -> str:
+    """Without parameters, so sent as a simple query: one wait for the server, not three."""
+    return (
+        f"SELECT set_config('hnsw.ef_search', '{int(ef_search)}', true),"
+        " set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true),"
+        " set_config('enable_seqscan', 'off', true)"
+    )
 
 
 def valid_sql(as_of: bool, private: bool, row: str = "") -> str:
@@ -75,7 +85,8 @@ _KEYWORD = (
     # fact_rules.fetching_terms: the rarest terms while their facts fit the budget
     " fetching AS (SELECT coalesce(array_agg(r.term), '{}') AS terms FROM (SELECT i.term,"
     " i.docs, sum(i.docs) OVER (ORDER BY i.docs, i.term) - i.docs AS before FROM idf i) r,"
-    " totals s WHERE r.before < %s AND r.docs <= greatest(50, s.docs / 20)),"
+    " totals s WHERE (r.before = 0 OR r.before + r.docs <= %s)"
+    " AND r.docs <= greatest(50, s.docs / 20)),"
     # the fetched facts' terms, read once, then scored against every query term
     " fetched AS MATERIALIZED ({fetch}),"
     " keyword AS MATERIALIZED (SELECT f.id, sum(i.idf * tf.n * %s::float8 / (tf.n"
@@ -90,33 +101,43 @@ _KEYWORD = (
 
 def recall_statements(
     user_id: str, query: RecallQuery, now: datetime, term_hashes: list[int], ef_search: int
-) -> list[tuple[str, list[Any]]]:
-    """The index settings, then one statement: the query vector is sent once (an InitPlan
-    parameter, which the HNSW scan takes as it takes a literal), and only the channels the
-    query uses are planned."""
-    dim, as_of = len(query.embedding), query.as_of is not None
-    vec, near = f"embedding::vector({dim})", "(SELECT v FROM q)"
-    valid = valid_sql(as_of, query.privacy_mode)
+) -> list[list[tuple[str, list[Any]]]]:
+    """Each channel's transaction: its settings, then one statement. The dense one (with the
+    boosted and the temporal channels) always; the keyword one when the query has terms.
+    The query vector is sent once per statement (an InitPlan parameter, which the HNSW scan
+    takes as it takes a literal), and only the channels the query uses are planned."""
+    as_of = query.as_of is not None
     valid_args_ = valid_args(user_id, query.embedding_model, query.as_of or now, as_of)
+    boost_ids = uuids(query.boost_subject_ids)
+    pool = max(ef_search, candidate_pool(query.pool))
+    settings: tuple[str, list[Any]] = (settings_sql(pool), [])
+    found = [[settings, _dense(query, valid_args_, boost_ids, user_id)]]
+    if term_hashes:
+        found.append([settings, _keyword(query, valid_args_, boost_ids, user_id, term_hashes)])
+    return found
+
+
+def _dense(
+    query: RecallQuery, valid_args_: list[Any], boost_ids: list[str], user_id: str
+) -> tuple[str, list[Any]]:
+    """The dense channel's nearest, the boosted people's facts, the window's facts: each
+    candidate once, with its similarity, whether the dense channel (or a boost) holds it,
+    whether it is in the window, and its vector."""
+    dim = len(query.embedding)
+    vec, near = f"embedding::vector({dim})", "(SELECT v FROM q)"
+    valid = valid_sql(query.as_of is not None, query.privacy_mode)
     ctes = [f"q AS MATERIALIZED (SELECT %s::vector({dim}) AS v),"]
     args: list[Any] = [Vector(query.embedding)]
     ctes.append(f" dense AS MATERIALIZED (SELECT id FROM facts WHERE {valid} AND embedding_dim"
                 f" = {dim} ORDER BY {vec} <=> {near} LIMIT %s),")  # fmt: skip
     args += [*valid_args_, query.pool]
     channels = ["dense"]
-    boost_ids = uuids(query.boost_subject_ids)
     if boost_ids:
         ctes.append(f" boosted AS (SELECT id FROM facts WHERE {valid} AND embedding_dim = {dim}"
                     " AND subject_entity_id = ANY(%s::uuid[]) ORDER BY last_seen_at DESC"
                     " LIMIT %s),")  # fmt: skip
         args += [*valid_args_, boost_ids, query.pool]
         channels.append("boosted")
-    if term_hashes:
-        fetch, fetch_args = _fetch(as_of, query.privacy_mode, dim, valid_args_)
-        ctes.append(_KEYWORD.replace("{fetch}", fetch))
-        args += [user_id, user_id, term_hashes, FETCH_BUDGET, *fetch_args, BM25_K1 + 1,
-                 BM25_K1, BM25_B, BM25_B, query.pool]  # fmt: skip
-        channels.append("keyword")
     if query.window is not None:
         ctes.append(f" timed AS MATERIALIZED (SELECT id FROM facts WHERE {valid} AND"
                     f" embedding_dim = {dim} AND ((time_anchor >= %s AND time_anchor < %s) OR"
@@ -125,21 +146,44 @@ def recall_statements(
         args += [*valid_args_, *query.window, *query.window, query.pool]
         channels.append("timed")
     union = " UNION ".join(f"SELECT id FROM {name}" for name in channels)
-    keyword = "k.bm25" if "keyword" in channels else "NULL::float8"
     timed = "t.id IS NOT NULL" if "timed" in channels else "false"
     sql = (
         "WITH " + "".join(ctes) + f" candidates AS ({union})"
-        f" SELECT f.id, f.subject_entity_id, f.last_seen_at::text, 1 - (f.{vec} <=> {near}),"
-        f" (d.id IS NOT NULL OR f.subject_entity_id = ANY(%s::uuid[])), {keyword}, {timed},"
-        # half precision is plenty to tell paraphrases apart, and half the bytes to send
-        " halfvec_send(f.embedding::halfvec) FROM candidates c JOIN facts f ON f.id = c.id"
-        " AND f.user_id = %s LEFT JOIN dense d ON d.id = c.id"
-        + (" LEFT JOIN keyword k ON k.id = c.id" if "keyword" in channels else "")
+        f" SELECT {_row_columns(dim)}, (d.id IS NOT NULL OR f.subject_entity_id ="
+        f" ANY(%s::uuid[])), NULL::float8, {timed}"
+        " FROM candidates c JOIN facts f ON f.id = c.id AND f.user_id = %s"
+        " LEFT JOIN dense d ON d.id = c.id"
         + (" LEFT JOIN timed t ON t.id = c.id" if "timed" in channels else "")
     )
-    args += [boost_ids, user_id]
-    pool = max(ef_search, candidate_pool(query.pool))
-    return [(_SETTINGS, [str(pool)]), (sql, args)]
+    return sql, [*args, boost_ids, user_id]
+
+
+def _keyword(
+    query: RecallQuery, valid_args_: list[Any], boost_ids: list[str], user_id: str,
+    term_hashes: list[int],
+) -> tuple[str, list[Any]]:  # fmt: skip
+    """The keyword channel's best, in the dense statement's row shape (a boosted person's
+    fact counts as the dense channel's, as there)."""
+    dim = len(query.embedding)
+    fetch, fetch_args = _fetch(query.as_of is not None, query.privacy_mode, dim, valid_args_)
+    sql = (
+        f"WITH q AS MATERIALIZED (SELECT %s::vector({dim}) AS v),"
+        + _KEYWORD.replace("{fetch}", fetch).rstrip(",")
+        + f" SELECT {_row_columns(dim)}, f.subject_entity_id = ANY(%s::uuid[]), k.bm25, false"
+        " FROM keyword k JOIN facts f ON f.id = k.id AND f.user_id = %s"
+    )
+    args = [Vector(query.embedding), user_id, user_id, term_hashes, FETCH_BUDGET, *fetch_args,
+            BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, query.pool, boost_ids, user_id]  # fmt: skip
+    return sql, args
+
+
+def _row_columns(dim: int) -> str:
+    return (
+        f"f.id, f.subject_entity_id, f.last_seen_at::text,"
+        f" 1 - (f.embedding::vector({dim}) <=> (SELECT v FROM q)),"
+        # half precision is plenty to tell paraphrases apart, and half the bytes to send
+        f" halfvec_send(f.embedding::halfvec), {fact_json_sql('f.')}"
+    )
 
 
 def _fetch(as_of: bool, private: bool, dim: int, valid: list[Any]) -> tuple[str, list[Any]]:
@@ -165,16 +209,46 @@ def recall(
     db: Database, keys: KeyRing, user_id: str, query: RecallQuery, now: datetime,
     ef_search: int = 200,
 ) -> list[RecallCandidate]:  # fmt: skip
+    """The keyword channel's transaction runs on a second connection while the dense one
+    runs on this thread's: the slower of the two, not their sum."""
     if not query.embedding:
         return []
-    hashes = sorted(set(keys.cipher_for(user_id).term_hashes(query.terms)))
+    cipher = keys.cipher_for(user_id)
+    hashes = sorted(set(cipher.term_hashes(query.terms)))
+    dense, *keyword = recall_statements(user_id, query, now, hashes, ef_search)
+    pending = [_channels().submit(_rows, db, statements) for statements in keyword]
+    rows = _rows(db, dense)
+    by_id = {row[0]: row for row in rows}
+    for row in (row for done in pending for row in done.result()):
+        seen = by_id.get(row[0])
+        by_id[row[0]] = row if seen is None else (*seen[:7], row[7], seen[8])
+    return _candidates(cipher, by_id.values(), query, now)
+
+
+def _rows(db: Database, statements: list[tuple[str, list[Any]]]) -> list[Any]:
     with db.transaction() as cur:
-        for sql, args in recall_statements(user_id, query, now, hashes, ef_search):
-            cur.execute(sql, args)
-        rows = cur.fetchall()
+        for sql, args in statements:
+            if args:
+                cur.execute(sql, args)
+            else:
+                cur.execute(sql)
+        return list(cur.fetchall())
+
+
+@functools.lru_cache(maxsize=1)
+def _channels() -> ThreadPoolExecutor:
+    """One small pool per process for the keyword channel (a thread per call would cost
+    more than the overlap saves)."""
+    return ThreadPoolExecutor(max_workers=4, thread_name_prefix="keyword")
+
+
+def _candidates(
+    cipher: UserCipher, rows: Iterable[Any], query: RecallQuery, now: datetime
+) -> list[RecallCandidate]:
     rate, boosted = decay_rate(query.half_life_days), set(uuids(query.boost_subject_ids))
     found = []
-    for fact_id, subject, last_seen, similarity, in_dense, bm25, in_window, embedding in rows:
+    for row in rows:
+        fact_id, subject, last_seen, similarity, embedding, fact, in_dense, bm25, in_window = row
         age = max((now - datetime.fromisoformat(last_seen)).total_seconds(), 0.0)
         dense = float(similarity) * math.exp(-rate * age)
         dense += query.boost if subject is not None and str(subject) in boosted else 0.0
@@ -186,6 +260,7 @@ def recall(
                 keyword_score=None if bm25 is None else float(bm25),
                 embedding=as_vector(embedding, half=True),
                 in_window=bool(in_window),
+                read=functools.partial(fact_from_json, cipher, fact),
             )
         )
     return found

@@ -148,6 +148,22 @@ def fact_from_row(cipher: UserCipher, row: Sequence[Any]) -> Fact:
     )
 
 
+def fact_json_sql(row: str) -> str:
+    """``FACT_COLUMNS`` of ``row`` (an alias and a dot) as one JSON array, sent as text: a
+    statement that finds many facts and keeps a few returns this, and only the kept are
+    parsed and decrypted (``fact_from_json``)."""
+    columns = ", ".join(f"{row}{column.strip()}" for column in FACT_COLUMNS.split(","))
+    return f"json_build_array({columns})::text"
+
+
+def fact_from_json(cipher: UserCipher, text: str) -> Fact:
+    values = json.loads(text)
+    for index in (5, 11):  # text_enc, temporal_marker_enc: bytea as "\\x<hex>"
+        if values[index] is not None:
+            values[index] = bytes.fromhex(values[index][2:])
+    return fact_from_row(cipher, values)
+
+
 # -- persons --------------------------------------------------------------------------------
 def person_names(person: Person) -> list[str]:
     return [person.display_name, *person.aliases]

@@ -61,11 +61,12 @@ class PostgresSessionMemory:
             args.append(query.as_of)
         with self._db.transaction() as cur:
             cur.execute(
+                # the vector once: its text form costs the client more than the query
                 "SELECT chat_id, summary_enc, started_at, covers_until,"
-                f" 1 - (embedding <=> %s::vector), vector_send(embedding) FROM session_summaries"
-                f" WHERE {where}"
-                " ORDER BY embedding <=> %s::vector, chat_id LIMIT %s",
-                [vector, *args, vector, query.pool],
+                " 1 - (embedding <=> %s::vector) AS similarity, vector_send(embedding)"
+                f" FROM session_summaries WHERE {where}"
+                " ORDER BY similarity DESC, chat_id LIMIT %s",
+                [vector, *args, query.pool],
             )
             rows = cur.fetchall()
         if not rows:

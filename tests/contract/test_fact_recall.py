@@ -58,6 +58,24 @@ def test_the_keyword_channel_finds_a_rare_name_the_embedding_misses(
     assert recall(fact_backend, user_id, "", pool=1).keys() == {"I like long walks"}
 
 
+def test_each_candidate_reads_the_fact_facts_by_id_reads(
+    fact_backend: FactBackend, user_id: str
+) -> None:
+    """What the store sent with a candidate decrypts to the stored fact (text, marker,
+    subject, times), so the kept ones need no second read."""
+    leo = person(user_id, "Leo")
+    trip = about(leo, "trip", text="Leo flies to Oslo", temporal_marker="next Friday",
+                 time_anchor=T0 + days(4), durability="short")  # fmt: skip
+    walks = draft("near", text="I like long walks", embedding=with_similarity(0.9))
+    apply(fact_backend, user_id, new_persons=[leo], new_facts=[trip, walks])
+    query = {"embedding": axis(), "embedding_model": MODEL, "terms": terms("Oslo walks")}
+    found = fact_backend.facts.recall(user_id, RecallQuery.model_validate(query), T0)
+    stored = fact_backend.facts.facts_by_id(user_id, [c.fact_id for c in found])
+    assert len(found) == 2
+    assert [c.read() if c.read else None for c in found] == stored
+    assert {f.temporal_marker for f in stored} == {"next Friday", None}
+
+
 def test_rarer_terms_weigh_more(fact_backend: FactBackend, user_id: str) -> None:
     common = [draft(f"c{i}", text=f"Lisbon note {i}") for i in range(6)]
     rare = draft("rare", text="Lisbon Alfama tram")

@@ -2,10 +2,11 @@
 
 1. **Understanding** (``understanding.py``): references resolved against the recent
    conversation, the time window the question names.
-2. **Channels**, fetched in one round trip (``FactStore.recall``): dense (the embedding's
-   nearest, scored with recency decay and the turn's people boosted, above a similarity
-   floor), keyword (BM25 over the blind index of keyed term hashes), temporal (facts about or
-   stated in the window, when there is one); and session summaries (``SessionMemory``).
+2. **Channels**, fetched at once (``FactStore.recall``, concurrently, each candidate with
+   what decrypts it if it is kept): dense (the embedding's nearest, scored with recency
+   decay and the turn's people boosted, above a similarity floor), keyword (BM25 over the
+   blind index of keyed term hashes), temporal (facts about or stated in the window, when
+   there is one); and session summaries (``SessionMemory``), while the facts' channels run.
 3. **Fusion** by reciprocal rank: ``score = sum over channels of 1 / (RRF_K + rank)``, so a
    fact that only one channel finds still competes, and ranks, not raw scores, are compared.
 4. **Reranking** (``Reranker``) of the fused top ``RERANK_POOL``: the Vertex AI ranking API
@@ -20,7 +21,7 @@ step on the project's own dataset, and the defaults are what that measurement ke
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -124,6 +125,7 @@ class _Item:
     fact_id: str | None = None
     session: SessionNote | None = None
     score: float = 0.0
+    read: Callable[[], Fact] | None = None  # the fact, from what the store already fetched
 
 
 class Retriever:
@@ -182,7 +184,7 @@ class Retriever:
         on, lists = self.channels, []
 
         def item(c: RecallCandidate) -> _Item:
-            return _Item(c.fact_id, c.similarity, c.embedding, fact_id=c.fact_id)
+            return _Item(c.fact_id, c.similarity, c.embedding, fact_id=c.fact_id, read=c.read)
 
         if on.dense:
             dense = [c for c in candidates if c.dense_score is not None]
@@ -210,10 +212,13 @@ class Retriever:
         ]
 
     def _read(self, user_id: str, items: list[_Item], facts: dict[str, Fact]) -> None:
-        """Decrypt the facts of ``items`` not read yet (one round trip)."""
-        wanted = [i.fact_id for i in items if i.fact_id is not None and i.fact_id not in facts]
-        if wanted:
-            facts.update((f.id, f) for f in self._facts.facts_by_id(user_id, wanted))
+        """Decrypt the facts of ``items`` not read yet: from what the store sent with the
+        candidates, or else in one round trip."""
+        wanted = [i for i in items if i.fact_id is not None and i.fact_id not in facts]
+        facts.update((i.fact_id, i.read()) for i in wanted if i.fact_id and i.read is not None)
+        unread = [i.fact_id for i in wanted if i.fact_id is not None and i.read is None]
+        if unread:
+            facts.update((f.id, f) for f in self._facts.facts_by_id(user_id, unread))
 
     def _rerank(
         self, user_id: str, query: str, ranked: list[_Item], facts: dict[str, Fact]
