@@ -158,7 +158,6 @@ def erasure_waits_for_a_lock() -> bool:
 
 # -- a turn -----------------------------------------------------------------------------------
 def test_a_turn_running_when_the_erasure_starts_is_waited_for_and_then_erased(
-    settings: Settings,
     deps_for: Callable[[ScriptedLLM], Deps],
     db: firestore.Client,
     cache: redis.Redis,
@@ -194,7 +193,6 @@ def test_a_turn_running_when_the_erasure_starts_is_waited_for_and_then_erased(
 
 # -- an extraction ----------------------------------------------------------------------------
 def test_an_extraction_that_checked_before_the_erasure_is_waited_for_and_then_erased(
-    settings: Settings,
     deps_for: Callable[[ScriptedLLM], Deps],
     db: firestore.Client,
     cache: redis.Redis,
@@ -223,7 +221,6 @@ def test_an_extraction_that_checked_before_the_erasure_is_waited_for_and_then_er
 
 
 def test_an_extraction_queued_before_the_erasure_and_run_after_it_writes_nothing(
-    settings: Settings,
     deps_for: Callable[[ScriptedLLM], Deps],
     db: firestore.Client,
     cache: redis.Redis,
@@ -296,7 +293,6 @@ class NoteCatalog:
 
 
 def test_an_agent_job_running_across_the_erasure_writes_nothing_after_it(
-    settings: Settings,
     deps_for: Callable[[ScriptedLLM], Deps],
     db: firestore.Client,
     cache: redis.Redis,
