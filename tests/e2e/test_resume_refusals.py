@@ -6,6 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from shared.app.handoff_drain import drain_url
 from shared.config import Settings
 from shared.services.hitl_timeouts import timeout_url
 from tests.e2e.conftest import Served
@@ -78,3 +79,21 @@ def test_a_timeout_signed_for_another_audience_is_refused(
         refused = httpx.post(served.resume_url + "timeout", json=body, headers=headers, timeout=30)
         assert (refused.status_code, refused.json()["error"]["code"]) == (401, "unauthenticated")
     assert timeout_url(settings).endswith("/timeout")
+
+
+def test_the_outbox_drain_refuses_anyone_but_its_scheduler(
+    served: Served, victim: tuple[str, str]
+) -> None:
+    user, _ = victim
+    settings = Settings()
+    url = served.resume_url + "outbox/drain"
+    callers = {
+        "no token": {},
+        "a user's token": {"Authorization": f"Bearer {served.token(user)}"},
+        "another audience": internal_headers(settings.extraction_url, settings.tasks_invoker_email),
+        "another caller": internal_headers(drain_url(settings), settings.agents_invoker_email),
+    }
+    for who, headers in callers.items():
+        refused = httpx.post(url, json={}, headers=headers, timeout=30)
+        assert refused.status_code in (401, 403), who
+        assert refused.json()["error"]["code"] in ("unauthenticated", "forbidden"), who
