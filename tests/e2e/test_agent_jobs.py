@@ -42,8 +42,9 @@ def test_a_team_job_runs_its_subtasks_in_dependency_order(
     assert result == "Result for: compare Rome in May (using s1, s2)"  # got both results
     messages = chat_messages(db, user, reply["chat_id"])
     assert {f"{job_id}-s1", f"{job_id}-s2", f"{job_id}-s3"} <= set(messages)  # progress
-    state = job_document(db, user, job_id)
-    assert state["status"] == "done" and state["job"]["job_type"] == "research"
+    # The result is posted just before the job's last save: wait for that save.
+    state = wait_for(lambda: (d := job_document(db, user, job_id))["status"] == "done" and d)
+    assert state["job"]["job_type"] == "research"
     assert [(s["subtask"]["id"], s["status"]) for s in state["subtasks"]] == [
         ("s1", "done"), ("s2", "done"), ("s3", "done"),
     ]  # fmt: skip
