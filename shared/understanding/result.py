@@ -50,6 +50,7 @@ class RouteDecision(Strict):
     score: float  # similarity of the best label's nearest examples
     margin: float  # best minus the runner-up
     reason: str = ""
+    guessed: bool = False  # the label is ``best`` taken below the thresholds (a weak model)
 
     @property
     def decided(self) -> bool:

@@ -80,7 +80,7 @@ def on_local_model(served: Served) -> Iterator[Served]:
 @pytest.mark.timeout(900)
 def test_a_newcomers_first_conversation(on_local_model: Served, db: firestore.Client) -> None:
     me = Newcomer(on_local_model)
-    me.memory("/settings/assistant/update", {"timezone": ZONE, "currency": "CHF"})
+    me.memory("/settings/assistant/update", {"timezone": ZONE})  # no currency yet
 
     # 1. A greeting: the rule answers, no model.
     assert me.say("Hello!")["reply"]["text"].startswith("Hello")
@@ -116,10 +116,14 @@ def test_a_newcomers_first_conversation(on_local_model: Served, db: firestore.Cl
     assert made.due_at == datetime.combine(tomorrow, time(10), ZoneInfo(ZONE))
     assert "Maria" in made.text
 
-    # 6. An expense in the user's currency.
-    expense = me.say("I spent 42.50 on groceries")
-    if expense.get("interrupt"):  # a newcomer approves every action
-        me.answer(expense["interrupt"], "yes")
+    # 6. An expense with no currency set: asked which (Zurich's first), picked, recorded,
+    # and kept as the profile's currency.
+    asked = me.say("I spent 42.50 on groceries")["interrupt"]
+    assert asked is not None and asked["kind"] == "approval", asked
+    chf = next(o for o in asked["options"] if o["label"].startswith("CHF"))
+    assert asked["options"][0] == chf
+    me.answer(asked, chf["id"])
+    assert me.memory("/settings/assistant/get")["profile"]["currency"] == "CHF"
     day = timedelta(days=1)
     now = datetime.now(ZoneInfo(ZONE))
     spent = wait_for(lambda: store.list_expenses(me.user, now - day, now + day, 10), 120)
