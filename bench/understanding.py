@@ -1,15 +1,20 @@
 """The understanding tier against the labelled set, per provider, and its cold start.
 
 Run from the repository root: ``.venv/bin/python -m bench.understanding [--providers
-tier,local,tier+local] [--every N] [--limit N]`` (SmolLM2 takes seconds per message: a
-sample, ``--every 3``, keeps the model columns to minutes). Providers:
+tier,tier+guess,local,tier+local,tier+guess+local] [--every N] [--heldout]`` (SmolLM2
+takes seconds per message: a sample, ``--every 3``, keeps the model columns to minutes).
+Providers:
 
 - ``tier``: the deterministic tier alone (what falls through counts as nothing said);
 - ``local``: the model alone: SmolLM2 on the test stack's local model service, reached as the
   functions reach it (the production ``vertex`` adapter, ``Profile.model_env``), one
   classification call and one extraction call per message, as the turn and the extraction
   task make them without the tier (needs ``scripts/stack up --profile test``);
-- ``tier+local``: the tier first, the model only for the parts that fall through.
+- ``tier+local``: the tier first, the model only for the parts that fall through;
+- ``tier+guess``, ``tier+guess+local``: the same with the open route and people guessed
+  (``UNDERSTANDING_ROUTE=guess``, what ``make dev`` runs with the local model).
+
+``--heldout`` adds routes and named people on tests/data/understanding_routes_heldout.tsv.
 
 Printed per provider: route accuracy, people precision/recall/F1 (named people and their
 roles), facts fully correct, the share of messages settled with no model call before the
