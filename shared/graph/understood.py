@@ -86,6 +86,10 @@ def merged_intent(model: Intent, understood: Understanding) -> Intent:
             "has_preferences": any(f.type == "Preference" for f in facts.facts),
             "stated": stated(understood),
         }
+    elif facts.certain and understood.people.decided:
+        update["fallback"] = Extraction(
+            facts=facts.certain, entities=[m.entity_mention() for m in understood.people.mentions]
+        )
     return model.model_copy(update=update)
 
 

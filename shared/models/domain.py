@@ -292,6 +292,9 @@ class ExtractionTask(Strict):
     summary: SessionNote | None = None  # the chat's new running summary, to embed and keep
     # What the understanding tier read whole in the turn: stored without a model call.
     stated: Extraction | None = None
+    # What it was sure of in a message it did not read whole ("My colleague Anna is off
+    # sick": Anna is the user's colleague): stored when the extraction model fails.
+    fallback: Extraction | None = None
 
 
 class OpenArg(Strict):

@@ -92,6 +92,9 @@ class Facts(Strict):
     decided: bool
     facts: list[ExtractedFact] = Field(default_factory=list)
     reason: str = ""
+    # Not decided: what is certain all the same (who a named relative is), stored when the
+    # extraction model reads nothing usable from the message.
+    certain: list[ExtractedFact] = Field(default_factory=list)
 
     def extraction(self, people: People) -> Extraction:
         """The extraction model's whole output: these facts and the people named."""

@@ -190,6 +190,8 @@ def _assemble(
                 if label == "statement"
                 else _facts_of_request(doc, found)
             )
+    if not facts.decided:
+        facts = facts.model_copy(update={"certain": relationship_facts(found, set())})
     people = found.result(guess)
     named = [m.name for m in people.mentions if m.named]
     asks = label == "person_question"

@@ -80,6 +80,24 @@ def test_what_it_leaves_open_goes_to_the_model_with_its_people_kept(
     assert record.understanding is not None and record.understanding.people
     [task] = _tasks(wired)
     assert task.stated is None  # the extraction model reads it
+    assert task.fallback is not None
+    assert [f.text for f in task.fallback.facts] == ["Anna is the user's colleague"]
+
+
+@pytest.mark.parametrize("model_says", ["broken", "nothing"])
+def test_what_the_tier_was_sure_of_is_stored_when_extraction_reads_nothing(
+    wired: Deps, llm: ScriptedLLM, model_says: str
+) -> None:
+    llm.add(classification(facts=True), "Get well soon to her.")
+    TurnService(wired).run("alice", request("My colleague Anna is off sick today."))
+    if model_says == "broken":
+        llm.add({"facts": "nope"}, {"facts": "still nope"})  # twice: the retry too
+    else:
+        llm.add({"facts": [], "entities": []})
+    [anna] = _persons_after_extraction(wired)
+    assert (anna.display_name, anna.role_to_user) == ("Anna", "colleague")
+    [fact] = wired.facts.list_facts("alice", FactFilter(subject_id=anna.id))
+    assert "colleague" in fact.text
 
 
 def test_with_the_route_guessed_only_the_reply_is_a_model_call(
