@@ -203,6 +203,30 @@ def test_concurrent_requests_queue_one_at_a_time_and_all_complete(service: Child
     assert lane["peak_waiting"] >= 1
 
 
+def test_two_slots_decode_two_generations_together() -> None:
+    """``--parallel 2``: llama.cpp runs both at once, each with the whole ``--n-ctx``."""
+    limits = ("--max-generation-seconds", "300", "--max-queue-seconds", "900")
+    with child_service(*limits, "--parallel", "2", "--n-ctx", "512") as child:
+        llm, _ = models(child)
+        results: dict[int, Any] = {}
+
+        def call(n: int) -> None:
+            text = f"{'AB'[n]} lives in Bern. " * 60  # ~300 tokens: over half of 512
+            request = ask(text, system="List the people.", max_tokens=60)
+            results[n] = llm.structured(request, People)[0]
+
+        threads = [threading.Thread(target=call, args=(n,)) for n in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(600)
+        lane = child.health()["text_lane"]
+
+    assert sorted(results) == [0, 1]
+    assert all(isinstance(value, People) for value in results.values())
+    assert (lane["admitted"], lane["peak_running"], lane["peak_waiting"]) == (2, 2, 0)
+
+
 def test_the_turn_graph_runs_on_the_service(service: Child) -> None:
     """What `make dev` runs: every structured call of the graph validates on SmolLM2."""
     from datetime import UTC, datetime
