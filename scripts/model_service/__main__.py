@@ -34,9 +34,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     # One: measured on 2 cores, llama.cpp's second thread adds little to a 135M model alone,
     # and as soon as anything else wants the cores, two threads fall to a tenth of the speed.
     parser.add_argument("--threads", type=int, default=1)
-    # One: measured again on 2 cores (README, "Concurrency, measured"), llama.cpp's batched
-    # slots decode 4 warm generations only ~5-10 % faster than one after another, and a slot
-    # without the prompt in its cache evaluates it (3-9 s) while every other slot waits.
+    # One: measured again on 2 cores (README, "Concurrency, measured"), slots that hold their
+    # prompt decode faster together, but a slot without it evaluates the whole prompt (3-9 s)
+    # while every other slot waits, and whole turns at once got no better p95 than a queue.
     parser.add_argument(
         "--parallel", type=int, default=defaults.slots, help="generations decoded together"
     )
@@ -53,7 +53,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--max-queue-seconds", type=float, default=defaults.max_queue_seconds)
     parser.add_argument("--max-waiting", type=int, default=defaults.max_waiting)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    background = args.background_slots
+    if args.parallel < 1 or (background is not None and not 1 <= background <= args.parallel):
+        parser.error("--parallel must be at least 1, --background-slots within 1..--parallel")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:

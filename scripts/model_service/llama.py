@@ -122,8 +122,8 @@ class LlamaEngine:
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
         # llama.cpp splits its context among the slots: each slot gets the whole ``n_ctx``.
-        # One slot unless asked (see --parallel): on 2 cores batching gains little, and a slot
-        # that misses the prompt cache stalls the others while it evaluates the prompt.
+        # One slot unless asked (see --parallel): on 2 cores a slot that misses the prompt
+        # cache stalls the others while it evaluates the prompt; a queue did no worse.
         params.n_ctx = n_ctx * parallel
         params.n_parallel = parallel
         params.cpuparams.n_threads = threads

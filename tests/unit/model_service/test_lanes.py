@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from scripts.model_service.__main__ import parse_args
 from scripts.model_service.lanes import Lane, QueueFull, QueueTimeout
 from scripts.model_service.service import Budget, Limits
 
@@ -136,6 +137,17 @@ def test_one_slot_is_shared_by_both_kinds_and_bad_shapes_are_refused() -> None:
     for slots, background_slots in ((2, 0), (2, 3), (0, None)):
         with pytest.raises(ValueError):
             Lane(slots=slots, background_slots=background_slots)
+
+
+def test_the_command_line_refuses_slots_it_cannot_give(capsys: pytest.CaptureFixture[str]) -> None:
+    required = ["--port", "1", "--token-file", "token"]
+    for wrong in (["--parallel", "0"], ["--parallel", "2", "--background-slots", "3"]):
+        with pytest.raises(SystemExit):
+            parse_args(required + wrong)
+        assert "--background-slots within 1..--parallel" in capsys.readouterr().err
+
+    args = parse_args([*required, "--parallel", "4", "--background-slots", "2"])
+    assert (parse_args(required).parallel, args.parallel, args.background_slots) == (1, 4, 2)
 
 
 def test_a_client_timeout_shortens_both_deadlines() -> None:
