@@ -107,6 +107,11 @@ def _everything_about(who: str, facts: list[KnownFact], names: list[str] | None)
     return Answer(text=" ".join(texts), fact_ids=[f.id for f in hits])
 
 
+def told_back(texts: list[str]) -> str:
+    """A statement's facts as the reply that confirms them ("Noted: Anna lives in Berlin.")."""
+    return "Noted: " + " ".join(dict.fromkeys(_quoted(t) for t in texts))
+
+
 def _quoted(text: str) -> str:
     said = _USER_POSSESSIVE.sub("your", text.strip().rstrip("."))
     return said[:1].upper() + said[1:] + "."

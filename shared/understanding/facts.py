@@ -1,11 +1,11 @@
 """Facts for common statement shapes, in the extraction model's output shape.
 
 Shapes (a spaCy ``Matcher`` finds the predicate, the parse its subject and object): lives
-in <place>, works at/for <organisation> or in <place>, works as <occupation>, likes / loves / enjoys /
-hates / dislikes <thing>, is allergic to <thing>, <someone>'s birthday is <date> (or was
-born on), has a <relation> named <name>, <name> is my <relation>. A named relative of the
-user that no other fact is about gets "<name> is the user's <relation>", so the person is
-created with the role.
+in <place>, works at/for <organisation> or in <place>, works as <occupation>, likes /
+loves / enjoys / hates / dislikes <thing>, is allergic to <thing>, <someone>'s birthday is
+<date> (or was born on), has a <relation> named <name>, <name> is my <relation>. A named
+relative of the user that no other fact is about gets "<name> is the user's <relation>",
+so the person is created with the role.
 
 Right or abstain: a sentence that is a question, hedged ("if", "would", "I think"),
 negated, or that holds a clause no shape explains makes the whole part fall through to the
