@@ -54,8 +54,8 @@ _ALLOWED: dict[Form, frozenset[Label]] = {
     "other": frozenset(LABELS),
 }
 COMMANDS: tuple[Label, ...] = ("schedule", "notes", "budget")
-# What a guess takes where no example is near: telling is a statement, asking goes to the
-# agent that only reads (the registry's default), never to one that acts.
+# What a guess takes instead of a greeting or an agent's job on thin evidence (_guessed):
+# telling is a statement, asking goes to the agent that only reads (the registry's default).
 _FORM_DEFAULT: dict[Form, Label] = {
     "request": "research", "question": "research", "about_self": "statement",
     "about_others": "statement", "about_assistant": "feedback", "other": "statement",
@@ -112,7 +112,7 @@ class UnderstandingTier:
         label, plan, facts = _by_rules(doc, found, times, context)
         route = self._route(label, scores, _form(doc), _first_verb(doc))
         if guess and route.label is None:
-            route = self._guessed(route, doc, found)
+            route = _guessed(route, doc, found)
         return _assemble(text, route, doc, found, times, context, plan, facts, guess)
 
     def _route(
@@ -128,26 +128,6 @@ class UnderstandingTier:
             return decision.model_copy(update={"label": None, "reason": reason})
         return decision
 
-    def _guessed(self, route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:
-        """The open route's likeliest label: a request's verb when it names one ("schedule a
-        call ..."), else the nearest examples' among the labels the form allows. On thin
-        evidence a guess never skips memory (a greeting must be decided) and never acts on
-        what someone merely tells ("I went to the cinema with Anna" is no calendar entry):
-        the form's default is taken instead."""
-        form, first_verb = _form(doc), _first_verb(doc)
-        verb_says = _REQUEST_VERBS.get(first_verb) if form == "request" else None
-        label = verb_says or route.best
-        telling = form in ("about_self", "about_others", "other")
-        # a question reads the user's own records only when it names the user
-        general = form == "question" and not any(t.lower_ in _FIRST_PERSON for t in doc)
-        acting = label in _ACTING and (telling or (general and label != "research"))
-        if verb_says is None and (label in _DECIDED_ONLY or acting):
-            label = _FORM_DEFAULT[form]
-            if label == "research" and form == "question" and (found.mentions or found.unplaced):
-                label = "person_question"  # "What does Eva like?" asks about Eva
-        reason = f"guessed {label} ({route.reason})"
-        return route.model_copy(update={"label": label, "guessed": True, "reason": reason})
-
     def _foreign(self, text: str, scores: dict[Label, float]) -> Understanding:
         route = self.router.decide(scores)
         if re.sub(r"[^\w ]", "", text.casefold()).strip() in _ACKNOWLEDGEMENTS:
@@ -161,6 +141,27 @@ class UnderstandingTier:
                 plan=Plan(decided=True),
             )
         return _unread(text, "not English")
+
+
+def _guessed(route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:
+    """The open route's likeliest label: a request's verb when it names one ("schedule a
+    call ..."), else the nearest examples' among the labels the form allows. On thin
+    evidence a guess never skips memory (a greeting must be decided) and never acts on
+    what someone merely tells ("I went to the cinema with Anna" is no calendar entry):
+    the form's default is taken instead."""
+    form, first_verb = _form(doc), _first_verb(doc)
+    verb_says = _REQUEST_VERBS.get(first_verb) if form == "request" else None
+    label = verb_says or route.best
+    telling = form in ("about_self", "about_others")  # "Dentist Tuesday 3pm" may be a command
+    # a question reads the user's own records only when it names the user
+    general = form == "question" and not any(t.lower_ in _FIRST_PERSON for t in doc)
+    acting = label in _ACTING and (telling or (general and label != "research"))
+    if verb_says is None and (label in _DECIDED_ONLY or acting):
+        label = _FORM_DEFAULT[form]
+        if label == "research" and form == "question" and (found.mentions or found.unplaced):
+            label = "person_question"  # "What does Eva like?" asks about Eva
+    reason = f"guessed {label} ({route.reason})"
+    return route.model_copy(update={"label": label, "guessed": True, "reason": reason})
 
 
 def _by_rules(
