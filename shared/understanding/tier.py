@@ -113,6 +113,12 @@ class UnderstandingTier:
         route = self._route(label, scores, _form(doc), _first_verb(doc))
         if guess and route.label is None:
             route = _guessed(route, doc, found)
+        if route.label in _DECIDED_ONLY and (
+            states_facts(doc) or any(m.role for m in found.mentions)
+        ):
+            # "Good morning! My sister Anna arrived today.": a greeting skips memory
+            reason = f"a {route.label} that also tells something"
+            route = route.model_copy(update={"label": "statement", "reason": reason})
         return _assemble(text, route, doc, found, times, context, plan, facts, guess)
 
     def _route(

@@ -116,6 +116,16 @@ def test_a_guess_on_thin_evidence_neither_acts_nor_skips_memory(
     assert (route.best, route.label, route.guessed) == (nearest, label, True)
 
 
+@pytest.mark.parametrize("guess", [False, True])
+def test_a_greeting_that_also_tells_something_is_a_statement(
+    tier: UnderstandingTier, context: Context, guess: bool
+) -> None:
+    """A greeting skips retrieval and extraction: Anna must not be lost to it."""
+    told = tier.understand("Good morning! My sister Anna arrived today.", context, guess=guess)
+    assert (told.route.best, told.route.label) == ("greeting", "statement")
+    assert tier.understand("Hi Anna", context, guess=guess).route.label == "greeting"
+
+
 def test_foreign_text_is_never_guessed(tier: UnderstandingTier, context: Context) -> None:
     route = tier.understand("Ricordami di chiamare mia madre domani", context, guess=True).route
     assert route.label is None and not route.guessed
