@@ -2,7 +2,7 @@
 
 Shapes (a spaCy ``Matcher`` finds the predicate, the parse its subject and object): lives
 in <place>, works at/for <organisation> or in <place>, works as <occupation>, likes /
-loves / enjoys / hates / dislikes <thing>, is allergic to <thing>, <someone>'s birthday is
+loves / enjoys / prefers / hates / dislikes <thing>, is allergic to <thing>, <someone>'s birthday is
 <date> (or was born on), has a <relation> named <name>, <name> is my <relation>. A named
 relative of the user that no other fact is about gets "<name> is the user's <relation>",
 so the person is created with the role.
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
     from spacy.matcher import Matcher
     from spacy.tokens import Doc, Span, Token
 
-PREFERENCE_VERBS = ("like", "love", "enjoy", "hate", "dislike", "adore")
+PREFERENCE_VERBS = ("like", "love", "enjoy", "hate", "dislike", "adore", "prefer")
 # Inflected forms, not lemmas: the small model lemmatizes "hates" as "hat".
 _FORMS = {verb: [verb, f"{verb}s"] for verb in ("live", "work", *PREFERENCE_VERBS)}
 MAX_OBJECT_TOKENS = 6

@@ -48,6 +48,10 @@ def read(nlp: Language, text: str) -> Facts:
         ),
         ("I really like sushi.", [("user", "Preference", "The user likes sushi")]),
         ("My boss Tom hates meetings.", [("Tom", "Preference", "Tom hates meetings")]),
+        (
+            "My colleague Tom prefers meetings in the morning.",
+            [("Tom", "Preference", "Tom prefers meetings in the morning")],
+        ),
         ("I'm allergic to peanuts.", [("user", "Allergy", "The user is allergic to peanuts")]),
         (
             "Anna's birthday is on March 3rd.",
