@@ -100,6 +100,34 @@ def test_a_guess_takes_the_open_route(
     assert (guessed.label, guessed.guessed) == (label, True)
 
 
+@pytest.mark.parametrize(
+    ("text", "before"),
+    [  # what the guess took before a guess was held to the form's safe labels
+        ("I still need to register at the Kreisbüro within 14 days.", "schedule"),
+        ("The movers broke one leg of my drawing table.", "feedback"),
+        ("We'll stay in an Airbnb in Alfama.", "notes"),
+        ("The physio appointment is on 25 May at 8 am.", "thanks"),
+        ("My old teacher Frau Odermatt gives lessons in Oerlikon.", "greeting"),
+    ],
+)
+def test_a_guessed_statement_starts_no_work_and_skips_no_memory(
+    tier: UnderstandingTier, context: Context, text: str, before: str
+) -> None:
+    """Session messages of eval/data/own.txt: a statement guessed into an agent's work, or
+    into a greeting's route (which stores nothing), is guessed a statement instead."""
+    unguessed = tier.understand(text, context).route
+    assert (unguessed.label, unguessed.best) == (None, before)  # open; the nearest label
+    route = tier.understand(text, context, guess=True).route
+    assert (route.label, route.guessed) == ("statement", True)
+
+
+def test_a_guessed_question_asks_no_action(tier: UnderstandingTier, context: Context) -> None:
+    text = "Any tips for a good bakery nearby?"
+    assert tier.understand(text, context).route.best == "budget"  # the nearest examples'
+    route = tier.understand(text, context, guess=True).route
+    assert route.label == "research" and route.guessed
+
+
 def test_foreign_text_is_never_guessed(tier: UnderstandingTier, context: Context) -> None:
     route = tier.understand("Ricordami di chiamare mia madre domani", context, guess=True).route
     assert route.label is None and not route.guessed
