@@ -55,17 +55,17 @@ _ALLOWED: dict[Form, frozenset[Label]] = {
 }
 COMMANDS: tuple[Label, ...] = ("schedule", "notes", "budget")
 # What a guess may take, by form. A wrong guess must cost no more than a reply: it starts
-# work for the user (an agent's job, an approval) only when the message asks for something,
-# and a greeting's route, which skips memory, only for a message as short as a greeting.
+# an action (an agent's job, an approval) only when the message is a request, a question is
+# asked of memory or of research (never a greeting, feedback or an action), and a
+# greeting's route, which skips memory, is taken only by a message as short as a greeting.
 # Otherwise it is a statement: a reply, and the extraction keeps what it says (measured on
 # eval/data/own.txt: 45 of 200 session messages guessed into agents' work, 43 statements
 # such as "The physio appointment is on 25 May at 8 am." read as thanks and never stored).
-_ACTIONS: frozenset[Label] = frozenset({"schedule", "notes", "email", "budget"})
 _NO_MEMORY: frozenset[Label] = frozenset({"greeting", "thanks"})
 _SAFE: frozenset[Label] = frozenset({"statement", "greeting", "thanks"})
 _GUESSABLE: dict[Form, frozenset[Label]] = {
     "request": frozenset(LABELS),
-    "question": frozenset(LABELS) - _ACTIONS,
+    "question": frozenset({"person_question", "research"}),
     "about_assistant": frozenset({"feedback", "greeting", "thanks"}),
     "about_self": _SAFE,
     "about_others": _SAFE,
