@@ -55,6 +55,7 @@ def ingest(product: Product, user: str, conversation: layouts.Conversation) -> d
     session id (``session:<chat>`` in the retrieved list), in one map."""
     origin: dict[str, str] = {}
     for session in conversation.sessions:
+        started = time.monotonic()
         product.live_at(session.when)
         chat_id, turns = None, []
         for message in session.messages:
@@ -70,7 +71,7 @@ def ingest(product: Product, user: str, conversation: layouts.Conversation) -> d
         failed = f", {drained.unapplied} failed" if drained.unapplied else ""
         queued = f", {drained.queued} still queued" if drained.queued else ""
         print(f"  {session.id}: {len(session.messages)} turns, {drained.applied} extracted"
-              f"{failed}{queued}", flush=True)  # fmt: skip
+              f"{failed}{queued} ({time.monotonic() - started:.0f} s)", flush=True)  # fmt: skip
     return origin
 
 
@@ -172,8 +173,11 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             origin = ingest(product, user, conversation)
             questions = answerable(conversation.questions, conversation.sessions)
             for question in questions[: args.questions]:
+                started = time.monotonic()
                 results.append(ask(product, llm, user, question, origin))
-                print(f"  {question.id}: {'correct' if results[-1].correct else 'wrong'}")
+                verdict = "correct" if results[-1].correct else "wrong"
+                seconds = time.monotonic() - started
+                print(f"  {question.id}: {verdict} ({seconds:.0f} s)", flush=True)
     finally:
         product.close()
     report = summary(results, args.k)
