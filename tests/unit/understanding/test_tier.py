@@ -101,40 +101,74 @@ def test_a_guess_takes_the_open_route(
 
 
 @pytest.mark.parametrize(
-    ("text", "before"),
-    [  # what the guess took before a guess was held to the form's safe labels
-        ("I still need to register at the Kreisbüro within 14 days.", "schedule"),
-        ("The movers broke one leg of my drawing table.", "feedback"),
-        ("We'll stay in an Airbnb in Alfama.", "notes"),
-        ("The physio appointment is on 25 May at 8 am.", "thanks"),
-        ("My old teacher Frau Odermatt gives lessons in Oerlikon.", "greeting"),
+    "text",
+    [  # session messages of eval/data/own.txt that a guess once made jobs, approvals or thanks
+        "I still need to register at the Kreisbüro within 14 days.",
+        "The movers broke one leg of my drawing table.",
+        "We'll stay in an Airbnb in Alfama.",
+        "The physio appointment is on 25 May at 8 am.",
+        "My old teacher Frau Odermatt gives lessons in Oerlikon.",
     ],
 )
 def test_a_guessed_statement_starts_no_work_and_skips_no_memory(
-    tier: UnderstandingTier, context: Context, text: str, before: str
+    tier: UnderstandingTier, context: Context, text: str
 ) -> None:
-    """Session messages of eval/data/own.txt: a statement guessed into an agent's work, or
-    into a greeting's route (which stores nothing), is guessed a statement instead."""
-    unguessed = tier.understand(text, context).route
-    assert (unguessed.label, unguessed.best) == (None, before)  # open; the nearest label
+    assert tier.understand(text, context).route.label is None  # open: the guess decides
     route = tier.understand(text, context, guess=True).route
     assert (route.label, route.guessed) == ("statement", True)
 
 
 @pytest.mark.parametrize(
-    ("text", "before"),
-    [
-        ("Any tips for a good bakery nearby?", "budget"),
-        ("When did the Atlas app launch?", "feedback"),
-        ("Who is replacing Sanne?", "greeting"),
+    ("text", "label"),
+    [  # nearest to feedback, whose agent's job a plain statement must not start
+        ("My speech made Lena cry, in a good way.", "statement"),
+        ("The bridge is 140 metres long, a cable-stayed design.", "statement"),
+        ("I really like how you remember things about my family.", "feedback"),  # to us
     ],
 )
-def test_a_guessed_question_is_asked_of_memory_or_research(
-    tier: UnderstandingTier, context: Context, text: str, before: str
+def test_a_statement_is_guessed_feedback_only_when_it_speaks_to_the_assistant(
+    tier: UnderstandingTier, context: Context, text: str, label: str
 ) -> None:
-    assert tier.understand(text, context).route.best == before  # the nearest examples'
+    route = tier.understand(text, context, guess=True).route
+    assert (route.best, route.label, route.guessed) == ("feedback", label, True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Any tips for a good bakery nearby?", "When did the Atlas app launch?",
+     "Who is replacing Sanne?"],
+)  # fmt: skip
+def test_a_guessed_question_is_asked_of_memory_or_research(
+    tier: UnderstandingTier, context: Context, text: str
+) -> None:
     route = tier.understand(text, context, guess=True).route
     assert route.label in ("person_question", "research") and route.guessed
+
+
+@pytest.mark.parametrize(
+    ("text", "nearest", "label"),
+    [
+        ("I went to the cinema yesterday with Anna.", "schedule", "statement"),  # told
+        ("Tell me a joke.", "greeting", "research"),  # a greeting must be decided
+        ("What time zone is Japan in?", "schedule", "research"),  # nothing of the user's
+        ("What did I write down about the trip to Rome?", "notes", "notes"),  # the user's
+    ],
+)
+def test_a_guess_on_thin_evidence_neither_acts_nor_skips_memory(
+    tier: UnderstandingTier, context: Context, text: str, nearest: str, label: str
+) -> None:
+    route = tier.understand(text, context, guess=True).route
+    assert (route.best, route.label, route.guessed) == (nearest, label, True)
+
+
+@pytest.mark.parametrize("guess", [False, True])
+def test_a_greeting_that_also_tells_something_is_a_statement(
+    tier: UnderstandingTier, context: Context, guess: bool
+) -> None:
+    """A greeting skips retrieval and extraction: Anna must not be lost to it."""
+    told = tier.understand("Good morning! My sister Anna arrived today.", context, guess=guess)
+    assert (told.route.best, told.route.label) == ("greeting", "statement")
+    assert tier.understand("Hi Anna", context, guess=guess).route.label == "greeting"
 
 
 def test_foreign_text_is_never_guessed(tier: UnderstandingTier, context: Context) -> None:
@@ -160,10 +194,10 @@ def test_the_labelled_set_floors(tier: UnderstandingTier) -> None:
 
 def test_the_labelled_set_floors_when_guessing(tier: UnderstandingTier) -> None:
     """What ``make dev`` runs (UNDERSTANDING_ROUTE=guess): floors a little under today's
-    figures (route 0.969, people F1 0.978, settled 0.908 in bench.understanding)."""
+    figures (route 0.988, people F1 0.978, settled 0.908 in bench.understanding)."""
     context, cases = load(DATA)
     said = [from_understanding(tier.understand(c.text, context, guess=True)) for c in cases]
     figures = score(cases, said)
-    assert figures.ratio(figures.route_correct, figures.n) >= 0.93, figures.misses
+    assert figures.ratio(figures.route_correct, figures.n) >= 0.96, figures.misses
     assert figures.people_f1 >= 0.95
     assert figures.ratio(figures.settled, figures.n) >= 0.85
