@@ -4,17 +4,19 @@ published rubric (``eval/JUDGE.md``, the text between its ``---`` lines)."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 from pydantic import Field
 
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.conversation.terms import terms
-from shared.errors import ModelOutputInvalid
+from shared.errors import DependencyUnavailable, ModelOutputInvalid
 from shared.models.base import Strict
 from shared.ports import LLM, ChatTurn, LLMRequest, Usage
 
 RUBRIC_FILE = Path(__file__).resolve().parent / "JUDGE.md"
+BUSY_ATTEMPTS = 6  # a model service that turns the judge away (429) is waited out
 
 
 class Verdict(Strict):
@@ -45,6 +47,21 @@ def judge(llm: LLM, question: str, gold: str, answer: str) -> tuple[Verdict, Usa
         return llm.structured(request, Verdict)
     except ModelOutputInvalid:  # one more try, as the product does for its own calls
         return llm.structured(request, Verdict)
+
+
+def judge_patiently(
+    llm: LLM, question: str, gold: str, answer: str, first_wait: float = 2.0
+) -> tuple[Verdict, Usage]:
+    """``judge``, waiting out a busy model (429: ``DependencyUnavailable``) with a doubling
+    pause instead of counting the question as failed; the last refusal is raised."""
+    for attempt in range(BUSY_ATTEMPTS):
+        try:
+            return judge(llm, question, gold, answer)
+        except DependencyUnavailable:
+            if attempt == BUSY_ATTEMPTS - 1:
+                raise
+            time.sleep(first_wait * 2**attempt)
+    raise AssertionError("unreachable")
 
 
 def overlap_judge() -> ScriptedLLM:

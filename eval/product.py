@@ -16,10 +16,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
+from google.api_core.exceptions import NotFound
 from google.cloud import firestore
 
 from scripts.stacklib.tokens import mint_user_token
 from shared.adapters.clock import OffsetFileClock
+from shared.adapters.cloud_tasks import build_tasks_client
 from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.adapters.keyring_local import LocalKek
 from shared.adapters.postgres import Database
@@ -28,13 +30,33 @@ from shared.adapters.postgres_keyring import PostgresKeyRing
 from shared.config import Settings
 from shared.models.domain import TurnRecord
 from shared.models.memory import Fact
+from shared.services.agent_jobs.reports import RESULT_SUFFIX
 from shared.services.ids import extraction_task_name
 
-RETRIES = 5
+RETRIES = 8
+BUSY = (409, 429, 503)  # waited out: a chat still busy, a rate limit, a dependency outage
+MAX_WAIT_SECONDS = 60.0
 
 
 class TurnFailed(RuntimeError):
     pass
+
+
+def retry_delay(response: httpx.Response, attempt: int) -> float:
+    """How long to wait before sending again: the answer's ``Retry-After`` (seconds) when
+    it has one, else an exponential backoff from 1 s; at most a minute either way."""
+    header = response.headers.get("Retry-After", "")
+    seconds = float(header) if header.strip().isdigit() else 2.0**attempt
+    return min(max(seconds, 0.5), MAX_WAIT_SECONDS)
+
+
+@dataclass(frozen=True)
+class Drained:
+    """The extraction tasks of a session once the queue let go of them."""
+
+    applied: int  # stored by the extraction (its task key is processed)
+    unapplied: int  # delivered but nothing stored: the extraction failed for good
+    queued: int  # still in the queue when the time ran out
 
 
 @dataclass(frozen=True)
@@ -59,6 +81,10 @@ class Product:
         keys = PostgresKeyRing(self._db, LocalKek(settings.local_kek_file))
         self._facts = PostgresFactStore(self._db, keys)
         self._clock = OffsetFileClock(settings.clock_offset_file)
+        self._tasks = build_tasks_client(settings)
+        self._queue = self._tasks.queue_path(
+            settings.gcp_project, settings.tasks_location, settings.extraction_queue
+        )
 
     def close(self) -> None:
         self._clock.set_offset(0)
@@ -70,8 +96,9 @@ class Product:
         self._clock.set_offset((when - datetime.now(UTC)).total_seconds())
 
     def turn(self, user: str, chat_id: str | None, text: str, client_id: str) -> TurnResult:
-        """One message as the app sends it; a rate limit or an outage is waited out and
-        the same ``client_id`` sent again (the turn is idempotent by it)."""
+        """One message as the app sends it; a rate limit, a busy chat or an outage is
+        waited out (``retry_delay``) and the same ``client_id`` sent again (the turn is
+        idempotent by it): never counted as a failure unless it lasts."""
         body = {"message": text[:8000], "client_message_id": client_id,
                 **({"chat_id": chat_id} if chat_id else {})}  # fmt: skip
         for attempt in range(RETRIES):
@@ -82,27 +109,52 @@ class Product:
             if response.status_code == 200:
                 data = response.json()
                 return TurnResult(data["chat_id"], data["turn_id"], data["reply"]["text"], ms)
-            if response.status_code == 429:
-                time.sleep(61 - time.time() % 60)
-            elif response.status_code in (409, 503):
-                time.sleep(2.0 * (attempt + 1))
-            else:
+            if response.status_code not in BUSY:
                 raise TurnFailed(f"turn answered {response.status_code}: {response.text[:300]}")
+            time.sleep(retry_delay(response, attempt))
         raise TurnFailed(f"turn {client_id} did not succeed after {RETRIES} attempts")
 
     def record(self, user: str, client_id: str) -> TurnRecord | None:
         return self._conversations.get_turn(user, client_id)
 
-    def wait_for_extraction(self, user: str, turn_ids: Iterable[str], seconds: float) -> int:
-        """Wait until the extraction tasks of these turns are applied; how many were not
-        (still queued when the time ran out)."""
-        waiting = {extraction_task_name(turn_id) for turn_id in turn_ids}
+    def wait_for_extraction(self, user: str, turn_ids: Iterable[str], seconds: float) -> Drained:
+        """Wait until the queue has let go of these turns' extraction tasks: applied (the
+        task key is processed), or delivered and gone without storing anything (the
+        extraction failed for good: answered 200, never retried)."""
+        pending = {extraction_task_name(turn_id) for turn_id in turn_ids}
+        applied: set[str] = set()
+        gone: set[str] = set()
         deadline = time.monotonic() + seconds
-        while waiting and time.monotonic() < deadline:
-            waiting = {key for key in waiting if not self._facts.task_status(user, key).done}
-            if waiting:
+        while pending and time.monotonic() < deadline:
+            for key in pending:
+                if self._facts.task_status(user, key).done:
+                    applied.add(key)
+                elif not self._queued(key):
+                    gone.add(key)
+            pending -= applied | gone
+            if pending:
                 time.sleep(0.5)
-        return len(waiting)
+        # Applied between the two looks: stored, then let go of.
+        applied |= {key for key in gone if self._facts.task_status(user, key).done}
+        return Drained(len(applied), len(gone - applied), len(pending))
+
+    def _queued(self, task_name: str) -> bool:
+        try:
+            self._tasks.get_task(name=f"{self._queue}/tasks/{task_name}")
+        except NotFound:
+            return False
+        return True
+
+    def agent_result(self, user: str, chat_id: str, turn_id: str, seconds: float) -> str | None:
+        """The final message of the agent job a turn handed its work to (a research
+        question is answered in the chat when its job ends), or None if none came in time."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for message in self._conversations.recent_messages(user, chat_id, limit=20):
+                if message.turn_id == turn_id and message.id.endswith(RESULT_SUFFIX):
+                    return message.text
+            time.sleep(1.0)
+        return None
 
     def facts(self, user: str, fact_ids: list[str]) -> list[Fact]:
         return self._facts.facts_by_id(user, fact_ids)

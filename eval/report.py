@@ -22,6 +22,7 @@ class QuestionResult:
     tokens: int  # the question turn's model tokens (in + out)
     judge_tokens: int
     ms: float  # the question turn's wall-clock time
+    route: str = ""  # the understanding tier's label for the question, if it read one
 
     def rank(self, sessions: bool) -> int | None:
         """Where the first item from an evidence message (or, with ``sessions``, from the
@@ -48,6 +49,7 @@ class QuestionResult:
             "tokens": self.tokens,
             "judge_tokens": self.judge_tokens,
             "ms": round(self.ms, 1),
+            "route": self.route,
         }
 
 

@@ -30,19 +30,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import time
 import uuid
 from pathlib import Path
 
 from eval import layouts
-from eval.judge import judge, overlap_judge
-from eval.product import Product
+from eval.judge import judge_patiently, overlap_judge
+from eval.product import Product, TurnResult
 from eval.report import QuestionResult, summary
 from shared.config import Settings
+from shared.models.domain import TurnRecord
 from shared.ports import LLM
 from testkit.stack_env import require_stack_env
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTRACTION_WAIT_SECONDS = 900.0
+JOB_WAIT_SECONDS = 180.0  # an agent job's answer on the local model: a few calls
+ASK_ATTEMPTS = 4
+BUSY_MODEL = "dependency_unavailable"  # the turn's model call was turned away (429)
 
 
 def ingest(product: Product, user: str, conversation: layouts.Conversation) -> dict[str, str]:
@@ -50,6 +55,7 @@ def ingest(product: Product, user: str, conversation: layouts.Conversation) -> d
     session id (``session:<chat>`` in the retrieved list), in one map."""
     origin: dict[str, str] = {}
     for session in conversation.sessions:
+        started = time.monotonic()
         product.live_at(session.when)
         chat_id, turns = None, []
         for message in session.messages:
@@ -61,9 +67,11 @@ def ingest(product: Product, user: str, conversation: layouts.Conversation) -> d
                 turns.append(result.turn_id)
         if chat_id:
             origin[f"session:{chat_id}"] = session.id
-        left = product.wait_for_extraction(user, turns, EXTRACTION_WAIT_SECONDS)
-        print(f"  {session.id}: {len(session.messages)} turns, {len(turns) - left} extracted"
-              + (f", {left} still queued" if left else ""), flush=True)  # fmt: skip
+        drained = product.wait_for_extraction(user, turns, EXTRACTION_WAIT_SECONDS)
+        failed = f", {drained.unapplied} failed" if drained.unapplied else ""
+        queued = f", {drained.queued} still queued" if drained.queued else ""
+        print(f"  {session.id}: {len(session.messages)} turns, {drained.applied} extracted"
+              f"{failed}{queued} ({time.monotonic() - started:.0f} s)", flush=True)  # fmt: skip
     return origin
 
 
@@ -71,29 +79,55 @@ def ask(
     product: Product, llm: LLM, user: str, question: layouts.Question, origin: dict[str, str]
 ) -> QuestionResult:
     product.live_at(question.asked_at)
-    chat_id = None
-    for n, text in enumerate(question.context):
-        chat_id = product.turn(user, chat_id, text, f"{question.id}-c{n}").chat_id
-    result = product.turn(user, chat_id, question.text, _client_id(question.id))
-    record = product.record(user, _client_id(question.id))
-    meta = record.metadata if record else None
+    for attempt in range(ASK_ATTEMPTS):
+        result, record = _asked(product, user, question, f"-r{attempt}" if attempt else "")
+        meta = record.metadata if record else None
+        if not (meta and meta.error_code == BUSY_MODEL) or attempt == ASK_ATTEMPTS - 1:
+            break
+        time.sleep(2.0 ** (attempt + 2))  # the model service turned a call away: again later
+    reply = result.reply
+    if meta and meta.jobs_published:  # handed to an agent: its answer comes in the chat
+        answered = product.agent_result(user, result.chat_id, result.turn_id, JOB_WAIT_SECONDS)
+        reply = f"{reply}\n{answered}" if answered else reply
     retrieved = meta.retrieved if meta else []
     facts = {f.id: f for f in product.facts(user, [k for k in retrieved if ":" not in k])}
     sources = [
         origin.get(facts[k].source.turn_id or "", "") if k in facts else origin.get(k, "")
         for k in retrieved
     ]
-    verdict, usage = judge(llm, question.text, question.answer, result.reply)
+    verdict, usage = judge_patiently(llm, question.text, question.answer, reply)
     return QuestionResult(
         question=question,
-        reply=result.reply,
+        reply=reply,
         sources=sources,
         correct=verdict.correct,
         reason=verdict.reason,
         tokens=(meta.input_tokens + meta.output_tokens) if meta else 0,
         judge_tokens=usage.input_tokens + usage.output_tokens,
         ms=result.ms,
+        route=(meta.understanding.label if meta and meta.understanding else None) or "",
     )
+
+
+def _asked(
+    product: Product, user: str, question: layouts.Question, retry: str
+) -> tuple[TurnResult, TurnRecord | None]:
+    """The question in a chat of its own (a retry in a fresh one), after its context."""
+    chat_id = None
+    for n, text in enumerate(question.context):
+        chat_id = product.turn(user, chat_id, text, f"{question.id}-c{n}{retry}").chat_id
+    client_id = _client_id(question.id + retry)
+    result = product.turn(user, chat_id, question.text, client_id)
+    return result, product.record(user, client_id)
+
+
+def answerable(
+    questions: list[layouts.Question], sessions: list[layouts.Session]
+) -> list[layouts.Question]:
+    """The questions whose evidence was all said in these sessions (``--sessions`` feeds
+    the first N: a question about a later session could not be answered)."""
+    fed = {session.id for session in sessions}
+    return [q for q in questions if {layouts.session_of(e) for e in q.evidence} <= fed]
 
 
 def _client_id(dataset_id: str) -> str:
@@ -137,9 +171,13 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             user = f"eval-{run_id}-{conversation.id}"[:100]
             print(f"{conversation.id}: {len(conversation.sessions)} sessions as {user}")
             origin = ingest(product, user, conversation)
-            for question in conversation.questions[: args.questions]:
+            questions = answerable(conversation.questions, conversation.sessions)
+            for question in questions[: args.questions]:
+                started = time.monotonic()
                 results.append(ask(product, llm, user, question, origin))
-                print(f"  {question.id}: {'correct' if results[-1].correct else 'wrong'}")
+                verdict = "correct" if results[-1].correct else "wrong"
+                seconds = time.monotonic() - started
+                print(f"  {question.id}: {verdict} ({seconds:.0f} s)", flush=True)
     finally:
         product.close()
     report = summary(results, args.k)

@@ -63,6 +63,7 @@ _FORM_DEFAULT: dict[Form, Label] = {
 _DECIDED_ONLY = frozenset({"greeting", "thanks"})  # they skip memory and extraction
 _ACTING = frozenset({"schedule", "notes", "email", "budget", "research"})  # an agent's job
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "we", "us", "our"})
+_SECOND_PERSON = frozenset({"you", "your", "yours"})
 # Short answers a question may be waiting for: never read as a greeting.
 _ACKNOWLEDGEMENTS = frozenset(
     {"ok", "okay", "k", "yes", "yeah", "yep", "no", "nope", "sure", "fine", "alright",
@@ -161,7 +162,12 @@ def _guessed(route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:
     telling = form in ("about_self", "about_others")  # "Dentist Tuesday 3pm" may be a command
     # a question reads the user's own records only when it names the user
     general = form == "question" and not any(t.lower_ in _FIRST_PERSON for t in doc)
-    acting = label in _ACTING and (telling or (general and label != "research"))
+    # feedback starts its agent's job too: a message telling something is feedback only
+    # when it speaks to the assistant ("I like how you remember things")
+    addressed = any(t.lower_ in _SECOND_PERSON for t in doc)
+    acting = (label in _ACTING and (telling or (general and label != "research"))) or (
+        label == "feedback" and telling and not addressed
+    )
     if verb_says is None and (label in _DECIDED_ONLY or acting):
         label = _FORM_DEFAULT[form]
         if label == "research" and form == "question" and (found.mentions or found.unplaced):

@@ -8,13 +8,25 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from google.cloud import tasks_v2
 
-from tests.e2e.conftest import EVAL_CLOCK, ROOT, Served
+from eval.product import Drained, Product
+from shared.adapters.cloud_tasks import build_tasks_client
+from shared.adapters.keyring_local import LocalKek
+from shared.adapters.postgres import Database
+from shared.adapters.postgres_facts import PostgresFactStore
+from shared.adapters.postgres_keyring import PostgresKeyRing
+from shared.config import Settings
+from shared.models.memory import ExtractionChanges
+from shared.services.ids import extraction_task_name
+from tests.e2e.conftest import EVAL_CLOCK, ROOT, STATE, Served
 
 pytestmark = [pytest.mark.stack, pytest.mark.e2e]
 
@@ -77,3 +89,42 @@ def test_the_eval_command_scores_a_small_slice(served: Served, tmp_path: Path) -
     stated = {f["text"]: datetime.fromisoformat(f["valid_from"]).date() for f in facts}
     assert stated["Maya lives in Wipkingen"] == datetime(2023, 3, 4, tzinfo=UTC).date()
     assert stated["Oskar sold Maya a Bianchi"] == datetime(2023, 4, 23, tzinfo=UTC).date()
+
+
+def test_the_extraction_wait_ends_when_the_queue_lets_go(stack_env_session: None) -> None:
+    """A task still queued is waited for; one the queue let go of without storing anything
+    (an extraction that failed for good answers 200) ends the wait as failed, not after the
+    whole timeout; a processed task key is applied. Against the real queue and PostgreSQL."""
+    settings = Settings(clock_offset_file=str(EVAL_CLOCK))
+    product = Product(settings, STATE, "http://127.0.0.1:9/unused")
+    tasks = build_tasks_client(settings)
+    user = f"eval-wait-{uuid.uuid4().hex[:8]}"
+    queued, applied = f"t{uuid.uuid4().hex[:24]}", f"t{uuid.uuid4().hex[:24]}"
+    name = tasks.task_path(
+        settings.gcp_project, settings.tasks_location, settings.extraction_queue,
+        extraction_task_name(queued),
+    )  # fmt: skip
+    later = datetime.now(UTC) + timedelta(hours=1)
+    tasks.create_task(
+        parent=tasks.queue_path(
+            settings.gcp_project, settings.tasks_location, settings.extraction_queue
+        ),
+        task=tasks_v2.Task(
+            name=name,
+            schedule_time=later,
+            http_request=tasks_v2.HttpRequest(url=settings.extraction_url, body=b"{}"),
+        ),
+    )
+    assert settings.local_kek_file is not None
+    db = Database(settings)
+    store = PostgresFactStore(db, PostgresKeyRing(db, LocalKek(settings.local_kek_file)))
+    store.apply_extraction(extraction_task_name(applied), user, ExtractionChanges(), later)
+    try:
+        assert product.wait_for_extraction(user, [queued, applied], 1.5) == Drained(1, 0, 1)
+        tasks.delete_task(name=name)
+        started = time.monotonic()
+        assert product.wait_for_extraction(user, [queued, applied], 60) == Drained(1, 1, 0)
+        assert time.monotonic() - started < 30  # ended by the queue, not by the timeout
+    finally:
+        product.close()
+        db.close()

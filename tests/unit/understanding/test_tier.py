@@ -101,6 +101,51 @@ def test_a_guess_takes_the_open_route(
 
 
 @pytest.mark.parametrize(
+    "text",
+    [  # session messages of eval/data/own.txt that a guess once made jobs, approvals or thanks
+        "I still need to register at the Kreisbüro within 14 days.",
+        "The movers broke one leg of my drawing table.",
+        "We'll stay in an Airbnb in Alfama.",
+        "The physio appointment is on 25 May at 8 am.",
+        "My old teacher Frau Odermatt gives lessons in Oerlikon.",
+    ],
+)
+def test_a_guessed_statement_starts_no_work_and_skips_no_memory(
+    tier: UnderstandingTier, context: Context, text: str
+) -> None:
+    assert tier.understand(text, context).route.label is None  # open: the guess decides
+    route = tier.understand(text, context, guess=True).route
+    assert (route.label, route.guessed) == ("statement", True)
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [  # nearest to feedback, whose agent's job a plain statement must not start
+        ("My speech made Lena cry, in a good way.", "statement"),
+        ("The bridge is 140 metres long, a cable-stayed design.", "statement"),
+        ("I really like how you remember things about my family.", "feedback"),  # to us
+    ],
+)
+def test_a_statement_is_guessed_feedback_only_when_it_speaks_to_the_assistant(
+    tier: UnderstandingTier, context: Context, text: str, label: str
+) -> None:
+    route = tier.understand(text, context, guess=True).route
+    assert (route.best, route.label, route.guessed) == ("feedback", label, True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Any tips for a good bakery nearby?", "When did the Atlas app launch?",
+     "Who is replacing Sanne?"],
+)  # fmt: skip
+def test_a_guessed_question_is_asked_of_memory_or_research(
+    tier: UnderstandingTier, context: Context, text: str
+) -> None:
+    route = tier.understand(text, context, guess=True).route
+    assert route.label in ("person_question", "research") and route.guessed
+
+
+@pytest.mark.parametrize(
     ("text", "nearest", "label"),
     [
         ("I went to the cinema yesterday with Anna.", "schedule", "statement"),  # told

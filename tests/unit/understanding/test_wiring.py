@@ -118,6 +118,27 @@ def test_with_the_route_guessed_only_the_reply_is_a_model_call(
     assert task.stated is None  # "off sick" is no shape it reads: the extraction model's
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I still need to register at the Kreisbüro within 14 days.",  # was: an approval
+        "The movers broke one leg of my drawing table.",  # was: a feedback agent's job
+        "The physio appointment is on 25 May at 8 am.",  # was: thanks, nothing stored
+    ],
+)
+def test_a_guessed_session_message_is_replied_to_and_extracted(
+    wired: Deps, llm: ScriptedLLM, said: str
+) -> None:
+    settings = Settings(env="test", model_provider="scripted", understanding_route="guess")
+    guessing = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    llm.add("Noted.")
+    result = TurnService(guessing).run("alice", request(said))
+    assert result.interrupt is None and _jobs(guessing) == []
+    record = metadata(guessing, "m1")
+    assert record.route == "simple" and record.jobs_published == 0
+    assert len(_tasks(guessing)) == 1 and record.extraction_enqueued
+
+
 def test_a_reminder_is_planned_asked_and_made_once_without_a_model(
     wired: Deps, llm: ScriptedLLM, clock: FixedClock
 ) -> None:
