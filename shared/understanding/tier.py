@@ -63,6 +63,16 @@ _FORM_DEFAULT: dict[Form, Label] = {
 _DECIDED_ONLY = frozenset({"greeting", "thanks"})  # they skip memory and extraction
 _ACTING = frozenset({"schedule", "notes", "email", "budget", "research"})  # an agent's job
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "we", "us", "our"})
+# The words by which a question names what an agent keeps.
+_RECORDS: dict[Label, frozenset[str]] = {
+    "schedule": frozenset({"calendar", "agenda", "reminder", "reminders", "appointment",
+                           "appointments", "meeting", "meetings", "event", "events",
+                           "schedule", "planned", "booked"}),
+    "notes": frozenset({"note", "notes", "noted", "write", "wrote", "written", "jot", "jotted"}),
+    "email": frozenset({"email", "emails", "mail", "mails", "inbox", "message", "messages"}),
+    "budget": frozenset({"budget", "budgets", "spend", "spent", "spending", "expense",
+                         "expenses", "cost", "costs", "paid", "money"}),
+}  # fmt: skip
 _SECOND_PERSON = frozenset({"you", "your", "yours"})
 # Short answers a question may be waiting for: never read as a greeting.
 _ACKNOWLEDGEMENTS = frozenset(
@@ -152,28 +162,32 @@ class UnderstandingTier:
 
 def _guessed(route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:
     """The open route's likeliest label: a request's verb when it names one ("schedule a
-    call ..."), else the nearest examples' among the labels the form allows. On thin
-    evidence a guess never skips memory (a greeting must be decided) and never acts on
-    what someone merely tells ("I went to the cinema with Anna" is no calendar entry):
-    the form's default is taken instead."""
+    call ..."), else the nearest examples' among the labels the form allows, when thin
+    evidence may take it (``_may_guess``); else the form's default, and a question about
+    someone (the user included) is asked of memory."""
     form, first_verb = _form(doc), _first_verb(doc)
     verb_says = _REQUEST_VERBS.get(first_verb) if form == "request" else None
     label = verb_says or route.best
-    telling = form in ("about_self", "about_others")  # "Dentist Tuesday 3pm" may be a command
-    # a question reads the user's own records only when it names the user
-    general = form == "question" and not any(t.lower_ in _FIRST_PERSON for t in doc)
-    # feedback starts its agent's job too: a message telling something is feedback only
-    # when it speaks to the assistant ("I like how you remember things")
-    addressed = any(t.lower_ in _SECOND_PERSON for t in doc)
-    acting = (label in _ACTING and (telling or (general and label != "research"))) or (
-        label == "feedback" and telling and not addressed
-    )
-    if verb_says is None and (label in _DECIDED_ONLY or acting):
+    if verb_says is None and not _may_guess(label, form, {t.lower_ for t in doc}):
         label = _FORM_DEFAULT[form]
-        if label == "research" and form == "question" and (found.mentions or found.unplaced):
-            label = "person_question"  # "What does Eva like?" asks about Eva
+        about = found.mentions or found.unplaced or any(t.lower_ in _FIRST_PERSON for t in doc)
+        if label == "research" and form == "question" and about:
+            label = "person_question"  # "What does Eva like?", "When did I move?"
     reason = f"guessed {label} ({route.reason})"
     return route.model_copy(update={"label": label, "guessed": True, "reason": reason})
+
+
+def _may_guess(label: Label, form: Form, words: set[str]) -> bool:
+    """A greeting never (it skips memory); what someone tells is never an agent's job, nor
+    feedback unless said to the assistant ("I like how you remember things"); a question
+    reads a domain's records only when it names them ("what's on my calendar?")."""
+    if label in _DECIDED_ONLY:
+        return False
+    if form in ("about_self", "about_others"):  # "Dentist Tuesday 3pm" may be a command
+        return label not in _ACTING and (label != "feedback" or bool(words & _SECOND_PERSON))
+    if form == "question" and label in _RECORDS:
+        return bool(words & _RECORDS[label])
+    return True
 
 
 def _by_rules(

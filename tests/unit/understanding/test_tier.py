@@ -151,6 +151,8 @@ def test_a_guessed_question_is_asked_of_memory_or_research(
         ("I went to the cinema yesterday with Anna.", "schedule", "statement"),  # told
         ("Tell me a joke.", "greeting", "research"),  # a greeting must be decided
         ("What time zone is Japan in?", "schedule", "research"),  # nothing of the user's
+        ("Who do I deal with about the flat?", "notes", "person_question"),  # names no notes
+        ("When did I start at the new job?", "schedule", "person_question"),  # nor a calendar
         ("What did I write down about the trip to Rome?", "notes", "notes"),  # the user's
     ],
 )
