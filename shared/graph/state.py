@@ -148,6 +148,9 @@ class SessionView(_State):
     covers_until: datetime
 
 
+EARLIER = "earlier conversations"  # the facts_by_entity key of the sessions' summaries
+
+
 class MemoryState(_State):
     resolved: list[Resolved] = Field(default_factory=list)
     ambiguous: list[Ambiguity] = Field(default_factory=list)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shared.graph.context import TurnContext
-from shared.graph.state import EntityRef, Intent, PlanStep, Route, TurnState
+from shared.graph.state import EARLIER, EntityRef, Intent, PlanStep, Route, TurnState
 from shared.models.domain import UnderstandingUse
 from shared.models.extraction import Extraction
 
@@ -129,6 +129,30 @@ def told_back(state: TurnState) -> Answer | None:
 
     facts = intent.stated.facts if intent.stated else []
     return Answer(text=confirmation([f.text for f in facts]), fact_ids=[])
+
+
+def nothing_known(state: TurnState) -> Answer | None:
+    """A question about people of whom nothing was retrieved, said so ("I don't know
+    anything about Anna yet.") rather than left to a weak model, which invents it."""
+    intent = state.intent
+    if intent is None or intent.label != "person_question" or not intent.entities:
+        return None
+    about = set(state.memory.facts_by_entity) - {"user", EARLIER}
+    known = {name.casefold() for name in about}
+    said = [_as_said(e.name) for e in intent.entities]
+    unnamed = any(name.startswith("your ") for name in said)
+    if (unnamed and about) or any(name.casefold() in known for name in said):
+        return None  # an unnamed "my boss" may be any of the people facts were found about
+    from shared.understanding.result import Answer
+
+    text = f"I don't know anything about {' and '.join(said)} yet."
+    return Answer(text=text, fact_ids=[])
+
+
+def _as_said(name: str) -> str:
+    """A mention as the reply says it: "my boss" is "your boss"."""
+    first, _, rest = name.partition(" ")
+    return f"your {rest}" if first.casefold() in ("my", "our") and rest else name
 
 
 def answer(state: TurnState) -> Answer | None:

@@ -23,6 +23,7 @@ from shared.graph.degraded import memory_optional
 from shared.graph.instrument import node
 from shared.graph.routing import ambiguity_blocks, route_retrieval
 from shared.graph.state import (
+    EARLIER,
     Ambiguity,
     Candidate,
     FactView,
@@ -200,9 +201,6 @@ def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
             f" {session.covers_until.date().isoformat()}: {session.summary}"
         )
     return {"memory": MemoryState(facts_by_entity=grouped, subjects=names)}
-
-
-EARLIER = "earlier conversations"
 
 
 def _line(fact: FactView) -> str:

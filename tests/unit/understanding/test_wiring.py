@@ -256,6 +256,31 @@ def test_a_statement_read_whole_is_told_back_when_the_tier_replies(
     assert grounded.reply.text == "Good to know."  # production: the model writes the reply
 
 
+def test_a_question_about_someone_nothing_is_known_of_is_not_left_to_invention(
+    wired: Deps, llm: ScriptedLLM
+) -> None:
+    settings = Settings(
+        env="test",
+        model_provider="scripted",
+        understanding_answers="reply",
+        understanding_route="guess",  # as on the local model
+    )
+    quoting = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    service = TurnService(quoting)
+    asked = service.run("carol", request("When is my sister Lena's birthday?"))
+    assert asked.reply.text == "I don't know anything about Lena yet."
+    boss = service.run("carol", request("Who is my boss?", "m2"))
+    assert boss.reply.text == "I don't know anything about your boss yet."
+    assert llm.calls == []  # a weak model would have made a birthday up
+    service.run("carol", request("My sister Lena lives in Graz.", "m3"))
+    for task in _tasks(quoting):
+        if task.stated is not None:  # the statement's (the questions' need a model)
+            ExtractionService(quoting).run(task)
+    llm.add("I only know that she lives in Graz.")
+    known = service.run("carol", request("When is my sister Lena's birthday?", "m4"))
+    assert known.reply.text == "I only know that she lives in Graz."  # facts: the model's
+
+
 def test_what_it_knows_about_the_family_names_everyone_in_it(wired: Deps, llm: ScriptedLLM) -> None:
     settings = Settings(env="test", model_provider="scripted", understanding_answers="reply")
     quoting = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
