@@ -17,7 +17,7 @@ import numpy as np
 
 from bench.retrieval_data import MODEL, NOW
 from shared.adapters.postgres import Database
-from shared.adapters.postgres_fact_recall import recall_statements
+from shared.adapters.postgres_fact_recall import channel_rows, recall_statements
 from shared.adapters.rerankers import IdentityReranker
 from shared.models.memory import RecallQuery
 from shared.ports import FactStore, KeyRing, SessionMemory
@@ -63,14 +63,10 @@ def channel_latency(
         query = RecallQuery(embedding=vector.tolist(), embedding_model=MODEL, terms=plan.terms,
                             pool=POOL, window=plan.window)  # fmt: skip
         hashes = sorted(set(cipher.term_hashes(query.terms)))
-        groups = recall_statements(user, query, NOW, hashes, 200)  # no terms: dense only
-        for name, statements in zip(timings, groups, strict=False):
+        channels = recall_statements(user, query, NOW, hashes, 200)  # no terms: dense only
+        for name, channel in zip(timings, channels, strict=False):
             started = time.perf_counter()
-            with db.transaction() as cur:
-                (settings, _), (sql, args) = statements
-                cur.execute(settings)
-                cur.execute(sql, args)
-                cur.fetchall()
+            channel_rows(db, channel)
             if index >= 20:
                 timings[name].append((time.perf_counter() - started) * 1000)
     return {name: _cuts(values) for name, values in timings.items()}

@@ -237,15 +237,22 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[Cursor]:
         """Yield a cursor in a transaction; commit on success, roll back on error."""
-        with self._breaker.guard() if self._breaker else nullcontext(), self._work() as cur:
-            yield cur
+        with self._breaker.guard() if self._breaker else nullcontext(), self._work() as work:
+            yield work[1]
 
     @contextmanager
-    def _work(self) -> Iterator[Cursor]:
+    def connection(self) -> Iterator[Connection]:
+        """A transaction as ``transaction`` runs it, on the connection itself (for
+        ``postgres_prepared.Prepared``, which begins it)."""
+        with self._breaker.guard() if self._breaker else nullcontext(), self._work() as work:
+            yield work[0]
+
+    @contextmanager
+    def _work(self) -> Iterator[tuple[Connection, Cursor]]:
         conn = self._acquire()
         try:
             cur = conn.cursor()
-            yield cur
+            yield conn, cur
             cur.close()
             _commit(conn)
         except BaseException as exc:

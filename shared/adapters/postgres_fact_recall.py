@@ -29,8 +29,6 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
-from pgvector import Vector
-
 from shared.adapters.fact_rules import (
     BM25_B,
     BM25_K1,
@@ -41,6 +39,7 @@ from shared.adapters.fact_rules import (
 )
 from shared.adapters.postgres import Database, as_vector
 from shared.adapters.postgres_memory_rows import fact_from_json, fact_json_sql
+from shared.adapters.postgres_prepared import Prepared, vector_text
 from shared.models.memory import RecallQuery
 from shared.ports import KeyRing, RecallCandidate, UserCipher
 
@@ -49,13 +48,14 @@ from shared.ports import KeyRing, RecallCandidate, UserCipher
 # statement runs: the planner cannot estimate it and, with many facts, scans every narrow
 # row instead of the GIN index. Every table the statement reads has the index it needs, so
 # sequential scans are off for this transaction.
-def settings_sql(ef_search: int) -> str:
-    """Without parameters, so sent as a simple query: one wait for the server, not three."""
-    return (
-        f"SELECT set_config('hnsw.ef_search', '{int(ef_search)}', true),"
-        " set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('jit', 'off', true),"
-        " set_config('enable_seqscan', 'off', true)"
-    )
+def settings_sql(ef_search: int) -> list[str]:
+    """Without parameters: they travel with the transaction's ``BEGIN``, one wait."""
+    return [
+        f"SET LOCAL hnsw.ef_search = {int(ef_search)}",
+        "SET LOCAL hnsw.iterative_scan = relaxed_order",
+        "SET LOCAL jit = off",
+        "SET LOCAL enable_seqscan = off",
+    ]
 
 
 def valid_sql(as_of: bool, private: bool, row: str = "") -> str:
@@ -99,9 +99,12 @@ _KEYWORD = (
 )
 
 
+Channel = tuple[list[str], str, list[Any]]  # a transaction: its settings, its statement
+
+
 def recall_statements(
     user_id: str, query: RecallQuery, now: datetime, term_hashes: list[int], ef_search: int
-) -> list[list[tuple[str, list[Any]]]]:
+) -> list[Channel]:
     """Each channel's transaction: its settings, then one statement. The dense one (with the
     boosted and the temporal channels) always; the keyword one when the query has terms.
     The query vector is sent once per statement (an InitPlan parameter, which the HNSW scan
@@ -110,10 +113,10 @@ def recall_statements(
     valid_args_ = valid_args(user_id, query.embedding_model, query.as_of or now, as_of)
     boost_ids = uuids(query.boost_subject_ids)
     pool = max(ef_search, candidate_pool(query.pool))
-    settings: tuple[str, list[Any]] = (settings_sql(pool), [])
-    found = [[settings, _dense(query, valid_args_, boost_ids, user_id)]]
+    settings = settings_sql(pool)
+    found = [(settings, *_dense(query, valid_args_, boost_ids, user_id))]
     if term_hashes:
-        found.append([settings, _keyword(query, valid_args_, boost_ids, user_id, term_hashes)])
+        found.append((settings, *_keyword(query, valid_args_, boost_ids, user_id, term_hashes)))
     return found
 
 
@@ -127,7 +130,7 @@ def _dense(
     vec, near = f"embedding::vector({dim})", "(SELECT v FROM q)"
     valid = valid_sql(query.as_of is not None, query.privacy_mode)
     ctes = [f"q AS MATERIALIZED (SELECT %s::vector({dim}) AS v),"]
-    args: list[Any] = [Vector(query.embedding)]
+    args: list[Any] = [vector_text(query.embedding)]
     ctes.append(f" dense AS MATERIALIZED (SELECT id FROM facts WHERE {valid} AND embedding_dim"
                 f" = {dim} ORDER BY {vec} <=> {near} LIMIT %s),")  # fmt: skip
     args += [*valid_args_, query.pool]
@@ -172,7 +175,7 @@ def _keyword(
         + f" SELECT {_row_columns(dim)}, f.subject_entity_id = ANY(%s::uuid[]), k.bm25, false"
         " FROM keyword k JOIN facts f ON f.id = k.id AND f.user_id = %s"
     )
-    args = [Vector(query.embedding), user_id, user_id, term_hashes, FETCH_BUDGET, *fetch_args,
+    args = [vector_text(query.embedding), user_id, user_id, term_hashes, FETCH_BUDGET, *fetch_args,
             BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, query.pool, boost_ids, user_id]  # fmt: skip
     return sql, args
 
@@ -216,8 +219,8 @@ def recall(
     cipher = keys.cipher_for(user_id)
     hashes = sorted(set(cipher.term_hashes(query.terms)))
     dense, *keyword = recall_statements(user_id, query, now, hashes, ef_search)
-    pending = [_channels().submit(_rows, db, statements) for statements in keyword]
-    rows = _rows(db, dense)
+    pending = [_channels().submit(channel_rows, db, channel) for channel in keyword]
+    rows = channel_rows(db, dense)
     by_id = {row[0]: row for row in rows}
     for row in (row for done in pending for row in done.result()):
         seen = by_id.get(row[0])
@@ -225,14 +228,10 @@ def recall(
     return _candidates(cipher, by_id.values(), query, now)
 
 
-def _rows(db: Database, statements: list[tuple[str, list[Any]]]) -> list[Any]:
-    with db.transaction() as cur:
-        for sql, args in statements:
-            if args:
-                cur.execute(sql, args)
-            else:
-                cur.execute(sql)
-        return list(cur.fetchall())
+def channel_rows(db: Database, channel: Channel) -> list[Any]:
+    settings, sql, args = channel
+    with db.connection() as conn:
+        return Prepared(conn, settings).rows(sql, args)
 
 
 @functools.lru_cache(maxsize=1)

@@ -11,6 +11,7 @@ from typing import Any
 from pgvector import Vector
 
 from shared.adapters.postgres import Database, as_vector, constraints_as_rejected
+from shared.adapters.postgres_prepared import Prepared, vector_text
 from shared.models.memory import RecallQuery, SessionNote
 from shared.ports import KeyRing, SessionCandidate
 
@@ -50,7 +51,6 @@ class PostgresSessionMemory:
     ) -> list[SessionCandidate]:
         if not query.embedding:
             return []
-        vector = Vector(query.embedding)
         where, args = "user_id = %s AND embedding_model = %s AND embedding_dim = %s", []
         args += [user_id, query.embedding_model, len(query.embedding)]
         if window is not None:  # sessions that overlap it
@@ -59,16 +59,14 @@ class PostgresSessionMemory:
         if query.as_of is not None:
             where += " AND started_at <= %s"
             args.append(query.as_of)
-        with self._db.transaction() as cur:
-            cur.execute(
-                # the vector once: its text form costs the client more than the query
+        with self._db.connection() as conn:  # a hot path: prepared, the vector rendered once
+            rows = Prepared(conn).rows(
                 "SELECT chat_id, summary_enc, started_at, covers_until,"
                 " 1 - (embedding <=> %s::vector) AS similarity, vector_send(embedding)"
                 f" FROM session_summaries WHERE {where}"
                 " ORDER BY similarity DESC, chat_id LIMIT %s",
-                [vector, *args, query.pool],
+                [vector_text(query.embedding), *args, query.pool],
             )
-            rows = cur.fetchall()
         if not rows:
             return []
         cipher = self._keys.cipher_for(user_id)
