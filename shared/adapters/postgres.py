@@ -336,6 +336,8 @@ class _Autocommit:
 
 
 def _commit(conn: Connection) -> None:
+    if getattr(conn, "_in_transaction", True) is False:
+        return  # the work committed itself (postgres_prepared)
     # pg8000's commit() goes through the extended protocol: three waits for the server
     # (parse, describe, execute). A simple-protocol COMMIT is one, on every transaction.
     simple = getattr(conn, "execute_simple", None)

@@ -65,6 +65,27 @@ def test_an_error_rolls_back_and_the_connection_still_serves(db: Database) -> No
         assert Prepared(conn).rows(divide, [1]) == [[1]]
 
 
+def test_refused_settings_roll_back_and_the_connection_still_serves(db: Database) -> None:
+    with pytest.raises(DatabaseError), db.connection() as conn:
+        Prepared(conn, ["SET LOCAL no_such_setting_without_a_dot = 1"]).rows("SELECT %s::int", [1])
+    with db.connection() as conn:
+        assert Prepared(conn, ["SET LOCAL jit = off"]).rows("SELECT %s::int", [2]) == [[2]]
+
+
+def test_a_prepared_transaction_commits_what_it_changed(db: Database, database: Database) -> None:
+    with db.transaction() as cur:
+        cur.execute("CREATE TABLE prepared_probe (n int)")
+    with db.connection() as conn:
+        assert Prepared(conn).rows("INSERT INTO prepared_probe VALUES (%s) RETURNING n", [5]) == [
+            [5]
+        ]
+    with database.transaction() as cur:  # another connection sees it
+        cur.execute("SELECT count(*) FROM prepared_probe WHERE n = 5")
+        seen = cur.fetchone()[0]
+        cur.execute("DROP TABLE prepared_probe")
+    assert seen == 1
+
+
 def test_past_the_limit_statements_run_unprepared(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
