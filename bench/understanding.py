@@ -1,15 +1,20 @@
 """The understanding tier against the labelled set, per provider, and its cold start.
 
 Run from the repository root: ``.venv/bin/python -m bench.understanding [--providers
-tier,local,tier+local] [--every N] [--limit N]`` (SmolLM2 takes seconds per message: a
-sample, ``--every 3``, keeps the model columns to minutes). Providers:
+tier,tier+guess,local,tier+local,tier+guess+local] [--every N] [--heldout]`` (SmolLM2
+takes seconds per message: a sample, ``--every 3``, keeps the model columns to minutes).
+Providers:
 
 - ``tier``: the deterministic tier alone (what falls through counts as nothing said);
 - ``local``: the model alone: SmolLM2 on the test stack's local model service, reached as the
   functions reach it (the production ``vertex`` adapter, ``Profile.model_env``), one
   classification call and one extraction call per message, as the turn and the extraction
   task make them without the tier (needs ``scripts/stack up --profile test``);
-- ``tier+local``: the tier first, the model only for the parts that fall through.
+- ``tier+local``: the tier first, the model only for the parts that fall through;
+- ``tier+guess``, ``tier+guess+local``: the same with the open route and people guessed
+  (``UNDERSTANDING_ROUTE=guess``, what ``make dev`` runs with the local model).
+
+``--heldout`` adds routes and named people on tests/data/understanding_routes_heldout.tsv.
 
 Printed per provider: route accuracy, people precision/recall/F1 (named people and their
 roles), facts fully correct, the share of messages settled with no model call before the
@@ -30,11 +35,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench.understanding_providers import PROVIDERS, Provider
-from shared.understanding.tier import Context
-from testkit.understanding_eval import Figures, Prediction, load, score
+from shared.adapters.local_embedder import LocalEmbedder
+from shared.understanding.tier import Context, UnderstandingTier
+from testkit.understanding_eval import Case, Figures, Prediction, from_understanding, load, score
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "understanding.jsonl"
+HELDOUT = ROOT / "tests" / "data" / "understanding_routes_heldout.tsv"
 
 _COLD = {
     "spaCy + en_core_web_sm": (
@@ -141,6 +148,36 @@ def _decided(figures: Figures) -> None:
         print(f"{part:<27} {ratio(right, decided):.3f}; {decided}/{figures.n}")
 
 
+def heldout() -> None:
+    """Routes and named people on messages written after the tier's rules and its guesses
+    were chosen (tests/data/understanding_routes_heldout.tsv: route, text, name:role;...):
+    a check that they were not fitted to the labelled set."""
+    context, _ = load(DATA)
+    rows = [line.split("\t") for line in HELDOUT.read_text().splitlines() if line.strip()]
+    cases = [
+        Case(text=text, route=route, people=_people(people), facts=[], plan=None)
+        for route, text, people in rows
+    ]
+    tier = UnderstandingTier(LocalEmbedder())
+    for guess in (False, True):
+        said = [from_understanding(tier.understand(c.text, context, guess)) for c in cases]
+        figures = score(cases, said)
+        print(f"\n== held-out ({len(cases)} messages), {'tier+guess' if guess else 'tier'}")
+        ratio = figures.ratio
+        print(f"route accuracy              {ratio(figures.route_correct, figures.n):.3f}")
+        print(
+            f"people P / R / F1           {figures.people_precision:.3f} / "
+            f"{figures.people_recall:.3f} / {figures.people_f1:.3f}"
+        )
+        if not guess:
+            print(f"route decided               {figures.route_decided}/{figures.n}")
+
+
+def _people(column: str) -> list[tuple[str, str | None]]:
+    pairs = [item.split(":") for item in column.split(";") if item]
+    return [(name, role or None) for name, role in pairs]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -150,6 +187,9 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=1, help="every Nth message (a sample)")
     parser.add_argument("--misses", action="store_true", help="list what the tier got wrong")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-start figures")
+    parser.add_argument(
+        "--heldout", action="store_true", help="the held-out set's routes and people"
+    )
     args = parser.parse_args()
     context, cases = load(DATA)
     cases = cases[:: args.every]
@@ -170,6 +210,8 @@ def main() -> None:
         print(f"wall time                   {time.perf_counter() - started:.1f} s")
         if args.misses and name == "tier":
             print("\n".join(f"  miss: {line}" for line in figures.misses))
+    if args.heldout:
+        heldout()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak RSS of this process: {peak:.0f} MiB")
 

@@ -58,15 +58,16 @@ class Reading(BaseModel):
 
 
 class TierProvider:
-    def __init__(self) -> None:
+    def __init__(self, guess: bool = False) -> None:
         self.tier = UnderstandingTier(LocalEmbedder())
+        self.guess = guess  # the open route guessed (UNDERSTANDING_ROUTE=guess)
 
     def warm_up(self) -> None:
         self.tier.load()
 
     def understand(self, text: str, context: Context) -> tuple[Understanding, float]:
         started = time.perf_counter()
-        understanding = self.tier.understand(text, context)
+        understanding = self.tier.understand(text, context, guess=self.guess)
         return understanding, (time.perf_counter() - started) * 1000
 
     def predict(self, text: str, context: Context) -> Prediction:
@@ -134,8 +135,8 @@ class ModelProvider:
 
 
 class TierThenModel:
-    def __init__(self) -> None:
-        self.tier = TierProvider()
+    def __init__(self, guess: bool = False) -> None:
+        self.tier = TierProvider(guess)
         self.model = ModelProvider()
 
     def warm_up(self) -> None:
@@ -161,4 +162,7 @@ PROVIDERS: dict[str, Callable[[], Provider]] = {
     "tier": TierProvider,
     "local": ModelProvider,
     "tier+local": TierThenModel,
+    # what make dev runs: the open route guessed, the model for people and facts left open
+    "tier+guess": lambda: TierProvider(guess=True),
+    "tier+guess+local": lambda: TierThenModel(guess=True),
 }

@@ -1,7 +1,9 @@
-"""Build the project's own evaluation dataset from ``eval/data/own.txt`` (the format is
-described at its top) into the LoCoMo layout and the LongMemEval layout.
+"""Build the project's evaluation datasets from their sources in ``eval/data/`` (the format
+is described at the top of ``own.txt``) into the LoCoMo layout and the LongMemEval layout:
+``own.txt`` (the dataset the retrieval was tuned on) and ``heldout.txt`` (written after the
+tuning, never tuned on).
 
-    .venv/bin/python -m eval.build_dataset          # writes eval/data/own.*.json
+    .venv/bin/python -m eval.build_dataset          # writes eval/data/{own,heldout}.*.json
     .venv/bin/python -m eval.build_dataset --check  # fails if they are out of date
 
 LoCoMo layout: a list of conversations, each with ``conversation`` (speakers,
@@ -26,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data"
-SOURCE = DATA / "own.txt"
+# each is built from DATA/<name>.txt into DATA/<name>.locomo.json and .longmemeval.json
+DATASETS = ("own", "heldout")
 CATEGORIES = {"multi-hop": 1, "temporal": 2, "open-domain": 3, "single-hop": 4}
 LONGMEMEVAL_TYPES = {
     "single-hop": "single-session-user",
@@ -191,15 +194,16 @@ def to_longmemeval(conversations: list[Conversation]) -> list[dict[str, Any]]:
 
 
 def outputs() -> dict[Path, str]:
-    conversations = parse(SOURCE.read_text())
-    return {
-        DATA / "own.locomo.json": json.dumps(
+    built = {}
+    for name in DATASETS:
+        conversations = parse((DATA / f"{name}.txt").read_text())
+        built[DATA / f"{name}.locomo.json"] = json.dumps(
             to_locomo(conversations), indent=1, ensure_ascii=False
-        ),
-        DATA / "own.longmemeval.json": json.dumps(
+        )
+        built[DATA / f"{name}.longmemeval.json"] = json.dumps(
             to_longmemeval(conversations), indent=1, ensure_ascii=False
-        ),
-    }
+        )
+    return built
 
 
 def main() -> None:

@@ -85,6 +85,10 @@ class Settings(BaseSettings):
     # it is handed to the model as the answer to phrase.
     understanding_tier: bool = True
     understanding_answers: Literal["ground", "reply"] = "ground"
+    # "guess": a route the tier's examples leave open (too close to call) takes the nearest
+    # label instead of a classification call. For a model that routes worse than the
+    # guess (the offline one: README "The understanding tier"); "model" in production.
+    understanding_route: Literal["model", "guess"] = "model"
 
     # End-user authentication (Firebase Authentication / Identity Platform ID tokens)
     auth_issuer: str = "https://securetoken.google.com/local-project"

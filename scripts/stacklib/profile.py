@@ -94,6 +94,8 @@ class Profile:
             "EMBEDDING_DIMENSION": str(LOCAL_EMBEDDING_DIMENSION),
             # SmolLM2 garbles a stored fact it is asked to phrase: the quote is the reply.
             "UNDERSTANDING_ANSWERS": "reply",
+            # It routes worse than the tier's nearest examples do below their thresholds.
+            "UNDERSTANDING_ROUTE": "guess",
         }
 
     def env(self, database_url: str, model_token: str) -> dict[str, str]:

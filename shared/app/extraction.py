@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from shared.deps import Deps
-from shared.errors import DataRejected
+from shared.errors import DataRejected, ModelOutputInvalid
 from shared.models.domain import ExtractionTask
 from shared.models.extraction import Extraction
 from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem
@@ -105,7 +105,7 @@ class ExtractionService:
 
     def _extract(self, task: ExtractionTask, key: str) -> ExtractionOutcome:
         prompt = self._prompt(task)
-        extraction = task.stated or self._read(prompt)
+        extraction = task.stated or self._read(prompt, task)
         facts = [f for f in extraction.facts if task.has_preferences or f.type != "Preference"]
         attributed = attribute(facts, extraction.entities, self._resolver(task, key))
         drafter = Drafter(task, key, self._deps.embedder)
@@ -119,8 +119,17 @@ class ExtractionService:
             log.warning("extraction refused, planning again", extra={"task": key})
             return self._apply(task, key, prompt, held)
 
-    def _read(self, prompt: ExtractionPrompt) -> Extraction:
-        return structured_with_retry(self._llm, prompt.request, Extraction)[0]
+    def _read(self, prompt: ExtractionPrompt, task: ExtractionTask) -> Extraction:
+        """The model's reading; when it breaks its schema or finds no fact, what the tier
+        was sure of (``ExtractionTask.fallback``), if anything: a weak model loses less."""
+        try:
+            read = structured_with_retry(self._llm, prompt.request, Extraction)[0]
+        except ModelOutputInvalid:
+            if task.fallback is None:
+                raise
+            log.warning("extraction output invalid: the tier's fallback is stored")
+            return task.fallback
+        return task.fallback if not read.facts and task.fallback is not None else read
 
     def _prompt(self, task: ExtractionTask) -> ExtractionPrompt:
         deps, user = self._deps, task.user_id

@@ -55,6 +55,13 @@ _PHRASES: dict[str, dict[str, str]] = {
         "it": "Procedo? {agent}: {goal}",
         "es": "¿Lo hago? {agent}: {goal}",
     },
+    "approve_currency": {
+        "en": "Shall I do this? {goal}. In which currency? (I'll keep it as your currency.)",
+        "de": "Soll ich das erledigen? {goal}. In welcher Währung? (Ich merke sie mir.)",
+        "fr": "Je m'en occupe ? {goal}. Dans quelle devise ? (Je la retiendrai.)",
+        "it": "Procedo? {goal}. In quale valuta? (La terrò come tua valuta.)",
+        "es": "¿Lo hago? {goal}. ¿En qué moneda? (La guardaré como tu moneda.)",
+    },
     "yes": {"en": "Yes, go ahead", "de": "Ja, los", "fr": "Oui", "it": "Sì", "es": "Sí"},
     "no": {"en": "No", "de": "Nein", "fr": "Non", "it": "No", "es": "No"},
     "edit": {

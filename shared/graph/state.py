@@ -107,6 +107,7 @@ class Intent(_State):
     label: str | None = None
     planned: list[PlanStep] = Field(default_factory=list)
     stated: Extraction | None = None
+    fallback: Extraction | None = None  # not read whole: what is certain all the same
     about_roles: list[str] = Field(default_factory=list)  # a question about "my family"
     tier: UnderstandingUse | None = None  # None: the tier did not read the message
 

@@ -32,7 +32,8 @@ def read(context: TurnContext, state: TurnState) -> Understanding | None:
     profile = state.conversation.profile
     now = context.ports.clock.now()
     reading = Context(now=now, timezone=profile.timezone, currency=profile.currency)
-    return tier.understand(state.conversation.user_message, reading)
+    guess = context.ports.settings.understanding_route == "guess"
+    return tier.understand(state.conversation.user_message, reading, guess=guess)
 
 
 def settled_intent(understood: Understanding) -> Intent:
@@ -85,6 +86,10 @@ def merged_intent(model: Intent, understood: Understanding) -> Intent:
             "has_preferences": any(f.type == "Preference" for f in facts.facts),
             "stated": stated(understood),
         }
+    elif facts.certain and understood.people.decided:
+        update["fallback"] = Extraction(
+            facts=facts.certain, entities=[m.entity_mention() for m in understood.people.mentions]
+        )
     return model.model_copy(update=update)
 
 
@@ -140,6 +145,7 @@ def use_of(understood: Understanding) -> UnderstandingUse:
     return UnderstandingUse(
         label=understood.route.label,
         route=understood.route.decided,
+        guessed=understood.route.guessed,
         people=understood.people.decided,
         facts=understood.facts.decided and understood.people.decided,
         plan=bool(planned(understood)),

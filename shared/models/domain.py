@@ -172,6 +172,7 @@ class UnderstandingUse(Strict):
 
     label: str | None = None
     route: bool = False
+    guessed: bool = False  # the route is the nearest label's, below the thresholds
     people: bool = False
     facts: bool = False  # the extraction task stores them without a model call
     plan: bool = False  # the planner made no model call
@@ -291,17 +292,42 @@ class ExtractionTask(Strict):
     summary: SessionNote | None = None  # the chat's new running summary, to embed and keep
     # What the understanding tier read whole in the turn: stored without a model call.
     stated: Extraction | None = None
+    # What it was sure of in a message it did not read whole ("My colleague Anna is off
+    # sick": Anna is the user's colleague): stored when the extraction model fails.
+    fallback: Extraction | None = None
+
+
+class OpenArg(Strict):
+    """An argument the user picks before the call may run (the currency of "I spent 42.50
+    on groceries" when none is known): the call is complete with any one of ``options``."""
+
+    name: str = Field(min_length=1, max_length=40)
+    options: list[str] = Field(min_length=1, max_length=6)
 
 
 class ToolCall(Strict):
     """A tool call decided before any agent step: the understanding tier read an explicit
     command ("remind me to ... at ..."), so the step's agent makes this call without a model.
     ``args`` are what the tool's schema accepts (checked again when it runs); ``approved``:
-    the user approved this very call in the turn, so the job does not ask again."""
+    the user approved this very call in the turn, so the job does not ask again; ``open``:
+    an argument still to be chosen by the user (the call cannot run until it is)."""
 
     tool: str = Field(min_length=1, max_length=60)
     args: dict[str, str] = Field(default_factory=dict, max_length=20)
     approved: bool = False
+    open: OpenArg | None = None
+
+    def completions(self) -> list[ToolCall]:
+        """The call with its open argument set to each option (itself when none is open)."""
+        if self.open is None:
+            return [self]
+        return [self.completed(option) for option in self.open.options]
+
+    def completed(self, value: str) -> ToolCall:
+        if self.open is None or value not in self.open.options:
+            raise ValueError(f"{value!r} is not an option of this call")
+        args = {**self.args, self.open.name: value}
+        return self.model_copy(update={"args": args, "open": None})
 
 
 JobType = Literal["research", "data", "critical", "default"]

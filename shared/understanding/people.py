@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from shared.conversation.relations import TIER_RELATIONS
+from shared.models.money import CURRENCIES
 from shared.understanding.lexicon import (
+    CURRENCY_WORDS,
     DOUBTFUL_MODIFIERS,
     KEPT_MODIFIERS,
     OTHER_OWNERS,
@@ -33,6 +35,10 @@ NOT_PEOPLE = frozenset(
 )  # fmt: skip
 NOT_NAMES = frozenset({"DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"})
 NAMING_VERBS = frozenset({"name", "call"})
+# Verbs a request to contact someone starts with, capitalised as the first word.
+_COMMAND_WORDS = frozenset(
+    {"email", "mail", "call", "phone", "text", "message", "ask", "tell", "remind", "invite"}
+)
 # A single-word "organisation" or "place" in these positions may be a missed name.
 _PERSON_SLOTS = frozenset({"nsubj", "nsubjpass", "appos", "poss", "dobj"})
 
@@ -44,6 +50,7 @@ class Found:
     mentions: list[PersonMention] = field(default_factory=list)
     by_token: dict[int, PersonMention] = field(default_factory=dict)
     doubts: list[str] = field(default_factory=list)
+    unplaced: list[Token] = field(default_factory=list)  # maybe names no rule placed
     shared: set[int] = field(default_factory=set)  # tokens of several people: "my parents"
 
     def add(self, mention: PersonMention, tokens: list[Token]) -> None:
@@ -57,10 +64,21 @@ class Found:
                 self.shared.add(token.i)
             self.by_token[token.i] = known or mention
 
-    def result(self) -> People:
-        if self.doubts:
-            return People(decided=False, mentions=self.mentions, reason="; ".join(self.doubts))
-        return People(decided=True, mentions=self.mentions)
+    def result(self, guess: bool = False) -> People:
+        """``guess``: decide despite doubts, for a model that finds people worse than this
+        guess does: names no rule placed count as people of no known role when each is a
+        word alone ("What does Eva like?"), never when several stand together ("The Magic
+        Mountain"); the other doubts keep what the rules found."""
+        names = list(dict.fromkeys(t.text for t in self.unplaced))
+        doubts = [*self.doubts, *(f"unplaced name {name!r}" for name in names)]
+        if not doubts:
+            return People(decided=True, mentions=self.mentions)
+        if not guess:
+            return People(decided=False, mentions=self.mentions, reason="; ".join(doubts))
+        lone = {t.text for t in self.unplaced if _alone(t)} - {m.name for m in self.mentions}
+        guessed = [PersonMention(name=name) for name in names if name in lone]
+        reason = "guessed despite: " + "; ".join(doubts)
+        return People(decided=True, mentions=[*self.mentions, *guessed], reason=reason)
 
 
 def _relation_matcher(doc: Doc) -> Matcher:
@@ -81,12 +99,28 @@ def find_people(doc: Doc) -> Found:
         if token.lower_ in TIER_RELATIONS and token.pos_ in ("NOUN", "PROPN"):
             _relation(doc, token, found, runs)
     for ent in doc.ents:
-        if ent.label_ == "PERSON" and not any(t.i in found.by_token for t in ent):
-            found.add(PersonMention(name=ent.text), list(ent))
+        tokens = list(ent)
+        if len(tokens) > 1 and tokens[0].is_sent_start and tokens[0].lower_ in _COMMAND_WORDS:
+            tokens = tokens[1:]  # "Email Marc that ...": the recognizer took the verb along
+        if ent.label_ == "PERSON" and not any(t.i in found.by_token for t in tokens):
+            name = doc[tokens[0].i : tokens[-1].i + 1].text
+            found.add(PersonMention(name=name), tokens)
     for token in doc:
+        if _currency(token):  # "I paid 18 CHF for lunch": an amount's unit, never a name
+            continue
+        if token.is_sent_start and token.lower_ in _COMMAND_WORDS:  # "Email Marc ..."
+            continue
         if _unplaced_name(token, found) or _maybe_name(token, found):
-            found.doubts.append(f"unplaced name {token.text!r}")
+            found.unplaced.append(token)
     return found
+
+
+def _alone(token: Token) -> bool:
+    """No capitalised word next to it: one name, not a title of several words."""
+    doc = token.doc
+    beside = [doc[i] for i in (token.i - 1, token.i + 1) if 0 <= i < len(doc)]
+    capitalised = [t for t in beside if t.is_title and t.is_alpha and t.text != "I"]
+    return all(t.is_sent_start and t.pos_ != "PROPN" for t in capitalised)  # "Is Leo ..."
 
 
 def _relation(doc: Doc, noun: Token, found: Found, runs: dict[int, int]) -> None:
@@ -188,6 +222,12 @@ def _name_tokens(doc: Doc, first: Token) -> list[Token]:
     while tokens[-1].i + 1 < len(doc) and _is_name(doc[tokens[-1].i + 1]):
         tokens.append(doc[tokens[-1].i + 1])
     return tokens
+
+
+def _currency(token: Token) -> bool:
+    if token.is_upper and token.text in CURRENCIES:
+        return True
+    return token.lower_ in CURRENCY_WORDS and not token.is_title  # "Franc" may be a name
 
 
 def _unplaced_name(token: Token, found: Found) -> bool:

@@ -3,10 +3,11 @@
 "remind me to X at T" (productivity: reminders_add), "add X to my calendar on T"
 (calendar_add, an hour long, or all day without a time), "note that ..." (notes_add),
 "I spent 40 on groceries" (wealth: expense_record, the amount checked in the currency's
-minor units), feedback and research as one step of their agent. Each plan step goes through
-the planner's contract, so the existing approvals apply. A command whose time is vague or
-unresolved, whose amount has no currency, or that the grammar does not cover falls through
-to the model's planner.
+minor units; with no currency said or set, the currency is left open and the user picks it
+when asked to approve), feedback and research as one step of their agent. Each plan step
+goes through the planner's contract, so the existing approvals apply. A command whose time
+is vague or unresolved, or that the grammar does not cover falls through to the model's
+planner.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import re
 from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
-from shared.models.domain import ToolCall
+from shared.conversation.currencies import likely_currencies
+from shared.models.domain import OpenArg, ToolCall
 from shared.models.money import to_minor
 from shared.understanding.lexicon import CURRENCY_WORDS
 from shared.understanding.result import Label, Money, Plan, PlannedStep, TimeRef
@@ -74,12 +76,17 @@ _AGENT_OF: dict[Label, str] = {
 
 
 def plan_command(
-    label: Label, message: str, times: Times, now: datetime, currency: str | None
+    label: Label,
+    message: str,
+    times: Times,
+    now: datetime,
+    currency: str | None,
+    timezone: str = "UTC",
 ) -> Plan:
     text = message.strip()
     if label in _SINGLE_STEP:
         return _single(_SINGLE_STEP[label], text)
-    read = read_command(label, text, times, now, currency)
+    read = read_command(label, text, times, now, currency, timezone)
     if read is not None:
         return read
     if label not in _AGENT_OF or _SECOND_REQUEST.search(text):
@@ -91,10 +98,16 @@ def plan_command(
 
 
 def read_command(
-    label: Label, text: str, times: Times, now: datetime, currency: str | None
+    label: Label,
+    text: str,
+    times: Times,
+    now: datetime,
+    currency: str | None,
+    timezone: str = "UTC",
 ) -> Plan | None:
     """The plan of a command the grammar reads whole (a reminder, a calendar entry, a note,
-    an expense), or None."""
+    an expense), or None. ``currency``: the user's, if set; ``timezone``: the user's, whose
+    country's currency is offered first when an amount names none and none is set."""
     if times.unresolved:
         return None
     if label == "schedule":
@@ -102,7 +115,7 @@ def read_command(
     if label == "notes":
         return _note(text)
     if label == "budget":
-        return _expense(text, times.resolved, now, currency)
+        return _expense(text, times.resolved, now, currency, timezone)
     return None
 
 
@@ -190,7 +203,9 @@ def _note(text: str) -> Plan | None:
     return Plan(decided=True, steps=[step])
 
 
-def _expense(text: str, times: list[TimeRef], now: datetime, fallback: str | None) -> Plan | None:
+def _expense(
+    text: str, times: list[TimeRef], now: datetime, fallback: str | None, timezone: str
+) -> Plan | None:
     spent_at = times[0] if len(times) == 1 and not times[0].clock else None
     if len(times) > 1 or (times and spent_at is None):
         return None
@@ -200,25 +215,42 @@ def _expense(text: str, times: list[TimeRef], now: datetime, fallback: str | Non
     if match is None:
         return None
     named = {CURRENCY_WORDS[m.lower()] for m in (match["pre"], match["post"]) if m}
-    currency = named.pop() if len(named) == 1 else (fallback if not named else None)
-    if currency is None:
+    if len(named) > 1:
         return None
-    try:
-        minor = to_minor(Decimal(match["number"]), currency)
-    except (InvalidOperation, ValueError):
+    known = named.pop() if named else fallback
+    priced = _priced(match["number"], known, timezone)
+    if priced is None:
         return None
+    choices, minor = priced
     description = match["what"].strip()
     # The thing bought: "a new jacket" -> jacket, "a gift for my sister" -> gift.
     category = _PREPOSITION.split(_DETERMINERS.sub("", description))[0].split()[-1].lower()
-    args = {"amount": match["number"], "currency": currency, "category": category}
-    args["description"] = description
+    args = {"amount": match["number"], "category": category, "description": description}
+    if known:
+        args["currency"] = known
     if spent_at is not None:
         args["spent_at"] = spent_at.at.isoformat()
+    amount_said = f"{match['number']} {known}" if known else match["number"]
     step = PlannedStep(
         id="s1",
         agent="wealth",
-        goal=f"Record an expense of {match['number']} {currency} for {description}",
-        call=ToolCall(tool="expense_record", args=args),
-        money=Money(amount_minor=minor, currency=currency),
+        goal=f"Record an expense of {amount_said} for {description}",
+        call=ToolCall(
+            tool="expense_record",
+            args=args,
+            open=None if known else OpenArg(name="currency", options=choices),
+        ),
+        money=Money(amount_minor=minor, currency=known) if known else None,
     )
     return Plan(decided=True, steps=[step])
+
+
+def _priced(number: str, known: str | None, timezone: str) -> tuple[list[str], int] | None:
+    """The currencies the amount may be in (the known one, or those the user may pick:
+    ``OpenArg``) and its minor units in the first; None if no currency can hold it."""
+    try:
+        amount = Decimal(number)
+        choices = [known] if known else likely_currencies(timezone, amount)
+        return (choices, to_minor(amount, choices[0])) if choices else None
+    except (InvalidOperation, ValueError):
+        return None

@@ -50,6 +50,7 @@ class RouteDecision(Strict):
     score: float  # similarity of the best label's nearest examples
     margin: float  # best minus the runner-up
     reason: str = ""
+    guessed: bool = False  # the label is ``best`` taken below the thresholds (a weak model)
 
     @property
     def decided(self) -> bool:
@@ -91,6 +92,9 @@ class Facts(Strict):
     decided: bool
     facts: list[ExtractedFact] = Field(default_factory=list)
     reason: str = ""
+    # Not decided: what is certain all the same (who a named relative is), stored when the
+    # extraction model reads nothing usable from the message.
+    certain: list[ExtractedFact] = Field(default_factory=list)
 
     def extraction(self, people: People) -> Extraction:
         """The extraction model's whole output: these facts and the people named."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from shared.ports import Embedder
@@ -39,6 +40,7 @@ if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
 
 _POLITE = re.compile(r"^(?:please\s+)?(?:can|could|would|will) you\b", re.IGNORECASE)
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
+_OTHERS = ("de", "fr", "it", "es", "pt", "nl")  # languages whose text must not be read as English
 SHORT = 4  # words: a greeting in any language is short; longer foreign text is not read
 Form = Literal["request", "question", "about_self", "about_others", "about_assistant", "other"]
 # A question is no statement, a request neither a statement nor a question; a sentence
@@ -85,7 +87,10 @@ class UnderstandingTier:
         self.router.load()
         self._embedder.embed(["hello"])
 
-    def understand(self, message: str, context: Context) -> Understanding:
+    def understand(self, message: str, context: Context, guess: bool = False) -> Understanding:
+        """``guess``: a route the examples leave open is guessed (``RouteDecision.guessed``)
+        and lone unplaced names taken as people (``Found.result``) rather than left to the
+        model, for a model that does both worse than the guess."""
         text = message.strip()
         if not text or len(text) > MAX_CHARS:
             return _unread(text, "empty or too long to read")
@@ -97,7 +102,9 @@ class UnderstandingTier:
         times = find_times(doc, context.now, context.timezone)
         label, plan, facts = _by_rules(doc, found, times, context)
         route = self._route(label, scores, _form(doc), _first_verb(doc))
-        return _assemble(text, route, doc, found, times, context, plan, facts)
+        if guess and route.label is None:
+            route = _guessed(route, _form(doc), _first_verb(doc))
+        return _assemble(text, route, doc, found, times, context, plan, facts, guess)
 
     def _route(
         self, label: Label | None, scores: dict[Label, float], form: Form, first_verb: str
@@ -127,12 +134,21 @@ class UnderstandingTier:
         return _unread(text, "not English")
 
 
+def _guessed(route: RouteDecision, form: Form, first_verb: str) -> RouteDecision:
+    """The open route's likeliest label: a request's verb when it names one ("schedule a
+    call ..."), else the nearest examples' among the labels the form allows."""
+    verb_says = _REQUEST_VERBS.get(first_verb) if form == "request" else None
+    label = verb_says or route.best
+    reason = f"guessed {label} ({route.reason})"
+    return route.model_copy(update={"label": label, "guessed": True, "reason": reason})
+
+
 def _by_rules(
     doc: Doc, found: Found, times: Times, context: Context
 ) -> tuple[Label | None, Plan | None, Facts | None]:
     """The label an explicit command's grammar or a fully read statement settles."""
     for label in COMMANDS:
-        plan = read_command(label, doc.text, times, context.now, context.currency)
+        plan = read_command(label, doc.text, times, context.now, context.currency, context.timezone)
         if plan is not None:
             return label, plan, None
     if _form(doc) == "question":
@@ -152,6 +168,7 @@ def _assemble(
     context: Context,
     plan: Plan | None,
     facts: Facts | None,
+    guess: bool,
 ) -> Understanding:
     label = route.label
     if label is None:
@@ -163,7 +180,7 @@ def _assemble(
         if plan is None:
             complex_route = GRAPH_ROUTE[label] == "complex"
             plan = (
-                plan_command(label, text, times, context.now, context.currency)
+                plan_command(label, text, times, context.now, context.currency, context.timezone)
                 if complex_route
                 else Plan(decided=True)
             )
@@ -173,7 +190,10 @@ def _assemble(
                 if label == "statement"
                 else _facts_of_request(doc, found)
             )
-    named = [m.name for m in found.mentions if m.named]
+    if not facts.decided:
+        facts = facts.model_copy(update={"certain": relationship_facts(found, set())})
+    people = found.result(guess)
+    named = [m.name for m in people.mentions if m.named]
     asks = label == "person_question"
     answer = answer_from_facts(text, list(context.facts), named) if asks else None
     roles = sorted(roles_asked(text)) if asks else []
@@ -181,7 +201,7 @@ def _assemble(
         message=text,
         language="en",
         route=route,
-        people=found.result(),
+        people=people,
         times=times.resolved,
         spans=times.unresolved,
         facts=facts,
@@ -221,13 +241,27 @@ def _first_verb(doc: Doc) -> str:
 
 
 def _english(doc: Doc) -> bool:
-    """Enough English function words: the rules and the model behind them read English."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
+    """No more function words of the languages we see most than of English ("Meine
+    Schwester wohnt in Berlin" is German; "Ben's wife Olivia loves gardening" has none)."""
     words = [t.lower_ for t in doc if t.is_alpha]
     if len(words) <= 2:
         return False
-    return sum(word in STOP_WORDS for word in words) / len(words) >= 0.2
+    owners = {t.nbor(-1).lower_ for t in doc[1:] if t.lower_ in ("'s", "’s")}  # "Ben's"
+    words = [word for word in words if word not in owners]
+    english, foreign = _function_words()
+    return sum(w in foreign for w in words) <= sum(w in english for w in words)
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> tuple[frozenset[str], frozenset[str]]:
+    """English's and the other languages' stop words, each without the ones they share."""
+    from importlib import import_module
+
+    english = frozenset(import_module("spacy.lang.en.stop_words").STOP_WORDS)
+    others = frozenset().union(
+        *(import_module(f"spacy.lang.{code}.stop_words").STOP_WORDS for code in _OTHERS)
+    )
+    return english - others, others - english
 
 
 def _form(doc: Doc) -> Form:

@@ -24,7 +24,7 @@ from shared.agents.registry import AGENTS, TOOLS, catalogue
 from shared.agents.spec import ToolRefused, parse_args
 from shared.conversation.answers import APPROVE, EDIT, REJECT
 from shared.conversation.phrases import phrase
-from shared.graph import plan_history
+from shared.graph import choices, plan_history
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.questions import ask
@@ -124,7 +124,8 @@ def _understood_plan(state: TurnState) -> Planning | None:
             if step.call is not None:
                 if step.call.tool not in AGENTS[step.agent].tools:
                     raise ToolRefused(f"{step.agent} has no tool {step.call.tool}")
-                parse_args(TOOLS[step.call.tool], step.call.args)
+                for call in step.call.completions():  # valid whichever option is picked
+                    parse_args(TOOLS[call.tool], call.args)
     except (ValidationError, ToolRefused) as exc:
         log.warning("the understanding tier's plan broke the contract", extra={"error": str(exc)})
         return None
@@ -134,6 +135,8 @@ def _understood_plan(state: TurnState) -> Planning | None:
 @node("agent_execution")
 def agent_execution(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     restored = _after_approval(state) or {}
+    if restored:
+        _remember_choice(runtime.context, state)
     current = state.model_copy(
         update={key: merge(getattr(state, key), value) for key, value in restored.items()}
     )
@@ -152,7 +155,10 @@ def _execute_next(
     if unmet & set(step.depends_on):  # what it needs will not come
         result = StepResult(step_id=step.id, status="skipped")
         return {"planning": planning.model_copy(update={"results": [*planning.results, result]})}
-    if step.id not in planning.approved and _needs_approval(runtime.context, step):
+    if step.id not in planning.approved and (
+        (step.call is not None and step.call.open is not None)  # the user must pick first
+        or _needs_approval(runtime.context, step)
+    ):
         return {"planning": planning, "hitl": _ask_approval(state, runtime.context, planning, step)}
     if spec.inline and runtime.context.meter.remaining > RESPONSE_RESERVE:
         output = _run_inline(planning, runtime, step)
@@ -201,6 +207,9 @@ def _after_approval(state: TurnState) -> dict[str, Any] | None:
         planning = planning.model_copy(update={"steps": steps, "approved": [point.step_id]})
     elif state.hitl.option_id == APPROVE and point.step_id:
         planning = planning.model_copy(update={"approved": [point.step_id]})
+    elif picked := choices.picked(state.hitl.option_id):  # approved, with the value picked
+        steps = [choices.filled(s, picked) if s.id == point.step_id else s for s in point.steps]
+        planning = planning.model_copy(update={"steps": steps, "approved": [point.step_id]})
     else:
         refused = StepResult(step_id=point.step_id or "", status="refused")
         planning = planning.model_copy(update={"results": [*earlier, refused]})
@@ -212,6 +221,14 @@ def _after_approval(state: TurnState) -> dict[str, Any] | None:
     return {"planning": planning, "intent": point.intent, "conversation": focus}
 
 
+def _remember_choice(context: TurnContext, state: TurnState) -> None:
+    assert state.hitl.pending is not None
+    point = ResumePoint.model_validate(state.hitl.pending.resume_at)
+    asked = next((s for s in point.steps if s.id == point.step_id), None)
+    if asked is not None:
+        choices.remember(context.ports, context.user_id, asked, state.hitl.option_id)
+
+
 def _with_goal(step: PlanStep, goal: str) -> PlanStep:
     """The user's words replace the goal; a call read from the old words is dropped."""
     return step.model_copy(update={"inputs": {**step.inputs, "goal": goal}, "call": None})
@@ -221,12 +238,17 @@ def _ask_approval(
     state: TurnState, context: TurnContext, planning: Planning, step: PlanStep
 ) -> Hitl:
     language = state.conversation.language
+    goal = step.inputs.get("goal", "")
+    question = phrase("approve", language, agent=step.agent, goal=goal)
+    options = [InterruptOption(id=APPROVE, label=phrase("yes", language))]
+    if step.call is not None and step.call.open is not None:  # yes means picking the value
+        question, options = choices.question(step.call.open, language, goal)
     interrupt = Interrupt(
         id=f"{context.turn_id}-a{step.id}",
         kind="approval",
-        question=phrase("approve", language, agent=step.agent, goal=step.inputs.get("goal", "")),
+        question=question,
         options=[
-            InterruptOption(id=APPROVE, label=phrase("yes", language)),
+            *options,
             InterruptOption(id=REJECT, label=phrase("no", language)),
             InterruptOption(id=EDIT, label=phrase("edit", language)),
         ],

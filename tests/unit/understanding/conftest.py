@@ -10,7 +10,9 @@ import pytest
 from spacy.language import Language
 
 from shared.adapters import model_guard
+from shared.adapters.fake_agent_data import FakeAgentDataStore
 from shared.adapters.local_embedder import LocalEmbedder
+from shared.deps import Deps
 from shared.understanding.nlp import pipeline
 from shared.understanding.tier import Context, UnderstandingTier
 
@@ -34,3 +36,13 @@ def tier() -> Iterator[UnderstandingTier]:
 @pytest.fixture
 def context() -> Context:
     return Context(now=NOW, timezone=ZONE, currency="CHF")
+
+
+def with_tier(deps: Deps, tier: UnderstandingTier) -> Deps:
+    """The unit composition root with the tier and the agents' data store."""
+    return Deps(
+        deps.settings,
+        understanding=tier,
+        agent_data=FakeAgentDataStore(),
+        **{name: value for name, value in deps.__dict__.items() if name != "settings"},
+    )

@@ -64,12 +64,56 @@ def test_mentions_carry_the_extractions_entity_shape(nlp: Language) -> None:
         "Tell me everything you know about Sophie.",  # and Sophie an organisation
         "My ex-wife Julia called.",  # not a partner any more
         "a friend Anna is coming",  # whose friend?
+        "Lunch with Franc tomorrow.",  # a name, though "franc" is a currency word
     ],
 )
 def test_names_it_cannot_place_leave_the_part_to_the_model(nlp: Language, text: str) -> None:
     people = find_people(nlp(text)).result()
     assert not people.decided
     assert people.reason
+
+
+@pytest.mark.parametrize(
+    "text", ["I paid 18 CHF for lunch.", "I spent 30 EUR on books.", "It cost 12 francs."]
+)
+def test_a_currency_is_no_name(nlp: Language, text: str) -> None:
+    people = find_people(nlp(text)).result()
+    assert people.decided and people.mentions == []
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("What does Eva like?", ["Eva"]),
+        ("Is Leo allergic to anything?", ["Leo"]),
+        ("Tell me everything you know about Sophie.", ["Sophie"]),
+    ],
+)
+def test_a_guess_takes_a_lone_unplaced_name_as_a_person(
+    nlp: Language, text: str, names: list[str]
+) -> None:
+    found = find_people(nlp(text))
+    assert not found.result().decided
+    guessed = found.result(guess=True)
+    assert guessed.decided and [(m.name, m.role) for m in guessed.mentions] == [
+        (name, None) for name in names
+    ]
+
+
+def test_a_guess_takes_no_title_for_a_person(nlp: Language) -> None:
+    people = find_people(nlp("Who wrote The Magic Mountain?")).result(guess=True)
+    assert people.decided and people.mentions == []
+
+
+def test_a_guess_keeps_what_the_rules_found_despite_a_doubt(nlp: Language) -> None:
+    people = find_people(nlp("My ex-wife Julia called.")).result(guess=True)
+    assert people.decided and [(m.name, m.role) for m in people.mentions] == [("Julia", None)]
+    assert "not plainly that role" in people.reason
+
+
+def test_a_request_verb_is_no_part_of_a_name(nlp: Language) -> None:
+    people = find_people(nlp("Email Marc that I'll be late tonight.")).result()
+    assert people.decided and [m.name for m in people.mentions] == ["Marc"]
 
 
 def test_the_tier_and_the_resolver_read_a_relation_word_alike(nlp: Language) -> None:

@@ -18,7 +18,7 @@ from tests.unit.understanding.conftest import NOW, ZONE
 
 
 def plan(nlp: Language, label: Label, text: str, currency: str | None = "CHF") -> Plan:
-    return plan_command(label, text, find_times(nlp(text), NOW, ZONE), NOW, currency)
+    return plan_command(label, text, find_times(nlp(text), NOW, ZONE), NOW, currency, ZONE)
 
 
 def only_call(result: Plan) -> tuple[str, dict[str, str]]:
@@ -135,8 +135,24 @@ def test_what_the_grammar_cannot_vouch_for_falls_through(
     assert result.reason
 
 
-def test_an_amount_without_a_currency_falls_through(nlp: Language) -> None:
-    assert not plan(nlp, "budget", "I spent 40 on groceries", currency=None).decided
+def test_an_amount_without_a_currency_leaves_it_for_the_user_to_pick(nlp: Language) -> None:
+    result = plan(nlp, "budget", "I spent 40 on groceries", currency=None)
+    (step,) = result.steps
+    assert step.call is not None and "currency" not in step.call.args
+    assert step.call.open is not None and step.call.open.name == "currency"
+    assert step.call.open.options[0] == "CHF"  # Zurich's; then the most traded
+    for call in step.call.completions():  # whichever is picked, the tool accepts the call
+        tool(call.tool).args_schema.model_validate(call.args)
+    assert step.money is None and "CHF" not in step.goal
+
+
+def test_no_currency_is_offered_that_cannot_hold_the_amount(nlp: Language) -> None:
+    text = "I spent 42.50 on sushi"
+    result = plan_command("budget", text, find_times(nlp(text), NOW, ZONE), NOW, None, "Asia/Tokyo")
+    (step,) = result.steps
+    assert step.call is not None and step.call.open is not None
+    assert "JPY" not in step.call.open.options  # yen have no decimals
+    assert not plan(nlp, "budget", "I spent 12.345 on coffee.", currency=None).decided
 
 
 @pytest.mark.parametrize(

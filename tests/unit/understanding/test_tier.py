@@ -85,6 +85,26 @@ def test_what_the_tier_cannot_place_falls_through(
         understood.settled_intent(result)
 
 
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Schedule a call with the plumber sometime next week.", "schedule"),  # the verb's
+        ("Paul no longer works at UBS.", "statement"),  # the nearest examples'
+    ],
+)
+def test_a_guess_takes_the_open_route(
+    tier: UnderstandingTier, context: Context, text: str, label: str
+) -> None:
+    assert tier.understand(text, context).route.label is None
+    guessed = tier.understand(text, context, guess=True).route
+    assert (guessed.label, guessed.guessed) == (label, True)
+
+
+def test_foreign_text_is_never_guessed(tier: UnderstandingTier, context: Context) -> None:
+    route = tier.understand("Ricordami di chiamare mia madre domani", context, guess=True).route
+    assert route.label is None and not route.guessed
+
+
 def test_the_labelled_set_floors(tier: UnderstandingTier) -> None:
     """Right or abstain: what the tier decides must stay right; how much it decides must
     not shrink. Floors sit a little under today's figures (bench.understanding prints them)."""

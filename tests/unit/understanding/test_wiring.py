@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from shared.adapters.clock import FixedClock
-from shared.adapters.fake_agent_data import FakeAgentDataStore
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.agent_delivery import AgentJobService
 from shared.app.extraction import ExtractionService
@@ -23,6 +22,7 @@ from shared.models.domain import AgentJob, AssistantProfile, ExtractionTask, Too
 from shared.models.memory import FactFilter, Person
 from shared.understanding import UnderstandingTier
 from tests.unit.turn_kit import classification, metadata, nodes, request
+from tests.unit.understanding.conftest import with_tier
 
 ZONE = "Europe/Zurich"
 
@@ -30,12 +30,7 @@ ZONE = "Europe/Zurich"
 @pytest.fixture
 def wired(deps: Deps, tier: UnderstandingTier, clock: FixedClock) -> Deps:
     """The unit composition root with the tier and the agents' data store."""
-    wired = Deps(
-        deps.settings,
-        understanding=tier,
-        agent_data=FakeAgentDataStore(),
-        **{name: value for name, value in deps.__dict__.items() if name != "settings"},
-    )
+    wired = with_tier(deps, tier)
     profile = AssistantProfile(timezone=ZONE, currency="CHF")
     wired.profiles.put_profile("alice", profile, clock.now())
     return wired
@@ -85,6 +80,39 @@ def test_what_it_leaves_open_goes_to_the_model_with_its_people_kept(
     assert record.understanding is not None and record.understanding.people
     [task] = _tasks(wired)
     assert task.stated is None  # the extraction model reads it
+    assert task.fallback is not None
+    assert [f.text for f in task.fallback.facts] == ["Anna is the user's colleague"]
+
+
+@pytest.mark.parametrize("model_says", ["broken", "nothing"])
+def test_what_the_tier_was_sure_of_is_stored_when_extraction_reads_nothing(
+    wired: Deps, llm: ScriptedLLM, model_says: str
+) -> None:
+    llm.add(classification(facts=True), "Get well soon to her.")
+    TurnService(wired).run("alice", request("My colleague Anna is off sick today."))
+    if model_says == "broken":
+        llm.add({"facts": "nope"}, {"facts": "still nope"})  # twice: the retry too
+    else:
+        llm.add({"facts": [], "entities": []})
+    [anna] = _persons_after_extraction(wired)
+    assert (anna.display_name, anna.role_to_user) == ("Anna", "colleague")
+    [fact] = wired.facts.list_facts("alice", FactFilter(subject_id=anna.id))
+    assert "colleague" in fact.text
+
+
+def test_with_the_route_guessed_only_the_reply_is_a_model_call(
+    wired: Deps, llm: ScriptedLLM
+) -> None:
+    settings = Settings(env="test", model_provider="scripted", understanding_route="guess")
+    guessing = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    llm.add("Get well soon to her.")
+    TurnService(guessing).run("alice", request("My colleague Anna is off sick today."))
+    assert len(llm.calls) == 1 and "Classify" not in llm.calls[0].request.system
+    record = metadata(guessing, "m1")
+    assert record.understanding is not None and record.understanding.guessed
+    assert (record.understanding.label, record.decided_by) == ("statement", "understanding")
+    [task] = _tasks(guessing)
+    assert task.stated is None  # "off sick" is no shape it reads: the extraction model's
 
 
 def test_a_reminder_is_planned_asked_and_made_once_without_a_model(
