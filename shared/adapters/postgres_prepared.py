@@ -30,12 +30,15 @@ from pg8000.converters import make_params
 from pg8000.dbapi import convert_paramstyle
 from pg8000.exceptions import DatabaseError, InterfaceError
 
-from shared.adapters.postgres import Connection
+from shared.adapters.postgres import Connection, sqlstate
 
 # A handful of statement shapes exist (channels x boost, window, privacy, as-of); past
 # this many on one connection, further shapes run unprepared rather than pile up.
 MAX_PREPARED = 32
 CUSTOM_PLANS = "SET LOCAL plan_cache_mode = force_custom_plan"
+# The statement no longer fits its table ("cached plan must not change result type"), or
+# the server no longer has it: prepare it again. Other refusals keep it.
+_STALE = {"0A000", "26000"}
 
 _prepared: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
@@ -53,7 +56,7 @@ def vector_text(values: Sequence[float]) -> str:
 
 
 class Prepared:
-    """One read-only transaction on one connection; see the module's docstring."""
+    """A transaction of one statement on one connection; see the module's docstring."""
 
     def __init__(self, conn: Connection, settings: Sequence[str] = ()) -> None:
         self._conn: Any = conn
@@ -79,7 +82,8 @@ class Prepared:
                    input_funcs=funcs), core.Context("COMMIT")]  # fmt: skip
         refused = [error for reply in replies if (error := _read(conn, reply)) is not None]
         if refused:
-            self._forget(sql)  # e.g. the table changed under it: prepared afresh next time
+            if sqlstate(refused[0]) in _STALE:
+                self._forget(sql)  # prepared afresh next time
             raise refused[0]
         return list(replies[1].rows or [])
 
