@@ -1,7 +1,9 @@
 """Figures for the local model service: start time, generation speed, structured calls, the
-quality of structured output and short replies, embedding speed.
+quality of structured output and short replies, embedding speed, and four structured calls
+sent at once (queued, or decoded together with ``--parallel``).
 
     .venv/bin/python -m bench.models [--runs N] [--gguf FILE --model-name NAME] [--threads N]
+        [--parallel N]
 
 Each run starts a fresh service (``scripts/model_service``) on a free port and calls it
 through the production ``vertex`` adapters, exactly as the functions do under ``make dev``.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -61,6 +64,29 @@ def bench_speed(llm: LLM, runs: int) -> None:
         structured.append(timed(lambda: _structured(llm, message)))
     print(f"generation              {statistics.median(speeds):7.1f} tokens/s (wall, 128 max)")
     print(f"structured call         {statistics.median(structured) * 1000:7.0f} ms (one person)")
+
+
+def bench_at_once(llm: LLM, runs: int, at_once: int = 4) -> None:
+    """``at_once`` structured calls sent together: queued with one slot, decoded together
+    with ``--parallel``. The first round is apart: slots that have never seen the prompt."""
+    messages = list(EXTRACTION)[:at_once]
+
+    def together() -> float:
+        threads = [threading.Thread(target=_structured, args=(llm, m)) for m in messages]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return time.perf_counter() - started
+
+    first = together()
+    rounds = [together() for _ in range(runs)]
+    alone = statistics.median(timed(lambda: _structured(llm, messages[0])) for _ in range(runs))
+    print(
+        f"{at_once} structured at once     {statistics.median(rounds):7.2f} s wall "
+        f"({first:.2f} s the first time; one alone {alone:.2f} s)"
+    )
 
 
 def _structured(llm: LLM, message: str) -> Mentions | None:
@@ -119,15 +145,20 @@ def main() -> None:
     parser.add_argument("--gguf", type=Path, help="another GGUF text model to measure")
     parser.add_argument("--model-name", default=MODEL_NAME)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--parallel", type=int, default=1, help="the service's slots")
     args = parser.parse_args()
-    options = ["--threads", str(args.threads)]
+    options = ["--threads", str(args.threads), "--parallel", str(args.parallel)]
     if args.gguf:
         options += ["--gguf", str(args.gguf)]
-    print(f"{args.model_name}: threads={args.threads} runs={args.runs} (medians)")
+    print(
+        f"{args.model_name}: threads={args.threads} parallel={args.parallel} "
+        f"runs={args.runs} (medians)"
+    )
     print(f"service start           {start_seconds(options, args.model_name):7.2f} s (to healthy)")
     with child_service(*options, model=args.model_name) as child:
         llm, embedder = models(child)
         bench_speed(llm, args.runs)
+        bench_at_once(llm, args.runs)
         bench_quality(llm)
         bench_embedder(embedder, args.runs)
 

@@ -26,7 +26,8 @@ store, the nodes' own timings from the turn record, and the targets it is held t
 
     .venv/bin/python -m bench.turn [--turns 200] [--warmup 20] [--new-chat-turns 50]
 
-``--local [--rounds 3] [--concurrent 4]``: whole turns on the local model, see bench/turn_local.py.
+``--local [--rounds 3] [--concurrent 4] [--service OPTIONS]``: whole turns on the local model,
+see bench/turn_local.py.
 
 Needs ``scripts/stack up --profile test``. Runs as a fresh user, in a scratch PostgreSQL
 database (migrated, dropped at the end) and a paused scratch Cloud Tasks queue (deleted at the
@@ -36,6 +37,7 @@ end, so no extraction runs); the user's Firestore documents and Redis keys are d
 from __future__ import annotations
 
 import argparse
+import shlex
 import time
 import uuid
 from collections.abc import Iterator
@@ -295,11 +297,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="--local: rounds of each kind")
     parser.add_argument("--concurrent", type=int, default=4, help="--local: turns at once")
     parser.add_argument("--mix", default="default", help="--local: default or settled")
+    parser.add_argument(
+        "--service",
+        help="--local: options for a model service of the bench's own, e.g. '--parallel 2'",
+    )
     args = parser.parse_args()
     if args.local:
         from bench import turn_local
 
-        turn_local.main(args.rounds, args.concurrent, args.mix)
+        options = None if args.service is None else shlex.split(args.service)
+        turn_local.main(args.rounds, args.concurrent, args.mix, options)
         return
     base = stack_settings()
     user = f"bench-turn-{uuid.uuid4().hex[:8]}"

@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from stacklib import procs, pubsub_setup, tokens
+from stacklib import firestore_data, procs, pubsub_setup, tokens
 from stacklib.postgres import Postgres
 from stacklib.profile import BASE_PORTS, HOST, ROOT, Profile
 from stacklib.services import Service, build, port_free
@@ -126,6 +126,10 @@ def up(profile: Profile) -> None:
 
 
 def down(profile: Profile, wipe: bool) -> None:
+    if profile.keeps and not wipe:
+        exports = profile.state / firestore_data.EXPORTS
+        if firestore_data.save(profile.port("firestore"), exports) is not None:
+            print(f"saved the Firestore documents to {exports}")
     for service in reversed(build(profile)):
         if procs.stop(profile.pid_file(service.name), service.stop_signal):
             print(f"stopped {service.name}")

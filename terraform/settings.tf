@@ -35,9 +35,11 @@ locals {
     RANKING_MODEL    = "semantic-ranker-default-004"
     RANKING_LOCATION = "global"
     # The deterministic understanding tier runs before every model call (MiniLM in the
-    # function, with spaCy and dateparser); Gemini phrases its extractive answers.
+    # function, with spaCy and dateparser); Gemini phrases its extractive answers and
+    # classifies what the tier leaves open (no guessing: Gemini routes better than a guess).
     UNDERSTANDING_TIER    = true
     UNDERSTANDING_ANSWERS = "ground"
+    UNDERSTANDING_ROUTE   = "model"
 
     # Firebase Authentication of this project issues the users' ID tokens.
     AUTH_ISSUER     = "https://securetoken.google.com/${var.project_id}"

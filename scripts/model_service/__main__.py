@@ -34,7 +34,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     # One: measured on 2 cores, llama.cpp's second thread adds little to a 135M model alone,
     # and as soon as anything else wants the cores, two threads fall to a tenth of the speed.
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--n-ctx", type=int, default=4096, help="context, in tokens")
+    # One: measured again on 2 cores (README, "Concurrency, measured"), slots that hold their
+    # prompt decode faster together, but a slot without it evaluates the whole prompt (3-9 s)
+    # while every other slot waits, and whole turns at once got no better p95 than a queue.
+    parser.add_argument(
+        "--parallel", type=int, default=defaults.slots, help="generations decoded together"
+    )
+    parser.add_argument(
+        "--background-slots",
+        type=int,
+        help="of --parallel, for background work (default: all but one)",
+    )
+    parser.add_argument("--n-ctx", type=int, default=4096, help="context of each generation")
     parser.add_argument("--prompt-cache-mib", type=int, default=64)
     parser.add_argument("--max-output-tokens", type=int, default=defaults.max_output_tokens)
     parser.add_argument(
@@ -42,7 +53,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--max-queue-seconds", type=float, default=defaults.max_queue_seconds)
     parser.add_argument("--max-waiting", type=int, default=defaults.max_waiting)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    background = args.background_slots
+    if args.parallel < 1 or (background is not None and not 1 <= background <= args.parallel):
+        parser.error("--parallel must be at least 1, --background-slots within 1..--parallel")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         args.gguf or bundled_gguf_path(),
         name=args.model_name,
         threads=args.threads,
+        parallel=args.parallel,
         n_ctx=args.n_ctx,
         prompt_cache_mib=args.prompt_cache_mib,
     )
@@ -68,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         max_generation_seconds=args.max_generation_seconds,
         max_queue_seconds=args.max_queue_seconds,
         max_waiting=args.max_waiting,
+        slots=args.parallel,
+        background_slots=args.background_slots,
     )
     server = build_server(ModelService(text, embeddings, limits), token, args.host, args.port)
 

@@ -1,13 +1,14 @@
 """Admission to an engine, interactive callers first, with deadlines.
 
-A ``Lane`` lets at most ``slots`` callers hold it at once (one generation at a time for the
-text engine: two llama.cpp runs on two cores only slow each other down); the others wait in
-arrival order, except that a background caller (an extraction, an agent job: nobody waits
-for it) lets every interactive one (a turn's reply) go first. A running generation is never
-cut short for another. A caller that is still waiting at its deadline leaves the queue with
-``QueueTimeout``; when ``max_waiting`` callers already wait, a new one is turned away at once
-with ``QueueFull``. Either way it never held the engine, so the caller can answer 429 and the
-client may try again later.
+A ``Lane`` lets at most ``slots`` callers hold it at once (for the text engine: as many
+generations as llama.cpp decodes together); the others wait in arrival order, except that
+a background caller (an extraction, an agent job: nobody waits for it) lets every
+interactive one (a turn's reply) go first, and background callers together hold at most
+``background_slots``, so that with several slots one is always left for a reply. A running
+generation is never cut short for another. A caller that is still waiting at its deadline
+leaves the queue with ``QueueTimeout``; when ``max_waiting`` callers already wait, a new one
+is turned away at once with ``QueueFull``. Either way it never held the engine, so the
+caller can answer 429 and the client may try again later.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class QueueTimeout(Overloaded):
 @dataclass(frozen=True)
 class LaneStats:
     running: int
+    running_background: int  # of ``running``
     waiting: int
     waiting_background: int  # of ``waiting``
     admitted: int
@@ -44,14 +46,21 @@ class LaneStats:
 
 
 class Lane:
-    def __init__(self, slots: int = 1, max_waiting: int = 32) -> None:
-        if slots < 1 or max_waiting < 0:
-            raise ValueError("a lane needs at least one slot and a non-negative queue")
+    def __init__(
+        self, slots: int = 1, max_waiting: int = 32, background_slots: int | None = None
+    ) -> None:
+        """``background_slots`` defaults to one slot fewer than ``slots`` (all of one)."""
+        background_slots = max(1, slots - 1) if background_slots is None else background_slots
+        if slots < 1 or max_waiting < 0 or not 1 <= background_slots <= slots:
+            raise ValueError(
+                "a lane needs at least one slot, a non-negative queue and 1..slots background slots"
+            )
         self._slots = slots
+        self._background_slots = background_slots
         self._max_waiting = max_waiting
         self._cond = threading.Condition()
         self._queue: deque[_Ticket] = deque()
-        self._running = 0
+        self._running = self._running_background = 0
         self._admitted = self._turned_away = self._peak_running = self._peak_waiting = 0
 
     @contextmanager
@@ -66,12 +75,14 @@ class Lane:
         finally:
             with self._cond:
                 self._running -= 1
+                self._running_background -= background
                 self._cond.notify_all()
 
     def stats(self) -> LaneStats:
         with self._cond:
             return LaneStats(
                 running=self._running,
+                running_background=self._running_background,
                 waiting=len(self._queue),
                 waiting_background=sum(t.background for t in self._queue),
                 admitted=self._admitted,
@@ -82,9 +93,10 @@ class Lane:
 
     def _enter(self, deadline: float, background: bool) -> None:
         with self._cond:
-            if not self._free_now():
+            if self._queue or not self._room_for(background):
                 self._wait_in_line(deadline, background)
             self._running += 1
+            self._running_background += background
             self._admitted += 1
             self._peak_running = max(self._peak_running, self._running)
 
@@ -96,7 +108,7 @@ class Lane:
         self._queue.append(ticket)
         self._peak_waiting = max(self._peak_waiting, len(self._queue))
         try:
-            while not (self._next() is ticket and self._running < self._slots):
+            while not (self._next() is ticket and self._room_for(background)):
                 left = deadline - time.monotonic()
                 if left <= 0:
                     self._turned_away += 1
@@ -110,8 +122,10 @@ class Lane:
         """Whose turn it is: the first interactive caller, else the first background one."""
         return next((t for t in self._queue if not t.background), self._queue[0])
 
-    def _free_now(self) -> bool:
-        return not self._queue and self._running < self._slots
+    def _room_for(self, background: bool) -> bool:
+        if background and self._running_background >= self._background_slots:
+            return False
+        return self._running < self._slots
 
 
 class _Ticket:

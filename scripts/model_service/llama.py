@@ -108,6 +108,7 @@ class LlamaEngine:
         *,
         name: str = MODEL_NAME,
         threads: int = 1,
+        parallel: int = 1,
         n_ctx: int = 4096,
         prompt_cache_mib: int = 64,
         max_items: int = 8,
@@ -120,8 +121,11 @@ class LlamaEngine:
         self._dry_multiplier = dry_multiplier
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
-        params.n_ctx = n_ctx
-        params.n_parallel = 1  # measured: batching slots on 2 cores is slower than a queue
+        # llama.cpp splits its context among the slots: each slot gets the whole ``n_ctx``.
+        # One slot unless asked (see --parallel): on 2 cores a slot that misses the prompt
+        # cache stalls the others while it evaluates the prompt; a queue did no worse.
+        params.n_ctx = n_ctx * parallel
+        params.n_parallel = parallel
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.verbosity = 0

@@ -36,6 +36,10 @@ class Limits:
     max_generation_seconds: float = 10.0
     max_queue_seconds: float = 30.0
     max_waiting: int = 32  # requests waiting for the text engine; more are refused at once
+    # Generations decoded together (llama.cpp's parallel slots), and how many of them
+    # background callers may hold at once (``None``: all but one, or the one).
+    slots: int = 1
+    background_slots: int | None = None
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,7 @@ class ModelService:
         self.text = text
         self.embeddings = embeddings
         self.limits = limits
-        self.text_lane = Lane(slots=1, max_waiting=limits.max_waiting)
+        self.text_lane = Lane(limits.slots, limits.max_waiting, limits.background_slots)
         # Embeddings take milliseconds: their own lane, so a query's vector never waits
         # behind a whole generation (the service process runs numpy on one thread).
         self.embedding_lane = Lane(slots=1, max_waiting=limits.max_waiting * 4)

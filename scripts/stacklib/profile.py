@@ -51,6 +51,12 @@ class Profile:
         return ROOT / STATE_DIRS[self.name]
 
     @property
+    def keeps(self) -> bool:
+        """The dev stack keeps its Firestore documents across restarts (``firestore_data``);
+        the test stack starts empty."""
+        return self.name == "dev"
+
+    @property
     def logs(self) -> Path:
         return self.state / "logs"
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import postgres, tokens
+from . import firestore_data, postgres, tokens
 from .profile import AGENTS_INVOKER_EMAIL, HOST, LOCAL_MODEL, ROOT, Profile
 
 TASKS_PYTHON = ROOT / ".tools" / "tasks-venv" / "bin" / "python"
@@ -100,14 +100,16 @@ def _java() -> str:
     return java
 
 
-def firestore_command(port: int) -> list[str]:
-    """The Firestore emulator's JAR on ``port`` (also how tests start a private one)."""
+def firestore_command(port: int, import_data: Path | None = None) -> list[str]:
+    """The Firestore emulator's JAR on ``port`` (also how tests start a private one),
+    starting with the documents of an export (``firestore_data``) when given one."""
     # -Duser.language: the emulator's own launcher sets it (English-only messages).
     return [
         _java(), *FIRESTORE_JVM_OPTS, "-Duser.language=en",
         "-cp", str(_emulator_jar("cloud-firestore-emulator", "*.jar")),
         "com.google.cloud.datastore.emulator.firestore.CloudFirestore",
         "start", f"--host={HOST}", f"--port={port}",
+        *([f"--import-data={import_data}"] if import_data else []),
     ]  # fmt: skip
 
 
@@ -118,7 +120,8 @@ def build(profile: Profile) -> list[Service]:
     redis_dir = profile.state / "redis"
     pg = postgres.Postgres(profile.state / "pg", port("postgres"))
     # fmt: off
-    firestore = firestore_command(port("firestore"))
+    kept = firestore_data.latest(profile.state / firestore_data.EXPORTS) if profile.keeps else None
+    firestore = firestore_command(port("firestore"), kept)
     pubsub = [
         _java(), *JVM_OPTS, "-jar", str(_emulator_jar("pubsub-emulator", "lib/*.jar")),
         f"--host={HOST}", f"--port={port('pubsub')}",

@@ -106,12 +106,11 @@ class ExtractionService:
     def _extract(self, task: ExtractionTask, key: str) -> ExtractionOutcome:
         prompt = self._prompt(task)
         extraction = task.stated or self._read(prompt, task)
-        facts = [f for f in extraction.facts if task.has_preferences or f.type != "Preference"]
-        attributed = attribute(facts, extraction.entities, self._resolver(task, key))
-        drafter = Drafter(task, key, self._deps.embedder)
-        held = drafter.draft(attributed)
-        held.skipped += len(extraction.facts) - len(facts)  # preferences nobody asked for
-        held.learned = learned_persons(attributed, extraction.entities)
+        held = self._held(task, key, extraction)
+        if task.fallback is not None and extraction is not task.fallback and held.empty:
+            # A weak model's reading that keeps nothing: what the tier was sure of instead.
+            log.warning("extraction kept nothing of the model's reading: the fallback is")
+            held = self._held(task, key, task.fallback)
         try:
             return self._apply(task, key, prompt, held)
         except DataRejected:
@@ -119,17 +118,24 @@ class ExtractionService:
             log.warning("extraction refused, planning again", extra={"task": key})
             return self._apply(task, key, prompt, held)
 
+    def _held(self, task: ExtractionTask, key: str, extraction: Extraction) -> Held:
+        facts = [f for f in extraction.facts if task.has_preferences or f.type != "Preference"]
+        attributed = attribute(facts, extraction.entities, self._resolver(task, key))
+        held = Drafter(task, key, self._deps.embedder).draft(attributed)
+        held.skipped += len(extraction.facts) - len(facts)  # preferences nobody asked for
+        held.learned = learned_persons(attributed, extraction.entities)
+        return held
+
     def _read(self, prompt: ExtractionPrompt, task: ExtractionTask) -> Extraction:
-        """The model's reading; when it breaks its schema or finds no fact, what the tier
-        was sure of (``ExtractionTask.fallback``), if anything: a weak model loses less."""
+        """The model's reading; when it breaks its schema, what the tier was sure of
+        (``ExtractionTask.fallback``), if anything: a weak model loses less."""
         try:
-            read = structured_with_retry(self._llm, prompt.request, Extraction)[0]
+            return structured_with_retry(self._llm, prompt.request, Extraction)[0]
         except ModelOutputInvalid:
             if task.fallback is None:
                 raise
             log.warning("extraction output invalid: the tier's fallback is stored")
             return task.fallback
-        return task.fallback if not read.facts and task.fallback is not None else read
 
     def _prompt(self, task: ExtractionTask) -> ExtractionPrompt:
         deps, user = self._deps, task.user_id

@@ -61,8 +61,9 @@ class TimeoutPicker:
 
 
 def _instruction(text: str) -> bool:
-    """Words that can replace a step's goal: at least two (not "edit", not "3")."""
-    return len(text.split()) >= 2
+    """Words that can replace a step's goal: at least two (not "edit", not "3"), and no
+    question ("What do you know about my family?" is a new request, not the step's goal)."""
+    return len(text.split()) >= 2 and not text.rstrip().endswith("?")
 
 
 class ResumeService:

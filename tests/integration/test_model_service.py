@@ -180,20 +180,27 @@ def wait_until_running(child: Child) -> None:
         time.sleep(0.01)
 
 
-def test_concurrent_requests_queue_one_at_a_time_and_all_complete(service: Child) -> None:
-    llm, _ = models(service)
-    before = service.health()["text_lane"]
+def people_at_once(child: Child, texts: list[str], max_tokens: int) -> dict[int, Any]:
+    """The people of each text, all asked at the same time (by index)."""
+    llm, _ = models(child)
     results: dict[int, Any] = {}
 
     def call(n: int) -> None:
-        request = ask(f"{'ABCD'[n]} lives in Bern.", system="List the people.", max_tokens=100)
+        request = ask(texts[n], system="List the people.", max_tokens=max_tokens)
         results[n] = llm.structured(request, People)[0]
 
-    threads = [threading.Thread(target=call, args=(n,)) for n in range(4)]
+    threads = [threading.Thread(target=call, args=(n,)) for n in range(len(texts))]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(600)
+    return results
+
+
+def test_concurrent_requests_queue_one_at_a_time_and_all_complete(service: Child) -> None:
+    before = service.health()["text_lane"]
+
+    results = people_at_once(service, [f"{name} lives in Bern." for name in "ABCD"], 100)
 
     assert sorted(results) == [0, 1, 2, 3]
     assert all(isinstance(value, People) for value in results.values())
@@ -201,6 +208,19 @@ def test_concurrent_requests_queue_one_at_a_time_and_all_complete(service: Child
     assert lane["admitted"] - before["admitted"] == 4
     assert lane["peak_running"] == 1
     assert lane["peak_waiting"] >= 1
+
+
+def test_two_slots_decode_two_generations_together() -> None:
+    """``--parallel 2``: llama.cpp runs both at once, each with the whole ``--n-ctx``."""
+    limits = ("--max-generation-seconds", "300", "--max-queue-seconds", "900")
+    with child_service(*limits, "--parallel", "2", "--n-ctx", "512") as child:
+        # ~300 tokens each: over half of 512, so neither would fit a context split in two
+        results = people_at_once(child, [f"{name} lives in Bern. " * 60 for name in "AB"], 60)
+        lane = child.health()["text_lane"]
+
+    assert sorted(results) == [0, 1]
+    assert all(isinstance(value, People) for value in results.values())
+    assert (lane["admitted"], lane["peak_running"], lane["peak_waiting"]) == (2, 2, 0)
 
 
 def test_the_turn_graph_runs_on_the_service(service: Child) -> None:

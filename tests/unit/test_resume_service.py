@@ -204,6 +204,8 @@ def test_edit_is_chosen_by_words_only(deps: Deps, llm: ScriptedLLM) -> None:
         ResumeService(deps).prepare("alice", _answer(asked, "edit"))
     with pytest.raises(BadRequest):  # the third option by number: no words either
         ResumeService(deps).prepare("alice", _answer(asked, "3"))
+    with pytest.raises(BadRequest):  # a question is a new request, never the step's goal
+        ResumeService(deps).prepare("alice", _answer(asked, "What do you know about my family?"))
 
 
 class CountingConversations(FakeConversationStore):

@@ -155,10 +155,7 @@ def _execute_next(
     if unmet & set(step.depends_on):  # what it needs will not come
         result = StepResult(step_id=step.id, status="skipped")
         return {"planning": planning.model_copy(update={"results": [*planning.results, result]})}
-    if step.id not in planning.approved and (
-        (step.call is not None and step.call.open is not None)  # the user must pick first
-        or _needs_approval(runtime.context, step)
-    ):
+    if step.id not in planning.approved and _needs_approval(runtime.context, step):
         return {"planning": planning, "hitl": _ask_approval(state, runtime.context, planning, step)}
     if spec.inline and runtime.context.meter.remaining > RESPONSE_RESERVE:
         output = _run_inline(planning, runtime, step)
@@ -174,8 +171,10 @@ def _needs_approval(context: TurnContext, step: PlanStep) -> bool:
     mode. Agents that only read and write text run unasked; their own sensitive tool calls
     are escalated again, one by one, by the job runner. A step whose call is known (an
     explicit command) is asked about under that call's own policy, and once approved the
-    job makes it without asking again."""
+    job makes it without asking again; one with a value left open is always asked."""
     ports = context.ports
+    if step.call is not None and step.call.open is not None:  # a value the user must pick
+        return True
     if step.call is not None:  # the very call is known: the policy of that tool
         tool = TOOLS[step.call.tool]
         return call_needs_approval(ports.trust, ports.settings, context.user_id, step.agent, tool)

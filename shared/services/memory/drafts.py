@@ -64,6 +64,11 @@ class Held:
     learned: list[Person] = field(default_factory=list)  # known persons, with new names
     skipped: int = 0
 
+    @property
+    def empty(self) -> bool:
+        """Nothing to store or to hold for an answer (skipped facts aside)."""
+        return not (self.attributed or self.mentions or self.learned)
+
 
 class Drafter:
     def __init__(self, task: ExtractionTask, task_key: str, embedder: Embedder) -> None:

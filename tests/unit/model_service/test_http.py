@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -130,6 +131,23 @@ def test_a_busy_engine_with_a_full_queue_is_429_and_dependency_unavailable() -> 
     assert refused.json()["error"]["status"] == "RESOURCE_EXHAUSTED"
     assert len(running.engine.calls) == 1  # nothing ran for the refused requests
     assert running.service.text_lane.stats().turned_away == 3  # 1 + the SDK's 2 tries
+
+
+def test_two_slots_run_two_generations_at_once_and_refuse_a_third() -> None:
+    with busy(Limits(slots=2, max_waiting=0)) as running:
+        body = {"contents": [{"parts": [{"text": "x"}]}]}
+        second = threading.Thread(target=post, args=(running, "generateContent", body))
+        second.start()
+        while len(running.engine.calls) < 2:  # admitted beside the held first one
+            assert second.is_alive()
+            time.sleep(0.001)
+        refused = post(running, "generateContent", body)
+        assert running.service.text_lane.stats().running == 2
+    second.join(5)
+
+    assert refused.status_code == 429
+    assert len(running.engine.calls) == 2
+    assert running.service.health()["text_lane"]["peak_running"] == 2
 
 
 def test_a_request_still_waiting_at_its_deadline_is_refused() -> None:

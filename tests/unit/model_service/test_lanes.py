@@ -1,5 +1,5 @@
-"""Admission to an engine: one at a time, interactive first, then first come first served,
-deadlines, a queue cap."""
+"""Admission to an engine: one at a time or a few slots, interactive first, then first come
+first served, background callers kept off the last slot, deadlines, a queue cap."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from scripts.model_service.__main__ import parse_args
 from scripts.model_service.lanes import Lane, QueueFull, QueueTimeout
 from scripts.model_service.service import Budget, Limits
 
@@ -92,6 +93,61 @@ def test_two_slots_admit_two_holders() -> None:
         assert lane.stats().running == 2
         with pytest.raises(QueueFull), lane.slot(far()):
             pass
+
+
+def test_background_callers_leave_the_last_slot_to_an_interactive_one() -> None:
+    lane, order = Lane(slots=2), []  # background callers may hold one slot of two
+    second_in = threading.Event()
+
+    def second_background() -> None:
+        with lane.slot(far(), background=True):
+            order.append("bg2")
+            second_in.set()
+
+    with lane.slot(far(), background=True):
+        waiter = threading.Thread(target=second_background)
+        waiter.start()
+        while lane.stats().waiting < 1:
+            time.sleep(0.001)
+        assert not second_in.wait(0.05)  # a slot is free, but not for a background caller
+        with lane.slot(time.monotonic()):  # an interactive caller gets it at once
+            order.append("turn")
+            assert (lane.stats().running, lane.stats().running_background) == (2, 1)
+        assert not second_in.is_set()
+    waiter.join(5)
+
+    assert order == ["turn", "bg2"]
+    assert lane.stats().peak_running == 2
+
+
+def test_two_generations_with_a_background_one_beside_them() -> None:
+    lane = Lane(slots=3, max_waiting=0, background_slots=1)
+
+    with lane.slot(far()), lane.slot(far(), background=True), lane.slot(far()):
+        assert (lane.stats().running, lane.stats().running_background) == (3, 1)
+    # its one background slot is taken: a second background caller would have to wait
+    with lane.slot(far(), background=True), pytest.raises(QueueFull), lane.slot(far(), True):
+        pass
+
+
+def test_one_slot_is_shared_by_both_kinds_and_bad_shapes_are_refused() -> None:
+    lane = Lane(slots=1)
+    with lane.slot(far(), background=True):  # the only slot: background may take it
+        assert lane.stats().running_background == 1
+    for slots, background_slots in ((2, 0), (2, 3), (0, None)):
+        with pytest.raises(ValueError):
+            Lane(slots=slots, background_slots=background_slots)
+
+
+def test_the_command_line_refuses_slots_it_cannot_give(capsys: pytest.CaptureFixture[str]) -> None:
+    required = ["--port", "1", "--token-file", "token"]
+    for wrong in (["--parallel", "0"], ["--parallel", "2", "--background-slots", "3"]):
+        with pytest.raises(SystemExit):
+            parse_args(required + wrong)
+        assert "--background-slots within 1..--parallel" in capsys.readouterr().err
+
+    args = parse_args([*required, "--parallel", "4", "--background-slots", "2"])
+    assert (parse_args(required).parallel, args.parallel, args.background_slots) == (1, 4, 2)
 
 
 def test_a_client_timeout_shortens_both_deadlines() -> None:

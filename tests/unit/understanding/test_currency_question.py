@@ -13,6 +13,7 @@ from shared.app.agent_delivery import AgentJobService
 from shared.app.resume import ResumeService
 from shared.app.turn import TurnService
 from shared.deps import Deps
+from shared.errors import BadRequest, InterruptNotPending
 from shared.models.agent_data import Expense
 from shared.models.domain import AgentJob, AssistantProfile
 from shared.models.wire import Interrupt, ResumeRequest
@@ -98,3 +99,34 @@ def test_a_currency_said_or_set_is_never_asked(wired: Deps, clock: FixedClock) -
     assert response.interrupt is None
     assert [e.currency for e in _recorded(wired, clock)] == ["EUR"]
     assert wired.profiles.get_profile("alice").currency is None  # said once, not a setting
+
+
+@pytest.mark.parametrize("answer", ["choose:JPY", "choose:", "choose:chf", "JPY"])
+def test_a_value_never_offered_is_refused_and_changes_nothing(
+    wired: Deps, clock: FixedClock, answer: str
+) -> None:
+    asked, chat = _asked(wired)
+    with pytest.raises(BadRequest):
+        ResumeService(wired).prepare(
+            "alice", ResumeRequest(chat_id=chat, interrupt_id=asked.id, answer=answer)
+        )
+    assert _recorded(wired, clock) == []
+    assert wired.profiles.get_profile("alice").currency is None
+    # The question is still open: the offered value still answers it.
+    service = ResumeService(wired)
+    picked = ResumeRequest(chat_id=chat, interrupt_id=asked.id, answer="choose:CHF")
+    service.turns.run_prepared(service.prepare("alice", picked))
+    assert [e.currency for e in _recorded(wired, clock)] == ["CHF"]
+
+
+def test_a_double_tap_records_the_expense_once(wired: Deps, clock: FixedClock) -> None:
+    asked, chat = _asked(wired)
+    service = ResumeService(wired)
+    answer = ResumeRequest(chat_id=chat, interrupt_id=asked.id, answer="choose:EUR")
+    service.turns.run_prepared(service.prepare("alice", answer))
+    with pytest.raises(InterruptNotPending):
+        service.prepare("alice", answer)
+    with pytest.raises(InterruptNotPending):  # another value after the first: too late
+        service.prepare("alice", answer.model_copy(update={"answer": "choose:USD"}))
+    assert [e.currency for e in _recorded(wired, clock)] == ["EUR"]
+    assert wired.profiles.get_profile("alice").currency == "EUR"

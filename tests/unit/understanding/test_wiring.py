@@ -84,7 +84,7 @@ def test_what_it_leaves_open_goes_to_the_model_with_its_people_kept(
     assert [f.text for f in task.fallback.facts] == ["Anna is the user's colleague"]
 
 
-@pytest.mark.parametrize("model_says", ["broken", "nothing"])
+@pytest.mark.parametrize("model_says", ["broken", "nothing", "unstorable"])
 def test_what_the_tier_was_sure_of_is_stored_when_extraction_reads_nothing(
     wired: Deps, llm: ScriptedLLM, model_says: str
 ) -> None:
@@ -92,8 +92,11 @@ def test_what_the_tier_was_sure_of_is_stored_when_extraction_reads_nothing(
     TurnService(wired).run("alice", request("My colleague Anna is off sick today."))
     if model_says == "broken":
         llm.add({"facts": "nope"}, {"facts": "still nope"})  # twice: the retry too
-    else:
+    elif model_says == "nothing":
         llm.add({"facts": [], "entities": []})
+    else:  # about someone it cannot place: skipped
+        fact = {"text": "He is ill", "type": "Health", "about": "he", "confidence": 0.9}
+        llm.add({"facts": [fact], "entities": []})
     [anna] = _persons_after_extraction(wired)
     assert (anna.display_name, anna.role_to_user) == ("Anna", "colleague")
     [fact] = wired.facts.list_facts("alice", FactFilter(subject_id=anna.id))
