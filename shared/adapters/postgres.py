@@ -223,7 +223,7 @@ class Database:
         settings: Settings,
         *,
         factory: Callable[[], Connection] | None = None,
-        max_idle: int = 3,  # the hybrid recall holds three at once: dense, keyword, sessions
+        max_idle: int = 3,  # a recall holds two at once: its facts and its sessions
         ping_after_idle_seconds: float = 30.0,
         breaker: CircuitBreaker | None = None,
     ) -> None:
