@@ -61,8 +61,11 @@ class PostgresSessionMemory:
             args.append(query.as_of)
         with self._db.connection() as conn:  # a hot path: prepared, the vector rendered once
             rows = Prepared(conn).rows(
-                "SELECT chat_id, summary_enc, started_at, covers_until,"
-                " 1 - (embedding <=> %s::vector) AS similarity, vector_send(embedding)"
+                # timestamps as text and vectors in half precision: the rows are parsed
+                # while the facts' rows are, and pg8000's timestamp parser is slow
+                "SELECT chat_id, summary_enc, started_at::text, covers_until::text,"
+                " 1 - (embedding <=> %s::vector) AS similarity,"
+                " halfvec_send(embedding::halfvec)"
                 f" FROM session_summaries WHERE {where}"
                 " ORDER BY similarity DESC, chat_id LIMIT %s",
                 [vector_text(query.embedding), *args, query.pool],
@@ -75,6 +78,11 @@ class PostgresSessionMemory:
 
 def _candidate(summary: str, row: Sequence[Any]) -> SessionCandidate:
     chat_id, _, started, until, similarity, embedding = row
-    note = SessionNote(chat_id=chat_id, summary=summary, started_at=started, covers_until=until)
-    vector = as_vector(embedding)
+    note = SessionNote(
+        chat_id=chat_id,
+        summary=summary,
+        started_at=datetime.fromisoformat(started),
+        covers_until=datetime.fromisoformat(until),
+    )
+    vector = as_vector(embedding, half=True)
     return SessionCandidate(note=note, similarity=float(similarity), embedding=vector)
