@@ -12,7 +12,7 @@ from pg8000.exceptions import DatabaseError
 from pgvector import Vector
 
 from shared.adapters import postgres_prepared
-from shared.adapters.postgres import Database
+from shared.adapters.postgres import Database, sqlstate
 from shared.adapters.postgres_prepared import Prepared, vector_text
 from shared.config import Settings
 
@@ -84,6 +84,30 @@ def test_a_prepared_transaction_commits_what_it_changed(db: Database, database: 
         seen = cur.fetchone()[0]
         cur.execute("DROP TABLE prepared_probe")
     assert seen == 1
+
+
+def test_a_statement_gone_stale_is_refused_once_then_prepared_again(
+    db: Database, database: Database
+) -> None:
+    """A table changed under a prepared ``SELECT *`` (a migration while the pool lives): the
+    server refuses the old statement (0A000), and the next call prepares it afresh."""
+    with database.transaction() as cur:
+        cur.execute("CREATE TABLE prepared_stale (n int)")
+        cur.execute("INSERT INTO prepared_stale VALUES (1)")
+    read = "SELECT * FROM prepared_stale WHERE n = %s"
+    try:
+        with db.connection() as conn:
+            assert Prepared(conn).rows(read, [1]) == [[1]]
+        with database.transaction() as cur:
+            cur.execute("ALTER TABLE prepared_stale ADD COLUMN m int DEFAULT 2")
+        with pytest.raises(DatabaseError) as refused, db.connection() as conn:
+            Prepared(conn).rows(read, [1])
+        assert sqlstate(refused.value) == "0A000"
+        with db.connection() as conn:
+            assert Prepared(conn).rows(read, [1]) == [[1, 2]]
+    finally:
+        with database.transaction() as cur:
+            cur.execute("DROP TABLE prepared_stale")
 
 
 def test_past_the_limit_statements_run_unprepared(
