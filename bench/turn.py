@@ -301,12 +301,13 @@ def main() -> None:
         "--service",
         help="--local: options for a model service of the bench's own, e.g. '--parallel 2'",
     )
+    parser.add_argument("--show", action="store_true", help="--local: print every turn")
     args = parser.parse_args()
     if args.local:
         from bench import turn_local
 
         options = None if args.service is None else shlex.split(args.service)
-        turn_local.main(args.rounds, args.concurrent, args.mix, options)
+        turn_local.main(args.rounds, args.concurrent, args.mix, options, args.show)
         return
     base = stack_settings()
     user = f"bench-turn-{uuid.uuid4().hex[:8]}"

@@ -9,7 +9,7 @@ p50/p95 of each and the ratio of the concurrent p95 to the single p50, with the 
 service's calls and queueing per turn.
 
     .venv/bin/python -m bench.turn --local [--rounds 3] [--concurrent 4] [--mix settled]
-        [--service '--parallel 2']
+        [--service '--parallel 2'] [--show]
 
 ``--mix settled`` takes six messages the understanding tier settles (statements it reads
 whole, questions about people): the model writes only the reply, nothing in the
@@ -18,6 +18,8 @@ background, so the figures show what is left when the tier does all it can.
 ``--service OPTIONS`` starts a model service of the bench's own with those options (see
 ``python -m scripts.model_service --help``) and points the functions at it instead of the
 stack's, so that a service setting is compared with the default in back-to-back runs.
+
+``--show`` prints every turn: its seconds, message and the reply's start.
 
 Needs ``scripts/stack up --profile test`` and the test profile's function ports free.
 """
@@ -63,6 +65,7 @@ TARGET_RATIO = 3.0  # issue 16: p95 of 4 simultaneous turns within 3x a single t
 
 @dataclass(frozen=True)
 class Turn:
+    message: str
     seconds: float
     status: int
     reply: str
@@ -100,7 +103,7 @@ class LocalStack:
         )
         seconds = time.perf_counter() - started
         reply = response.json().get("reply", {}).get("text", "") if response.is_success else ""
-        return Turn(seconds, response.status_code, reply or response.text[:200])
+        return Turn(message, seconds, response.status_code, reply or response.text[:200])
 
 
 def concurrent_round(stack: LocalStack, messages: list[str]) -> list[Turn]:
@@ -135,7 +138,14 @@ def measure(
     return singles, together
 
 
-def report(singles: list[Turn], together: list[Turn], concurrent: int, calls: float) -> None:
+def report(
+    singles: list[Turn], together: list[Turn], concurrent: int, calls: float, show: bool = False
+) -> None:
+    if show:  # which turns are slow, and what they answered
+        for label, turns in (("single", singles), ("at once", together)):
+            for turn in turns:
+                said = f"{turn.message[:40]:<40} {turn.reply[:60]!r}"
+                print(f"{label:<8} {turn.seconds:>6.2f} s  {said}")
     single = [t.seconds for t in singles]
     both = [t.seconds for t in together]
     failed = [t for t in singles + together if t.status != 200 or not t.reply.strip()]
@@ -168,7 +178,11 @@ def model_service(profile: Profile, options: list[str] | None) -> Iterator[dict[
 
 
 def main(
-    rounds: int, concurrent: int, mix: str = "default", service: list[str] | None = None
+    rounds: int,
+    concurrent: int,
+    mix: str = "default",
+    service: list[str] | None = None,
+    show: bool = False,
 ) -> None:
     profile = Profile(PROFILE)
     try:
@@ -178,10 +192,10 @@ def main(
     with model_service(profile, service) as model_env:
         stack = LocalStack(profile, model_env)
         print(f"model service: {stack.model_url} {stack.model_health()['limits']}")
-        run(stack, rounds, concurrent, mix)
+        run(stack, rounds, concurrent, mix, show)
 
 
-def run(stack: LocalStack, rounds: int, concurrent: int, mix: str) -> None:
+def run(stack: LocalStack, rounds: int, concurrent: int, mix: str, show: bool) -> None:
     if serve.wait_ready(int(stack.turn_url.rstrip("/").rsplit(":", 1)[1]), seconds=0.2):
         raise SystemExit("the test profile's functions are already served: stop them first")
     serve.up(PROFILE, extra_env={**stack.model_env, "RATE_LIMIT_PER_MINUTE": "1000"})
@@ -194,4 +208,4 @@ def run(stack: LocalStack, rounds: int, concurrent: int, mix: str) -> None:
         )
     finally:
         serve.down(PROFILE)
-    report(singles, together, concurrent, calls)
+    report(singles, together, concurrent, calls, show)

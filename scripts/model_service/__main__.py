@@ -45,6 +45,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=int,
         help="of --parallel, for background work (default: all but one)",
     )
+    parser.add_argument(
+        "--no-preempt",
+        dest="preempt",
+        action="store_false",
+        help="a waiting reply never stops a running background generation",
+    )
     parser.add_argument("--n-ctx", type=int, default=4096, help="context of each generation")
     parser.add_argument("--prompt-cache-mib", type=int, default=64)
     parser.add_argument("--max-output-tokens", type=int, default=defaults.max_output_tokens)
@@ -86,6 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         max_waiting=args.max_waiting,
         slots=args.parallel,
         background_slots=args.background_slots,
+        preempt=args.preempt,
     )
     server = build_server(ModelService(text, embeddings, limits), token, args.host, args.port)
 

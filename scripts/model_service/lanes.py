@@ -4,8 +4,12 @@ A ``Lane`` lets at most ``slots`` callers hold it at once (for the text engine: 
 generations as llama.cpp decodes together); the others wait in arrival order, except that
 a background caller (an extraction, an agent job: nobody waits for it) lets every
 interactive one (a turn's reply) go first, and background callers together hold at most
-``background_slots``, so that with several slots one is always left for a reply. A running
-generation is never cut short for another. A caller that is still waiting at its deadline
+``background_slots``, so that with several slots one is always left for a reply. When an
+interactive caller finds no slot and a background one holds a slot, that holder is asked to
+stop (``Hold.preempted``, with ``preempt``): it gives its slot back at its next token and
+its caller answers that it may try again (``Preempted``), as serving systems preempt by
+recomputation; so a reply waits for a token, not for a whole extraction. An interactive
+generation is never cut short. A caller that is still waiting at its deadline
 leaves the queue with ``QueueTimeout``; when ``max_waiting`` callers already wait, a new one
 is turned away at once with ``QueueFull``. Either way it never held the engine, so the
 caller can answer 429 and the client may try again later.
@@ -33,6 +37,21 @@ class QueueTimeout(Overloaded):
     pass
 
 
+class Preempted(Exception):
+    """A background generation stopped to let an interactive caller go first; nothing of
+    it is kept, and the caller may try again."""
+
+
+@dataclass
+class Hold:
+    """One caller's hold on a slot. ``preempted`` is set under the lane's lock and read by
+    the holder between tokens (a plain attribute: the read needs no lock)."""
+
+    waited: float
+    preemptible: bool  # a background caller that can be answered "try again"
+    preempted: bool = False
+
+
 @dataclass(frozen=True)
 class LaneStats:
     running: int
@@ -43,11 +62,16 @@ class LaneStats:
     turned_away: int
     peak_running: int
     peak_waiting: int
+    preempted: int  # background holds asked to stop for an interactive caller
 
 
 class Lane:
     def __init__(
-        self, slots: int = 1, max_waiting: int = 32, background_slots: int | None = None
+        self,
+        slots: int = 1,
+        max_waiting: int = 32,
+        background_slots: int | None = None,
+        preempt: bool = False,
     ) -> None:
         """``background_slots`` defaults to one slot fewer than ``slots`` (all of one)."""
         background_slots = max(1, slots - 1) if background_slots is None else background_slots
@@ -56,26 +80,36 @@ class Lane:
                 "a lane needs at least one slot, a non-negative queue and 1..slots background slots"
             )
         self._slots = slots
+        self._preempt = preempt
+        self._holds: list[Hold] = []
         self._background_slots = background_slots
         self._max_waiting = max_waiting
         self._cond = threading.Condition()
         self._queue: deque[_Ticket] = deque()
         self._running = self._running_background = 0
         self._admitted = self._turned_away = self._peak_running = self._peak_waiting = 0
+        self._preempted = 0
 
     @contextmanager
-    def slot(self, deadline: float, background: bool = False) -> Iterator[float]:
-        """Hold one slot for the ``with`` block; yields the seconds spent waiting for it.
-        ``deadline`` is on the ``time.monotonic()`` clock; ``background`` callers wait
-        behind every interactive one."""
+    def slot(
+        self, deadline: float, background: bool = False, preemptible: bool = False
+    ) -> Iterator[Hold]:
+        """Hold one slot for the ``with`` block (``Hold.waited``: the seconds spent waiting
+        for it). ``deadline`` is on the ``time.monotonic()`` clock; ``background`` callers
+        wait behind every interactive one, and may be asked to stop when ``preemptible``."""
         arrived = time.monotonic()
         self._enter(deadline, background)
+        hold = Hold(time.monotonic() - arrived, preemptible=background and preemptible)
+        with self._cond:
+            self._holds.append(hold)
         try:
-            yield time.monotonic() - arrived
+            yield hold
         finally:
             with self._cond:
+                self._holds.remove(hold)
                 self._running -= 1
                 self._running_background -= background
+                self._preempted += hold.preempted
                 self._cond.notify_all()
 
     def stats(self) -> LaneStats:
@@ -89,6 +123,7 @@ class Lane:
                 turned_away=self._turned_away,
                 peak_running=self._peak_running,
                 peak_waiting=self._peak_waiting,
+                preempted=self._preempted,
             )
 
     def _enter(self, deadline: float, background: bool) -> None:
@@ -107,6 +142,8 @@ class Lane:
         ticket = _Ticket(background)
         self._queue.append(ticket)
         self._peak_waiting = max(self._peak_waiting, len(self._queue))
+        if not background:
+            self._preempt_one()
         try:
             while not (self._next() is ticket and self._room_for(background)):
                 left = deadline - time.monotonic()
@@ -117,6 +154,19 @@ class Lane:
         finally:
             self._queue.remove(ticket)
             self._cond.notify_all()  # whoever is next in line may go now
+
+    def _preempt_one(self) -> None:
+        """Ask the latest background holder (the least work lost) to stop, unless one
+        already stops for an interactive caller waiting before this one."""
+        if not self._preempt or self._room_for(False):
+            return
+        waiting = sum(not t.background for t in self._queue)
+        stopping = sum(h.preempted for h in self._holds)
+        if stopping >= waiting:
+            return
+        running = [h for h in self._holds if h.preemptible and not h.preempted]
+        if running:
+            running[-1].preempted = True
 
     def _next(self) -> _Ticket:
         """Whose turn it is: the first interactive caller, else the first background one."""

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from scripts.model_service import vertex_wire as wire
 from scripts.model_service.calls import EngineError, Json
-from scripts.model_service.lanes import Overloaded
+from scripts.model_service.lanes import Overloaded, Preempted
 from scripts.model_service.service import Budget, ModelService
 
 log = logging.getLogger("model_service")
@@ -60,6 +60,8 @@ def _handler_for(service: ModelService, token: str) -> type[BaseHTTPRequestHandl
                 self._refuse(exc)
             except Overloaded as exc:
                 self._refuse(wire.WireError(429, f"the local model is busy: {exc}"))
+            except Preempted as exc:  # the client's retry queues behind the reply
+                self._refuse(wire.WireError(503, f"the local model preempted this call: {exc}"))
             except EngineError as exc:
                 self._refuse(wire.WireError(exc.status, f"the local model refused: {exc}"))
             except Exception:  # the edge: a bug is logged with its request and answered 500

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 
 from scripts.model_service import vertex_wire as wire
 from scripts.model_service.calls import EmbeddingEngine, Json, Outcome, TextEngine
-from scripts.model_service.lanes import Lane
+from scripts.model_service.lanes import Hold, Lane, Preempted
 
 log = logging.getLogger("model_service")
 
@@ -40,6 +40,7 @@ class Limits:
     # background callers may hold at once (``None``: all but one, or the one).
     slots: int = 1
     background_slots: int | None = None
+    preempt: bool = True  # a waiting reply stops a running background generation
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,9 @@ class ModelService:
         self.text = text
         self.embeddings = embeddings
         self.limits = limits
-        self.text_lane = Lane(limits.slots, limits.max_waiting, limits.background_slots)
+        self.text_lane = Lane(
+            limits.slots, limits.max_waiting, limits.background_slots, limits.preempt
+        )
         # Embeddings take milliseconds: their own lane, so a query's vector never waits
         # behind a whole generation (the service process runs numpy on one thread).
         self.embedding_lane = Lane(slots=1, max_waiting=limits.max_waiting * 4)
@@ -87,13 +90,14 @@ class ModelService:
 
         def keep(text: str) -> bool:
             pieces.append(text)
-            return True
+            return not hold.preempted
 
-        with self.text_lane.slot(budget.queue, request.background) as waited:
+        # Only a whole answer can be refused after it began: a stream's events are out.
+        with self.text_lane.slot(budget.queue, request.background, preemptible=True) as hold:
             started = time.monotonic()
             deadline = budget.generation(started)
             outcome = self.text.chat(call, deadline, keep)
-        self._record(route.rpc, outcome, waited, time.monotonic() - started, request.labels)
+        self._record(route.rpc, outcome, hold, time.monotonic() - started, request.labels)
         return wire.generate_response("".join(pieces), outcome, self.text.name, deadline - started)
 
     def stream(self, route: wire.Route, body: object, budget: Budget, send: SendEvent) -> None:
@@ -110,11 +114,11 @@ class ModelService:
             held.append(text)
             return ready is None or send(wire.stream_event(ready, None, name, 0.0))
 
-        with self.text_lane.slot(budget.queue, request.background) as waited:
+        with self.text_lane.slot(budget.queue, request.background) as hold:
             started = time.monotonic()
             deadline = budget.generation(started)
             outcome = self.text.chat(call, deadline, on_text)
-        self._record(route.rpc, outcome, waited, time.monotonic() - started, request.labels)
+        self._record(route.rpc, outcome, hold, time.monotonic() - started, request.labels)
         if outcome.finish != "cancelled":
             send(wire.stream_event("".join(held), outcome, name, deadline - started))
 
@@ -142,18 +146,22 @@ class ModelService:
             raise wire.WireError(404, f"model {asked} is not served here (it serves {served})")
 
     def _record(
-        self, rpc: str, outcome: Outcome, waited: float, ran: float, labels: dict[str, str]
+        self, rpc: str, outcome: Outcome, hold: Hold, ran: float, labels: dict[str, str]
     ) -> None:
+        """Counts and logs the generation; a preempted one is refused (``Preempted``)."""
+        finish = "preempted" if hold.preempted and outcome.finish == "cancelled" else outcome.finish
         with self._lock:
-            self._outcomes[outcome.finish] = self._outcomes.get(outcome.finish, 0) + 1
+            self._outcomes[finish] = self._outcomes.get(finish, 0) + 1
         log.info(
             "%s work=%s finish=%s waited=%.0fms ran=%.0fms prompt=%d (cached %d) output=%d",
             rpc,
             labels.get("work", "-"),
-            outcome.finish,
-            waited * 1000,
+            finish,
+            hold.waited * 1000,
             ran * 1000,
             outcome.prompt_tokens,
             outcome.cached_tokens,
             outcome.output_tokens,
         )
+        if finish == "preempted":
+            raise Preempted(f"stopped after {outcome.output_tokens} tokens for a reply")

@@ -118,6 +118,18 @@ def stated(understood: Understanding) -> Extraction | None:
     return understood.facts.extraction(understood.people)
 
 
+def told_back(state: TurnState) -> Answer | None:
+    """The facts of a statement the tier read whole, confirmed back to the user ("Noted:
+    Anna lives in Berlin."); None when the message was not read whole."""
+    intent = state.intent
+    if intent is None or intent.label != "statement" or not (intent.stated and intent.stated.facts):
+        return None
+    from shared.understanding.answers import told_back as confirmation
+    from shared.understanding.result import Answer
+
+    return Answer(text=confirmation([f.text for f in intent.stated.facts]), fact_ids=[])
+
+
 def answer(state: TurnState) -> Answer | None:
     """A question about a known person the retrieved facts answer: the facts, quoted
     ("Where does Anna live?" -> "Anna lives in Berlin."). None: the model answers alone."""

@@ -26,7 +26,7 @@ _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = tuple(
     (re.compile(question + r"\s*\?*$", re.IGNORECASE), re.compile(says, re.IGNORECASE), many)
     for question, says, many in (
         (rf"^where (?:does|do) {_WHO} live(?: now| these days)?", r"\blives? in\b", False),
-        (rf"^where (?:does|do) {_WHO} work", r"\bworks? (?:at|for)\b", False),
+        (rf"^where (?:does|do) {_WHO} work", r"\bworks? (?:at|for|in|as\b.*\bin)\b", False),
         (rf"^what (?:does|do) {_WHO} do for (?:a living|work)", r"\bworks? as\b", False),
         (rf"^what is {_WHO}(?:'s|’s) job", r"\bworks? as\b", False),
         (rf"^when is {_WHO}(?:'s|’s) birthday", r"\bbirthday\b", False),
@@ -105,6 +105,11 @@ def _everything_about(who: str, facts: list[KnownFact], names: list[str] | None)
         return None  # nothing known, or two people of that name
     texts = list(dict.fromkeys(_quoted(f.text) for f in hits))
     return Answer(text=" ".join(texts), fact_ids=[f.id for f in hits])
+
+
+def told_back(texts: list[str]) -> str:
+    """A statement's facts as the reply that confirms them ("Noted: Anna lives in Berlin.")."""
+    return "Noted: " + " ".join(dict.fromkeys(_quoted(t) for t in texts))
 
 
 def _quoted(text: str) -> str:

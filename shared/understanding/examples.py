@@ -55,6 +55,10 @@ _EXAMPLES: dict[Label, tuple[str, ...]] = {
         "I don't eat meat", "my neighbour Franz has a new dog",
         "Julia just started a new job at Roche", "I work for a small startup",
         "we got a puppy called Bello", "my grandmother turned ninety today",
+        # everyday life told in passing: remembered if it matters, never acted on
+        "I had a long day at work", "we watched a great movie last night",
+        "my neighbour prefers quiet evenings", "I've been learning to play the guitar",
+        "I'm a bit stressed this week", "my son started school in September",
     ),
     "schedule": (
         "remind me to buy bread at 6pm", "set a reminder for the dentist on Tuesday",
@@ -108,6 +112,12 @@ _EXAMPLES: dict[Label, tuple[str, ...]] = {
         "how do I renew a Swiss passport?", "what's the weather going to be like this weekend?",
         "find information about learning Spanish quickly", "who won the world cup in 2014?",
         "recommend a podcast about history", "what's the difference between a loan and a mortgage?",
+        # everyday advice, ideas and trivia: the assistant answers, nothing is done
+        "how long do I cook rice?", "can you give me an idea for dinner tonight?",
+        "what should I wear to a job interview?", "any tips for sleeping better?",
+        "suggest something fun to do on a rainy day", "tell me a fun fact about octopuses",
+        "what's a nice name for a puppy?", "how do I get a coffee stain out of a shirt?",
+        "what can I make with leftover potatoes?", "what is the tallest mountain in Africa?",
     ),
 }  # fmt: skip
 

@@ -1,11 +1,11 @@
 """Facts for common statement shapes, in the extraction model's output shape.
 
 Shapes (a spaCy ``Matcher`` finds the predicate, the parse its subject and object): lives
-in <place>, works at/for <organisation>, works as <occupation>, likes / loves / enjoys /
-hates / dislikes <thing>, is allergic to <thing>, <someone>'s birthday is <date> (or was
-born on), has a <relation> named <name>, <name> is my <relation>. A named relative of the
-user that no other fact is about gets "<name> is the user's <relation>", so the person is
-created with the role.
+in <place>, works at/for <organisation> or in <place>, works as <occupation>, likes /
+loves / enjoys / prefers / hates / dislikes <thing>, is allergic to <thing>, <someone>'s birthday is
+<date> (or was born on), has a <relation> named <name>, <name> is my <relation>. A named
+relative of the user that no other fact is about gets "<name> is the user's <relation>",
+so the person is created with the role.
 
 Right or abstain: a sentence that is a question, hedged ("if", "would", "I think"),
 negated, or that holds a clause no shape explains makes the whole part fall through to the
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
     from spacy.matcher import Matcher
     from spacy.tokens import Doc, Span, Token
 
-PREFERENCE_VERBS = ("like", "love", "enjoy", "hate", "dislike", "adore")
+PREFERENCE_VERBS = ("like", "love", "enjoy", "hate", "dislike", "adore", "prefer")
 # Inflected forms, not lemmas: the small model lemmatizes "hates" as "hat".
 _FORMS = {verb: [verb, f"{verb}s"] for verb in ("live", "work", *PREFERENCE_VERBS)}
 MAX_OBJECT_TOKENS = 6
@@ -44,7 +44,7 @@ _PERSONAL = frozenset(
 _PATTERNS: dict[str, list[list[dict[str, object]]]] = {
     "lives_in": [[{"LOWER": {"IN": _FORMS["live"]}, "POS": "VERB"}, {"LOWER": "in"}]],
     "works_at": [
-        [{"LOWER": {"IN": _FORMS["work"]}, "POS": "VERB"}, {"LOWER": {"IN": ["at", "for"]}}]
+        [{"LOWER": {"IN": _FORMS["work"]}, "POS": "VERB"}, {"LOWER": {"IN": ["at", "for", "in"]}}]
     ],
     "works_as": [[{"LOWER": {"IN": _FORMS["work"]}, "POS": "VERB"}, {"LOWER": "as"}]],
     "preference": [
@@ -183,8 +183,9 @@ def _object_words(rest: Span, *, head: int = -1) -> str:
     return rest.doc[words[0].i : words[-1].i + 1].text
 
 
-def _proper_object(rest: Span) -> str:
-    """A place or an organisation: names only, then the clause ends or "as ..." follows."""
+def _proper_object(rest: Span, then: tuple[str, ...] = ("as",)) -> str:
+    """A place or an organisation: names only, then the clause ends or one of ``then``
+    follows ("at ACME as a nurse")."""
     words = []
     for token in rest:
         if token.pos_ == "PROPN" or token.ent_type_ in ("GPE", "LOC", "ORG"):
@@ -194,7 +195,7 @@ def _proper_object(rest: Span) -> str:
     after = rest.doc[words[-1].i + 1] if words and words[-1].i + 1 < len(rest.doc) else None
     if not words or (words[0].pos_ == "DET" and len(words) == 1):
         raise _Unreadable("the place or organisation is not a name")
-    if after is not None and not (after.is_punct or after.dep_ == "cc" or after.lower_ == "as"):
+    if after is not None and not (after.is_punct or after.dep_ == "cc" or after.lower_ in then):
         raise _Unreadable(f"more after the name: {after.text!r}")
     return rest.doc[rest.start : words[-1].i + 1].text
 
@@ -209,14 +210,23 @@ def _lives_in(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> l
 
 
 def _works_at(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[Reading]:
-    """Works at (or for) an organisation; "at ACME as a nurse" adds the occupation."""
+    """Works at (or for) an organisation, or in a place; "at ACME in Basel" keeps the
+    place, "at ACME as a nurse" adds the occupation."""
     _present(predicate)
     subject = _subject(predicate, found)
-    employer = _proper_object(rest)
     preposition = predicate.nbor(1).lower_
-    text = f"{subject.display} works {preposition} {employer}"
-    readings = [Reading(_fact(text, "Work", subject.about), predicate)]
-    after = rest.doc[rest.start + len(employer.split()) :]
+    where = _proper_object(rest, then=("as",) if preposition == "in" else ("as", "in"))
+    after = rest.doc[rest.start + len(where.split()) : rest.end]
+    if len(after) > 1 and after[0].lower_ == "in":
+        place = _proper_object(after[1:])
+        where = f"{where} in {place}"
+        after = after[1 + len(place.split()) :]
+    readings = [
+        Reading(
+            _fact(f"{subject.display} works {preposition} {where}", "Work", subject.about),
+            predicate,
+        )
+    ]
     if len(after) > 1 and after[0].lower_ == "as":
         readings.extend(_works_as(predicate, after[1:], found, []))
     return readings

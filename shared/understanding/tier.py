@@ -48,12 +48,21 @@ Form = Literal["request", "question", "about_self", "about_others", "about_assis
 _ALLOWED: dict[Form, frozenset[Label]] = {
     "request": frozenset(LABELS) - {"statement", "person_question"},
     "question": frozenset(LABELS) - {"statement"},
-    "about_self": frozenset(LABELS) - {"person_question"},
+    "about_self": frozenset(LABELS) - {"person_question", "greeting"},
     "about_others": frozenset({"statement", "feedback", "greeting", "thanks"}),
     "about_assistant": frozenset({"feedback", "greeting", "thanks"}),
     "other": frozenset(LABELS),
 }
 COMMANDS: tuple[Label, ...] = ("schedule", "notes", "budget")
+# What a guess takes instead of a greeting or an agent's job on thin evidence (_guessed):
+# telling is a statement, asking goes to the agent that only reads (the registry's default).
+_FORM_DEFAULT: dict[Form, Label] = {
+    "request": "research", "question": "research", "about_self": "statement",
+    "about_others": "statement", "about_assistant": "feedback", "other": "statement",
+}  # fmt: skip
+_DECIDED_ONLY = frozenset({"greeting", "thanks"})  # they skip memory and extraction
+_ACTING = frozenset({"schedule", "notes", "email", "budget", "research"})  # an agent's job
+_FIRST_PERSON = frozenset({"i", "me", "my", "mine", "we", "us", "our"})
 # Short answers a question may be waiting for: never read as a greeting.
 _ACKNOWLEDGEMENTS = frozenset(
     {"ok", "okay", "k", "yes", "yeah", "yep", "no", "nope", "sure", "fine", "alright",
@@ -103,7 +112,13 @@ class UnderstandingTier:
         label, plan, facts = _by_rules(doc, found, times, context)
         route = self._route(label, scores, _form(doc), _first_verb(doc))
         if guess and route.label is None:
-            route = _guessed(route, _form(doc), _first_verb(doc))
+            route = _guessed(route, doc, found)
+        if route.label in _DECIDED_ONLY and (
+            states_facts(doc) or any(m.role for m in found.mentions)
+        ):
+            # "Good morning! My sister Anna arrived today.": a greeting skips memory
+            reason = f"a {route.label} that also tells something"
+            route = route.model_copy(update={"label": "statement", "reason": reason})
         return _assemble(text, route, doc, found, times, context, plan, facts, guess)
 
     def _route(
@@ -134,11 +149,23 @@ class UnderstandingTier:
         return _unread(text, "not English")
 
 
-def _guessed(route: RouteDecision, form: Form, first_verb: str) -> RouteDecision:
+def _guessed(route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:
     """The open route's likeliest label: a request's verb when it names one ("schedule a
-    call ..."), else the nearest examples' among the labels the form allows."""
+    call ..."), else the nearest examples' among the labels the form allows. On thin
+    evidence a guess never skips memory (a greeting must be decided) and never acts on
+    what someone merely tells ("I went to the cinema with Anna" is no calendar entry):
+    the form's default is taken instead."""
+    form, first_verb = _form(doc), _first_verb(doc)
     verb_says = _REQUEST_VERBS.get(first_verb) if form == "request" else None
     label = verb_says or route.best
+    telling = form in ("about_self", "about_others")  # "Dentist Tuesday 3pm" may be a command
+    # a question reads the user's own records only when it names the user
+    general = form == "question" and not any(t.lower_ in _FIRST_PERSON for t in doc)
+    acting = label in _ACTING and (telling or (general and label != "research"))
+    if verb_says is None and (label in _DECIDED_ONLY or acting):
+        label = _FORM_DEFAULT[form]
+        if label == "research" and form == "question" and (found.mentions or found.unplaced):
+            label = "person_question"  # "What does Eva like?" asks about Eva
     reason = f"guessed {label} ({route.reason})"
     return route.model_copy(update={"label": label, "guessed": True, "reason": reason})
 

@@ -121,9 +121,11 @@ def _followup(state: TurnState, runtime: Runtime[TurnContext]) -> str:
 @node("simple_text")
 def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     system, quoted = system_prompt(state), understood.answer(state)
-    if quoted is not None and runtime.context.ports.settings.understanding_answers == "reply":
-        _emit(runtime, quoted.text)
-        answer = quoted.text
+    # "reply": what the tier is sure of is said as it is (a quote, the facts told back)
+    said = quoted or understood.told_back(state)
+    if said is not None and runtime.context.ports.settings.understanding_answers == "reply":
+        _emit(runtime, said.text)
+        answer = said.text
     else:
         if quoted is not None:
             system += f"\nThe stored facts answer the question: {quoted.text} Answer from them."

@@ -20,6 +20,14 @@ def test_the_person_inside_a_relation_phrase_is_the_one_asked_about() -> None:
     assert answer is not None and "nurse" in answer.text
 
 
+def test_where_someone_works_is_the_employer_or_the_place_of_the_job() -> None:
+    for text in ("Tom works at Roche", "Tom works in Basel", "Tom works as a nurse in Basel"):
+        fact = TOM_JOB.model_copy(update={"text": text})
+        answer = answer_from_facts("Where does Tom work?", [ANNA, fact])
+        assert answer is not None and answer.text == f"{text}."
+    assert answer_from_facts("Where does Tom work?", [TOM_JOB]) is None  # no place said
+
+
 def test_questions_about_the_user() -> None:
     answer = answer_from_facts("Where do I live?", [ANNA, USER_HOME])
     assert answer is not None and answer.fact_ids == ["f3"]

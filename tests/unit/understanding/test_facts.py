@@ -38,8 +38,20 @@ def read(nlp: Language, text: str) -> Facts:
                 ("user", "Work", "The user works as a software engineer"),
             ],
         ),
+        ("My cousin Lea works in Munich.", [("Lea", "Work", "Lea works in Munich")]),
+        (
+            "My husband Marco works at UBS in Zurich as an analyst.",
+            [
+                ("Marco", "Work", "Marco works at UBS in Zurich"),
+                ("Marco", "Work", "Marco works as an analyst"),
+            ],
+        ),
         ("I really like sushi.", [("user", "Preference", "The user likes sushi")]),
         ("My boss Tom hates meetings.", [("Tom", "Preference", "Tom hates meetings")]),
+        (
+            "My colleague Tom prefers meetings in the morning.",
+            [("Tom", "Preference", "Tom prefers meetings in the morning")],
+        ),
         ("I'm allergic to peanuts.", [("user", "Allergy", "The user is allergic to peanuts")]),
         (
             "Anna's birthday is on March 3rd.",
@@ -90,6 +102,7 @@ def test_a_birthday_with_a_year_carries_its_date(nlp: Language) -> None:
         "My sister Anna lives in Berlin and she just had a baby.",  # one clause unexplained
         "I love how you remember things.",  # not a thing liked
         "My friend said her sister Eva works at Google.",  # reported
+        "I work in marketing.",  # a field, not a place
     ],
 )
 def test_what_is_not_plainly_one_of_the_shapes_falls_through(nlp: Language, text: str) -> None:

@@ -100,6 +100,32 @@ def test_a_guess_takes_the_open_route(
     assert (guessed.label, guessed.guessed) == (label, True)
 
 
+@pytest.mark.parametrize(
+    ("text", "nearest", "label"),
+    [
+        ("I went to the cinema yesterday with Anna.", "schedule", "statement"),  # told
+        ("Tell me a joke.", "greeting", "research"),  # a greeting must be decided
+        ("What time zone is Japan in?", "schedule", "research"),  # nothing of the user's
+        ("What did I write down about the trip to Rome?", "notes", "notes"),  # the user's
+    ],
+)
+def test_a_guess_on_thin_evidence_neither_acts_nor_skips_memory(
+    tier: UnderstandingTier, context: Context, text: str, nearest: str, label: str
+) -> None:
+    route = tier.understand(text, context, guess=True).route
+    assert (route.best, route.label, route.guessed) == (nearest, label, True)
+
+
+@pytest.mark.parametrize("guess", [False, True])
+def test_a_greeting_that_also_tells_something_is_a_statement(
+    tier: UnderstandingTier, context: Context, guess: bool
+) -> None:
+    """A greeting skips retrieval and extraction: Anna must not be lost to it."""
+    told = tier.understand("Good morning! My sister Anna arrived today.", context, guess=guess)
+    assert (told.route.best, told.route.label) == ("greeting", "statement")
+    assert tier.understand("Hi Anna", context, guess=guess).route.label == "greeting"
+
+
 def test_foreign_text_is_never_guessed(tier: UnderstandingTier, context: Context) -> None:
     route = tier.understand("Ricordami di chiamare mia madre domani", context, guess=True).route
     assert route.label is None and not route.guessed
@@ -123,10 +149,10 @@ def test_the_labelled_set_floors(tier: UnderstandingTier) -> None:
 
 def test_the_labelled_set_floors_when_guessing(tier: UnderstandingTier) -> None:
     """What ``make dev`` runs (UNDERSTANDING_ROUTE=guess): floors a little under today's
-    figures (route 0.957, people F1 0.978, settled 0.908 in bench.understanding)."""
+    figures (route 0.988, people F1 0.978, settled 0.908 in bench.understanding)."""
     context, cases = load(DATA)
     said = [from_understanding(tier.understand(c.text, context, guess=True)) for c in cases]
     figures = score(cases, said)
-    assert figures.ratio(figures.route_correct, figures.n) >= 0.93, figures.misses
+    assert figures.ratio(figures.route_correct, figures.n) >= 0.96, figures.misses
     assert figures.people_f1 >= 0.95
     assert figures.ratio(figures.settled, figures.n) >= 0.85

@@ -220,10 +220,22 @@ def test_a_tier_plan_the_contract_refuses_is_left_to_the_model(
     assert planning._understood_plan(TurnState(intent=Intent(planned=[fine]))) is not None
 
 
+def test_a_statement_read_whole_is_told_back_when_the_tier_replies(
+    wired: Deps, llm: ScriptedLLM
+) -> None:
+    settings = Settings(env="test", model_provider="scripted", understanding_answers="reply")
+    quoting = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    told = TurnService(quoting).run("alice", request("My brother Tom works as a nurse in Bern."))
+    assert told.reply.text == "Noted: Tom works as a nurse in Bern."
+    assert llm.calls == []  # neither a classification nor a reply
+    llm.add("Good to know.")
+    grounded = TurnService(wired).run("bob", request("My brother Tom works as a nurse in Bern."))
+    assert grounded.reply.text == "Good to know."  # production: the model writes the reply
+
+
 def test_what_it_knows_about_the_family_names_everyone_in_it(wired: Deps, llm: ScriptedLLM) -> None:
     settings = Settings(env="test", model_provider="scripted", understanding_answers="reply")
     quoting = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
-    llm.add("Nice.")
     service = TurnService(quoting)
     service.run("alice", request("My sister Anna lives in Berlin and she loves climbing."))
     asked = service.run(
