@@ -1,7 +1,8 @@
 """The hybrid retrieval's candidates on PostgreSQL: every channel in one statement, each a
-CTE with its own limit, on one connection. On two cores, channels run as parallel statements
-on parallel backends only contend: one statement measured faster (``bench.retrieval``,
-README "Latency").
+CTE with its own limit, on one connection. Measured against the channels as two statements
+on two connections at once (README, "Latency"): faster at p50 in every run, about even at
+p95 (parallel backends win only while both cores are free), and one plan, one transaction
+and no thread per recall.
 
 - **dense**: the nearest current facts by the partial HNSW index (as ``search`` does, with
   iterative scans), plus the facts about the turn's boosted people;
