@@ -296,7 +296,7 @@ def main() -> None:
     parser.add_argument("--local", action="store_true", help="turns on the local model")
     parser.add_argument("--rounds", type=int, default=3, help="--local: rounds of each kind")
     parser.add_argument("--concurrent", type=int, default=4, help="--local: turns at once")
-    parser.add_argument("--mix", default="default", help="--local: default or settled")
+    parser.add_argument("--mix", default="default", help="--local: default, settled or replies")
     parser.add_argument(
         "--service",
         help="--local: options for a model service of the bench's own, e.g. '--parallel 2'",

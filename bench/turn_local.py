@@ -12,8 +12,11 @@ service's calls and queueing per turn.
         [--service '--parallel 2'] [--show]
 
 ``--mix settled`` takes six messages the understanding tier settles (statements it reads
-whole, questions about people): the model writes only the reply, nothing in the
-background, so the figures show what is left when the tier does all it can.
+whole, a question about a person): no extraction model runs in the background, and on
+the local model's settings no reply is generated either (told back or quoted), so the
+figures show what is left when the tier does all it can. ``--mix
+replies`` takes questions about people nobody told it about: the model writes every reply
+while extractions run in the background.
 
 ``--service OPTIONS`` starts a model service of the bench's own with those options (see
 ``python -m scripts.model_service --help``) and points the functions at it instead of the
@@ -59,7 +62,17 @@ SETTLED = (
     "I love hiking.",
     "Where does Tom work?",
 )
-MIXES = {"default": MESSAGES, "settled": SETTLED}
+# Questions about people nobody has told it about: the model writes every reply, and each
+# turn's extraction runs in the background (the queue, and preemption, at work).
+REPLIES = (
+    "What does my sister Anna like?",
+    "Who is my boss?",
+    "When is Tom's birthday?",
+    "Where does my brother work?",
+    "Is Ben allergic to anything?",
+    "What does my wife enjoy doing?",
+)
+MIXES = {"default": MESSAGES, "settled": SETTLED, "replies": REPLIES}
 TARGET_RATIO = 3.0  # issue 16: p95 of 4 simultaneous turns within 3x a single turn
 
 

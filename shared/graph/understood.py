@@ -119,15 +119,16 @@ def stated(understood: Understanding) -> Extraction | None:
 
 
 def told_back(state: TurnState) -> Answer | None:
-    """The facts of a statement the tier read whole, confirmed back to the user ("Noted:
-    Anna lives in Berlin."); None when the message was not read whole."""
+    """A statement confirmed back to the user: the facts the tier read ("Noted: Anna lives
+    in Berlin."), or only that it was heard when they are the extraction model's to read."""
     intent = state.intent
-    if intent is None or intent.label != "statement" or not (intent.stated and intent.stated.facts):
+    if intent is None or intent.label != "statement":
         return None
     from shared.understanding.answers import told_back as confirmation
     from shared.understanding.result import Answer
 
-    return Answer(text=confirmation([f.text for f in intent.stated.facts]), fact_ids=[])
+    facts = intent.stated.facts if intent.stated else []
+    return Answer(text=confirmation([f.text for f in facts]), fact_ids=[])
 
 
 def answer(state: TurnState) -> Answer | None:

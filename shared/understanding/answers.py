@@ -108,8 +108,9 @@ def _everything_about(who: str, facts: list[KnownFact], names: list[str] | None)
 
 
 def told_back(texts: list[str]) -> str:
-    """A statement's facts as the reply that confirms them ("Noted: Anna lives in Berlin.")."""
-    return "Noted: " + " ".join(dict.fromkeys(_quoted(t) for t in texts))
+    """A statement's facts as the reply that confirms them ("Noted: Anna lives in Berlin.");
+    "Noted." when none were read."""
+    return " ".join(["Noted:" if texts else "Noted.", *dict.fromkeys(_quoted(t) for t in texts)])
 
 
 def _quoted(text: str) -> str:

@@ -227,6 +227,8 @@ def test_a_statement_read_whole_is_told_back_when_the_tier_replies(
     quoting = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
     told = TurnService(quoting).run("alice", request("My brother Tom works as a nurse in Bern."))
     assert told.reply.text == "Noted: Tom works as a nurse in Bern."
+    heard = TurnService(quoting).run("alice", request("I had a long day at work.", "m2"))
+    assert heard.reply.text == "Noted."  # its facts are the extraction model's to read
     assert llm.calls == []  # neither a classification nor a reply
     llm.add("Good to know.")
     grounded = TurnService(wired).run("bob", request("My brother Tom works as a nurse in Bern."))
