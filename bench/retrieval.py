@@ -48,7 +48,7 @@ import numpy as np
 from bench import retrieval_quality
 from bench.retrieval_data import MODEL, NOW, Corpus, copy_facts
 from bench.retrieval_keyword import keyword_recall
-from bench.retrieval_latency import channel_latency, hybrid_latency
+from bench.retrieval_latency import hybrid_latency, statement_latency
 from bench.retrieval_quality import CachedEmbedder
 from shared.adapters.keyring_local import LocalKek
 from shared.adapters.local_embedder import LocalEmbedder
@@ -203,10 +203,10 @@ class Bench:
             f"  hybrid recall: p50 {hybrid['p50']:.1f} ms, p95 {hybrid['p95']:.1f} ms"
             f" ({hybrid['p95'] / result['p95']:.2f}x today's p95; target <= 2x, p95 < 20 ms)"
         )
-        channels = channel_latency(self.db, self.keys, user, *queries)
-        print("  each channel's transaction alone: " + ", ".join(
+        statements = statement_latency(self.db, self.keys, user, *queries)
+        print("  the recall's transaction alone: " + ", ".join(
             f"{name} p50 {cut['p50']:.1f} ms, p95 {cut['p95']:.1f} ms"
-            for name, cut in channels.items()))  # fmt: skip
+            for name, cut in statements.items()))  # fmt: skip
 
 
 def _with_options(index_sql: str, m: int | None, ef_construction: int | None) -> str:

@@ -3,9 +3,9 @@
 ``Retriever.recall`` runs as the turn graph runs it (the product's channels: dense, keyword
 over the blind index, temporal, sessions, MMR, the identity reranker), with the question's
 vector given (embedding the question is the model's time, not the search's): the store's
-round trips, decryption, fusion and diversity are what is measured. ``channel_latency``
-times each channel's transaction alone, one after the other (``FactStore.recall`` runs them
-at once): where the time goes."""
+round trips, decryption, fusion and diversity are what is measured. ``statement_latency``
+times the recall's one statement alone, with every channel and with the dense one only:
+where the time goes."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from bench.retrieval_data import MODEL, NOW
 from shared.adapters.postgres import Database
-from shared.adapters.postgres_fact_recall import recall_statements
+from shared.adapters.postgres_fact_recall import recall_statement, statement_rows
 from shared.adapters.rerankers import IdentityReranker
 from shared.models.memory import RecallQuery
 from shared.ports import FactStore, KeyRing, SessionMemory
@@ -52,25 +52,21 @@ def hybrid_latency(
     return _cuts(timings)
 
 
-def channel_latency(
+def statement_latency(
     db: Database, keys: KeyRing, user: str, queries: np.ndarray, texts: list[str]
 ) -> dict[str, dict[str, float]]:
-    """p50/p95 of the dense and the keyword channel's transactions, each alone."""
-    timings: dict[str, list[float]] = {"dense": [], "keyword": []}
+    """p50/p95 of the recall's transaction alone: every channel, and the dense one only."""
+    timings: dict[str, list[float]] = {"all channels": [], "dense only": []}
     cipher = keys.cipher_for(user)
     for index, (vector, text) in enumerate(zip(queries, texts, strict=True)):
         plan = understand(text, [], NOW, "UTC")
         query = RecallQuery(embedding=vector.tolist(), embedding_model=MODEL, terms=plan.terms,
                             pool=POOL, window=plan.window)  # fmt: skip
         hashes = sorted(set(cipher.term_hashes(query.terms)))
-        groups = recall_statements(user, query, NOW, hashes, 200)  # no terms: dense only
-        for name, statements in zip(timings, groups, strict=False):
+        for name, terms in (("all channels", hashes), ("dense only", [])):
+            statement = recall_statement(user, query, NOW, terms, 200)
             started = time.perf_counter()
-            with db.transaction() as cur:
-                (settings, _), (sql, args) = statements
-                cur.execute(settings)
-                cur.execute(sql, args)
-                cur.fetchall()
+            statement_rows(db, statement)
             if index >= 20:
                 timings[name].append((time.perf_counter() - started) * 1000)
     return {name: _cuts(values) for name, values in timings.items()}

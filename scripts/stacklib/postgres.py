@@ -78,7 +78,14 @@ class Postgres:
             str(POSTGRES_BIN_PATH / "postgres"), "-D", str(self.pgdata), "-p", str(self.port),
             "-c", f"listen_addresses={HOST}",
             "-c", "unix_socket_directories=",
-            "-c", "shared_buffers=32MB",
+            # Memory as production's Cloud SQL tier has it (terraform/envs/prod.tfvars:
+            # db-custom-2-7680, 7.5 GB): Cloud SQL gives shared_buffers about a third of
+            # the RAM; the planner is told the OS caches about two thirds; work_mem is
+            # PostgreSQL's default, which the deployment does not change. The buffers are
+            # touched only as data is read: a test run's stack stays small.
+            "-c", "shared_buffers=2560MB",
+            "-c", "effective_cache_size=5GB",
+            "-c", "work_mem=4MB",
             "-c", "max_connections=100",
             # Local data: losing the last commits on a machine crash is fine, waiting isn't.
             "-c", "synchronous_commit=off",

@@ -223,7 +223,7 @@ class Database:
         settings: Settings,
         *,
         factory: Callable[[], Connection] | None = None,
-        max_idle: int = 3,  # the hybrid recall holds three at once: dense, keyword, sessions
+        max_idle: int = 3,  # a recall holds two at once: its facts and its sessions
         ping_after_idle_seconds: float = 30.0,
         breaker: CircuitBreaker | None = None,
     ) -> None:
@@ -237,15 +237,22 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[Cursor]:
         """Yield a cursor in a transaction; commit on success, roll back on error."""
-        with self._breaker.guard() if self._breaker else nullcontext(), self._work() as cur:
-            yield cur
+        with self._breaker.guard() if self._breaker else nullcontext(), self._work() as work:
+            yield work[1]
 
     @contextmanager
-    def _work(self) -> Iterator[Cursor]:
+    def connection(self) -> Iterator[Connection]:
+        """A transaction as ``transaction`` runs it, on the connection itself (for
+        ``postgres_prepared.Prepared``, which begins it)."""
+        with self._breaker.guard() if self._breaker else nullcontext(), self._work() as work:
+            yield work[0]
+
+    @contextmanager
+    def _work(self) -> Iterator[tuple[Connection, Cursor]]:
         conn = self._acquire()
         try:
             cur = conn.cursor()
-            yield cur
+            yield conn, cur
             cur.close()
             _commit(conn)
         except BaseException as exc:
@@ -329,6 +336,8 @@ class _Autocommit:
 
 
 def _commit(conn: Connection) -> None:
+    if getattr(conn, "_in_transaction", True) is False:
+        return  # the work committed itself (postgres_prepared)
     # pg8000's commit() goes through the extended protocol: three waits for the server
     # (parse, describe, execute). A simple-protocol COMMIT is one, on every transaction.
     simple = getattr(conn, "execute_simple", None)

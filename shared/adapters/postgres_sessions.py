@@ -11,6 +11,7 @@ from typing import Any
 from pgvector import Vector
 
 from shared.adapters.postgres import Database, as_vector, constraints_as_rejected
+from shared.adapters.postgres_prepared import Prepared, vector_text
 from shared.models.memory import RecallQuery, SessionNote
 from shared.ports import KeyRing, SessionCandidate
 
@@ -50,7 +51,6 @@ class PostgresSessionMemory:
     ) -> list[SessionCandidate]:
         if not query.embedding:
             return []
-        vector = Vector(query.embedding)
         where, args = "user_id = %s AND embedding_model = %s AND embedding_dim = %s", []
         args += [user_id, query.embedding_model, len(query.embedding)]
         if window is not None:  # sessions that overlap it
@@ -59,16 +59,17 @@ class PostgresSessionMemory:
         if query.as_of is not None:
             where += " AND started_at <= %s"
             args.append(query.as_of)
-        with self._db.transaction() as cur:
-            cur.execute(
-                # the vector once: its text form costs the client more than the query
-                "SELECT chat_id, summary_enc, started_at, covers_until,"
-                " 1 - (embedding <=> %s::vector) AS similarity, vector_send(embedding)"
+        with self._db.connection() as conn:  # a hot path: prepared, the vector rendered once
+            rows = Prepared(conn).rows(
+                # timestamps as text and vectors in half precision: the rows are parsed
+                # while the facts' rows are, and pg8000's timestamp parser is slow
+                "SELECT chat_id, summary_enc, started_at::text, covers_until::text,"
+                " 1 - (embedding <=> %s::vector) AS similarity,"
+                " halfvec_send(embedding::halfvec)"
                 f" FROM session_summaries WHERE {where}"
                 " ORDER BY similarity DESC, chat_id LIMIT %s",
-                [vector, *args, query.pool],
+                [vector_text(query.embedding), *args, query.pool],
             )
-            rows = cur.fetchall()
         if not rows:
             return []
         cipher = self._keys.cipher_for(user_id)
@@ -77,6 +78,11 @@ class PostgresSessionMemory:
 
 def _candidate(summary: str, row: Sequence[Any]) -> SessionCandidate:
     chat_id, _, started, until, similarity, embedding = row
-    note = SessionNote(chat_id=chat_id, summary=summary, started_at=started, covers_until=until)
-    vector = as_vector(embedding)
+    note = SessionNote(
+        chat_id=chat_id,
+        summary=summary,
+        started_at=datetime.fromisoformat(started),
+        covers_until=datetime.fromisoformat(until),
+    )
+    vector = as_vector(embedding, half=True)
     return SessionCandidate(note=note, similarity=float(similarity), embedding=vector)

@@ -138,6 +138,8 @@ def test_session_summaries_are_replaced_as_they_grow(
         ("c2", "tax forms"),
     ]
     assert found[0].note.started_at == T0  # the oldest message stays the first covered
+    assert found[0].note.covers_until == grown.covers_until
+    assert found[1].embedding.tolist() == [0.0, 1.0, 0.0]
     assert found[0].similarity == pytest.approx(1.0)
     window = (T0 + days(2.5), T0 + days(4))
     assert [c.note.chat_id for c in sessions.recall_sessions(user_id, query, window)] == ["c2"]

@@ -2,7 +2,7 @@
 
 1. **Understanding** (``understanding.py``): references resolved against the recent
    conversation, the time window the question names.
-2. **Channels**, fetched at once (``FactStore.recall``, concurrently, each candidate with
+2. **Channels** (``FactStore.recall``, one statement on PostgreSQL; each candidate with
    what decrypts it if it is kept): dense (the embedding's nearest, scored with recency
    decay and the turn's people boosted, above a similarity floor), keyword (BM25 over the
    blind index of keyed term hashes), temporal (facts about or stated in the window, when
