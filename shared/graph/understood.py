@@ -10,15 +10,17 @@ it leaves open goes to the model, with the parts it is sure of kept (``merged_in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from shared.config import Settings
 from shared.graph.context import TurnContext
 from shared.graph.state import EARLIER, EntityRef, Intent, PlanStep, Route, TurnState
 from shared.models.domain import UnderstandingUse
 from shared.models.extraction import Extraction
 
 if TYPE_CHECKING:  # the tier (numpy, its vectors) loads with the first message that needs it
-    from shared.understanding import Understanding
+    from shared.understanding import KnownFact, Understanding
     from shared.understanding.result import Answer
 
 
@@ -60,6 +62,15 @@ def settled_intent(understood: Understanding) -> Intent:
         decided_by="understanding",
     )
     return merged_intent(unread, understood)
+
+
+def within_reach(intent: Intent, settings: Settings) -> Intent:
+    """What the deployment's model can do: one too weak for the research agent's loop (the
+    local one, which guesses routes; its research jobs stopped at their step limit)
+    answers a research question in the reply instead, from what it knows."""
+    if settings.understanding_route != "guess" or intent.label != "research":
+        return intent
+    return intent.model_copy(update={"route": "simple", "planned": []})
 
 
 def merged_intent(model: Intent, understood: Understanding) -> Intent:
@@ -155,16 +166,32 @@ def _as_said(name: str) -> str:
     return f"your {rest}" if first.casefold() in ("my", "our") and rest else name
 
 
+def known_instead(state: TurnState) -> Answer | None:
+    """A question about someone known that no stored fact answers: said so, with what is
+    known ("I don't know that yet. What I know about Tom: ..."), for a weak model."""
+    from shared.understanding.answers import known_instead as unanswered
+
+    return _about_people(state, unanswered)
+
+
 def answer(state: TurnState) -> Answer | None:
     """A question about a known person the retrieved facts answer: the facts, quoted
     ("Where does Anna live?" -> "Anna lives in Berlin."). None: the model answers alone."""
+    from shared.understanding.answers import answer_from_facts
+
+    return _about_people(state, answer_from_facts)
+
+
+def _about_people(
+    state: TurnState, reader: Callable[[str, list[KnownFact], list[str]], Answer | None]
+) -> Answer | None:
+    """``reader`` over the retrieved facts, for a question about people."""
     intent, memory = state.intent, state.memory
     if intent is None or intent.label != "person_question":
         return None
     from shared.understanding import KnownFact
-    from shared.understanding.answers import answer_from_facts
 
-    facts = [
+    facts: list[KnownFact] = [
         KnownFact(
             id=f.id,
             subject_id=f.subject_id,
@@ -174,8 +201,7 @@ def answer(state: TurnState) -> Answer | None:
         )
         for f in [*memory.semantic, *memory.temporal]
     ]
-    names = [e.name for e in intent.entities]
-    return answer_from_facts(state.conversation.focus, facts, names)
+    return reader(state.conversation.focus, facts, [e.name for e in intent.entities])
 
 
 def use_of(understood: Understanding) -> UnderstandingUse:

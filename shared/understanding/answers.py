@@ -78,6 +78,38 @@ def answer_from_facts(
     everything = _ABOUT.match(question.strip())
     if everything is not None:
         return _everything_about(_fold(everything["who"]), facts, names)
+    asked = _asked(question, facts, names)
+    if asked is None:
+        return None
+    _, hits, many = asked
+    if not hits or len({f.subject_id for f in hits}) > 1:
+        return None
+    if not many and len({_fold(f.text) for f in hits}) > 1:
+        return None  # two facts disagree: the model (or the user) must settle it
+    texts = list(dict.fromkeys(_quoted(f.text) for f in hits))
+    return Answer(text=" ".join(texts), fact_ids=[f.id for f in hits])
+
+
+def known_instead(
+    question: str, facts: list[KnownFact], names: list[str] | None = None
+) -> Answer | None:
+    """A question of a known shape about one person whose facts say nothing of it: that it
+    is not known, and what is ("I don't know that yet. What I know about Tom: ...")."""
+    asked = _asked(question, facts, names)
+    if asked is None or asked[1] or len({f.subject_id for f in asked[0]}) != 1:
+        return None
+    about = asked[0]
+    who = about[0].subject_name or "you"
+    texts = list(dict.fromkeys(_quoted(f.text) for f in about))
+    text = f"I don't know that yet. What I know about {who}: {' '.join(texts)}"
+    return Answer(text=text, fact_ids=[f.id for f in about])
+
+
+def _asked(
+    question: str, facts: list[KnownFact], names: list[str] | None
+) -> tuple[list[KnownFact], list[KnownFact], bool] | None:
+    """For a question of a known shape: the facts about whom it asks, those of them that
+    answer it, and whether several answers may stand together."""
     for asked, says, many in _SHAPES:
         match = asked.match(question.strip())
         if match is None:
@@ -87,12 +119,7 @@ def answer_from_facts(
         who = inside[0] if len(inside) == 1 else who
         about = [f for f in facts if _is_about(f, who)]
         hits = [f for f in about if says.search(f.text) and not _NEGATED.search(f.text)]
-        if not hits or len({f.subject_id for f in hits}) > 1:
-            return None
-        if not many and len({_fold(f.text) for f in hits}) > 1:
-            return None  # two facts disagree: the model (or the user) must settle it
-        texts = list(dict.fromkeys(_quoted(f.text) for f in hits))
-        return Answer(text=" ".join(texts), fact_ids=[f.id for f in hits])
+        return about, hits, many
     return None
 
 

@@ -63,14 +63,16 @@ def classify(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
             "conversation": Conversation(language=greeting_language(message)),
         }
     reading = understood.read(runtime.context, state)
+    settings = runtime.context.ports.settings
     if reading is not None and reading.settled:
         intent = understood.settled_intent(reading)
         said = greeting_language(message) if intent.route == "greeting" else reading.language
         language = state.conversation.profile.language or said or "en"
+        intent = understood.within_reach(intent, settings)
         return {"intent": intent, "conversation": Conversation(language=language)}
     intent, language = _by_model(state, runtime)
     if reading is not None:
-        intent = understood.merged_intent(intent, reading)
+        intent = understood.within_reach(understood.merged_intent(intent, reading), settings)
     return {"intent": intent, "conversation": Conversation(language=language)}
 
 

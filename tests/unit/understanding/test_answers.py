@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from shared.understanding.answers import KnownFact, answer_from_facts, roles_asked
+from shared.understanding.answers import (
+    KnownFact,
+    answer_from_facts,
+    known_instead,
+    roles_asked,
+)
 
 ANNA = KnownFact(id="f1", subject_id="p1", subject_name="Anna", text="Anna lives in Berlin")
 TOM_JOB = KnownFact(id="f2", subject_id="p2", subject_name="Tom", text="Tom works as a nurse")
@@ -74,3 +79,12 @@ def test_everything_known_about_someone_or_a_group_is_quoted() -> None:
     assert answer_from_facts("What do you know about Lea?", [ANNA, TOM_JOB]) is None
     assert answer_from_facts("What do you know about my family?", [ANNA, TOM_JOB]) is None
     assert roles_asked("Where does Anna live?") == frozenset()
+
+
+def test_what_is_known_instead_of_an_answer_no_fact_gives() -> None:
+    said = known_instead("Where does Tom work?", [ANNA, TOM_JOB])
+    assert said is not None and said.fact_ids == ["f2"]
+    assert said.text == "I don't know that yet. What I know about Tom: Tom works as a nurse."
+    assert known_instead("Where does Anna live?", [ANNA]) is None  # answered: quoted instead
+    assert known_instead("Where does Lea live?", [ANNA]) is None  # nothing known of Lea
+    assert known_instead("Why does Tom work?", [TOM_JOB]) is None  # not a shape it knows

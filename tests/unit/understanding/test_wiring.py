@@ -276,9 +276,22 @@ def test_a_question_about_someone_nothing_is_known_of_is_not_left_to_invention(
     for task in _tasks(quoting):
         if task.stated is not None:  # the statement's (the questions' need a model)
             ExtractionService(quoting).run(task)
-    llm.add("I only know that she lives in Graz.")
     known = service.run("carol", request("When is my sister Lena's birthday?", "m4"))
-    assert known.reply.text == "I only know that she lives in Graz."  # facts: the model's
+    assert known.reply.text == "I don't know that yet. What I know about Lena: Lena lives in Graz."
+    assert llm.calls == []
+
+
+def test_a_model_too_weak_for_the_research_agent_answers_in_the_reply(
+    wired: Deps, llm: ScriptedLLM
+) -> None:
+    settings = Settings(env="test", model_provider="scripted", understanding_route="guess")
+    weak = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    llm.add("Trains to Milan cost from 40 francs.")
+    reply = TurnService(weak).run("dana", request("Compare the prices of trains to Milan."))
+    assert reply.reply.text == "Trains to Milan cost from 40 francs."
+    assert _jobs(weak) == []
+    TurnService(wired).run("erin", request("Compare the prices of trains to Milan."))
+    assert [job.agent for job in _jobs(wired)] == ["research"]  # production: its agent
 
 
 def test_what_it_knows_about_the_family_names_everyone_in_it(wired: Deps, llm: ScriptedLLM) -> None:
