@@ -5,6 +5,7 @@ model with its certain parts kept, and the turn's record says who decided."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -40,6 +41,12 @@ def _tasks(deps: Deps) -> list[ExtractionTask]:
     queued = deps.tasks.tasks  # type: ignore[attr-defined]
     queue = deps.settings.extraction_queue
     return [ExtractionTask.model_validate_json(t.body) for t in queued if t.queue == queue]
+
+
+def _configured(wired: Deps, **settings: Any) -> Deps:
+    """The same ports under other settings (``UNDERSTANDING_*`` as a deployment sets them)."""
+    changed = Settings(env="test", model_provider="scripted", **settings)
+    return Deps(changed, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
 
 
 def _jobs(deps: Deps) -> list[AgentJob]:
@@ -106,8 +113,7 @@ def test_what_the_tier_was_sure_of_is_stored_when_extraction_reads_nothing(
 def test_with_the_route_guessed_only_the_reply_is_a_model_call(
     wired: Deps, llm: ScriptedLLM
 ) -> None:
-    settings = Settings(env="test", model_provider="scripted", understanding_route="guess")
-    guessing = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    guessing = _configured(wired, understanding_route="guess")
     llm.add("Get well soon to her.")
     TurnService(guessing).run("alice", request("My colleague Anna is off sick today."))
     assert len(llm.calls) == 1 and "Classify" not in llm.calls[0].request.system
@@ -129,8 +135,7 @@ def test_with_the_route_guessed_only_the_reply_is_a_model_call(
 def test_a_guessed_session_message_is_replied_to_and_extracted(
     wired: Deps, llm: ScriptedLLM, said: str
 ) -> None:
-    settings = Settings(env="test", model_provider="scripted", understanding_route="guess")
-    guessing = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    guessing = _configured(wired, understanding_route="guess")
     llm.add("Noted.")
     result = TurnService(guessing).run("alice", request(said))
     assert result.interrupt is None and _jobs(guessing) == []
@@ -190,12 +195,7 @@ def test_a_question_the_stored_facts_answer(wired: Deps, llm: ScriptedLLM, answe
     TurnService(wired).run("alice", request("My sister Anna lives in Berlin."))
     for task in _tasks(wired):
         ExtractionService(wired).run(task)
-    settings = Settings(
-        env="test",
-        model_provider="scripted",
-        understanding_answers=answers,  # type: ignore[arg-type]
-    )
-    asking = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    asking = _configured(wired, understanding_answers=answers)
     llm.add("She lives in Berlin.")
     calls = len(llm.calls)
     reply = TurnService(asking).run("alice", request("Where does Anna live?", cmid="m2"))
@@ -244,8 +244,7 @@ def test_a_tier_plan_the_contract_refuses_is_left_to_the_model(
 def test_a_statement_read_whole_is_told_back_when_the_tier_replies(
     wired: Deps, llm: ScriptedLLM
 ) -> None:
-    settings = Settings(env="test", model_provider="scripted", understanding_answers="reply")
-    quoting = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    quoting = _configured(wired, understanding_answers="reply")
     told = TurnService(quoting).run("alice", request("My brother Tom works as a nurse in Bern."))
     assert told.reply.text == "Noted: Tom works as a nurse in Bern."
     heard = TurnService(quoting).run("alice", request("I had a long day at work.", "m2"))
@@ -259,13 +258,7 @@ def test_a_statement_read_whole_is_told_back_when_the_tier_replies(
 def test_a_question_about_someone_nothing_is_known_of_is_not_left_to_invention(
     wired: Deps, llm: ScriptedLLM
 ) -> None:
-    settings = Settings(
-        env="test",
-        model_provider="scripted",
-        understanding_answers="reply",
-        understanding_route="guess",  # as on the local model
-    )
-    quoting = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    quoting = _configured(wired, understanding_answers="reply", understanding_route="guess")
     service = TurnService(quoting)
     asked = service.run("carol", request("When is my sister Lena's birthday?"))
     assert asked.reply.text == "I don't know anything about Lena yet."
@@ -284,8 +277,7 @@ def test_a_question_about_someone_nothing_is_known_of_is_not_left_to_invention(
 def test_a_model_too_weak_for_the_research_agent_answers_in_the_reply(
     wired: Deps, llm: ScriptedLLM
 ) -> None:
-    settings = Settings(env="test", model_provider="scripted", understanding_route="guess")
-    weak = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    weak = _configured(wired, understanding_route="guess")
     llm.add("Trains to Milan cost from 40 francs.")
     reply = TurnService(weak).run("dana", request("Compare the prices of trains to Milan."))
     assert reply.reply.text == "Trains to Milan cost from 40 francs."
@@ -295,8 +287,7 @@ def test_a_model_too_weak_for_the_research_agent_answers_in_the_reply(
 
 
 def test_what_it_knows_about_the_family_names_everyone_in_it(wired: Deps, llm: ScriptedLLM) -> None:
-    settings = Settings(env="test", model_provider="scripted", understanding_answers="reply")
-    quoting = Deps(settings, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
+    quoting = _configured(wired, understanding_answers="reply")
     service = TurnService(quoting)
     service.run("alice", request("My sister Anna lives in Berlin and she loves climbing."))
     asked = service.run(
