@@ -98,6 +98,8 @@ class ModelService:
             deadline = budget.generation(started)
             outcome = self.text.chat(call, deadline, keep)
         self._record(route.rpc, outcome, hold, time.monotonic() - started, request.labels)
+        if hold.preempted and outcome.finish == "cancelled":
+            raise Preempted(f"stopped after {outcome.output_tokens} tokens for a reply")
         return wire.generate_response("".join(pieces), outcome, self.text.name, deadline - started)
 
     def stream(self, route: wire.Route, body: object, budget: Budget, send: SendEvent) -> None:
@@ -148,7 +150,7 @@ class ModelService:
     def _record(
         self, rpc: str, outcome: Outcome, hold: Hold, ran: float, labels: dict[str, str]
     ) -> None:
-        """Counts and logs the generation; a preempted one is refused (``Preempted``)."""
+        """Counts and logs the generation (a preempted one by that name)."""
         finish = "preempted" if hold.preempted and outcome.finish == "cancelled" else outcome.finish
         with self._lock:
             self._outcomes[finish] = self._outcomes.get(finish, 0) + 1
@@ -163,5 +165,3 @@ class ModelService:
             outcome.cached_tokens,
             outcome.output_tokens,
         )
-        if finish == "preempted":
-            raise Preempted(f"stopped after {outcome.output_tokens} tokens for a reply")

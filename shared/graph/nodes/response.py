@@ -121,14 +121,16 @@ def _followup(state: TurnState, runtime: Runtime[TurnContext]) -> str:
 @node("simple_text")
 def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     system, quoted = system_prompt(state), understood.answer(state)
-    # "reply": what the tier is sure of is said as it is (a quote, the facts told back)
-    said = (
-        quoted
-        or understood.told_back(state)
-        or understood.nothing_known(state)
-        or understood.known_instead(state)
-    )
-    if said is not None and runtime.context.ports.settings.understanding_answers == "reply":
+    # "reply" (a weak model): what the tier is sure of is said as it is
+    said = None
+    if runtime.context.ports.settings.understanding_answers == "reply":
+        said = (
+            quoted
+            or understood.told_back(state)
+            or understood.nothing_known(state)
+            or understood.known_instead(state)
+        )
+    if said is not None:
         _emit(runtime, said.text)
         answer = said.text
     else:
