@@ -27,6 +27,7 @@ from shared.services.memory.conflict_questions import ask_about_conflict
 from shared.services.memory.conflicts import NEIGHBOURS, ChangePlan, Proposal, plan_changes
 from shared.services.memory.drafts import Drafter, Held, derived_id, hold_conflict, hold_mention
 from shared.services.memory.learning import learned_persons
+from shared.services.memory.pending import PendingItems
 from shared.services.memory.prompt import ExtractionPrompt, extraction_prompt, known_facts
 from shared.services.memory.resolution import RESOLVED, Resolver, red_flag_facts
 from shared.services.model_work import for_work
@@ -34,7 +35,7 @@ from shared.services.structured import structured_with_retry
 
 log = logging.getLogger("extraction")
 
-Status = Literal["stored", "duplicate", "erased"]
+Status = Literal["stored", "duplicate", "erased", "settled"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class ExtractionOutcome:
     pending: int = 0  # items held for the user
     new_persons: int = 0
     skipped: int = 0  # facts dropped: no subject, a preference unasked, an unsure health fact
+    settled: int = 0  # items held for a name that the user's answer settled
     session: bool = False  # the chat's running summary was stored as session memory
     read_by: Literal["understanding", "model", ""] = ""  # "": nothing was read
 
@@ -61,6 +63,7 @@ class ExtractionOutcome:
             "pending": self.pending,
             "new_persons": self.new_persons,
             "skipped": self.skipped,
+            "settled": self.settled,
             "session": self.session,
             "read_by": self.read_by,
         }
@@ -79,9 +82,11 @@ class ExtractionService:
             return self._run_held(task, task_key)
 
     def _run_held(self, task: ExtractionTask, task_key: str | None) -> ExtractionOutcome:
-        name = extraction_task_name if task.facts else summary_task_name
-        key = task_key or name(task.turn_id)
+        key = _task_key(task, task_key)
         status = self._deps.facts.task_status(task.user_id, key)
+        answered_late = status.done and not status.erased_since(task.enqueued_at)
+        if task.settles is not None and answered_late:  # the turn's extraction ran first
+            return replace(self._settle(task, key), session=self._keep_summary(task))
         if status.refuses(task.enqueued_at):  # before any model call or data key
             outcome = ExtractionOutcome(key, "duplicate" if status.done else "erased")
             log.info("extraction skipped", extra={"task": key, **outcome.as_body()})
@@ -137,6 +142,14 @@ class ExtractionService:
             log.warning("extraction output invalid: the tier's fallback is stored")
             return task.fallback
 
+    def _settle(self, task: ExtractionTask, key: str) -> ExtractionOutcome:
+        """Settle what the turn's extraction held for the answered name, as the user chose."""
+        chosen = next(e for e in reversed(task.resolved_entities) if e.mention == task.settles)
+        settled = PendingItems(self._deps).settle_mention(task.user_id, task.chat_id, chosen)
+        outcome = ExtractionOutcome(key, "settled", settled=settled)
+        log.info("extraction answer", extra={"task": key, **outcome.as_body()})
+        return outcome
+
     def _prompt(self, task: ExtractionTask) -> ExtractionPrompt:
         deps, user = self._deps, task.user_id
         names: dict[str | None, str] = {None: "user"}
@@ -177,6 +190,8 @@ class ExtractionService:
         pending = [hold_mention(task, key, item, now) for item in held.mentions]
         changes = _changes(plan, held, pending)
         applied = deps.facts.apply_extraction(key, user, changes, now, task.enqueued_at)
+        if not applied and task.settles is not None:  # the turn's extraction won the race
+            return self._settle(task, key)
         if applied and changes != ExtractionChanges():
             invalidate_context(deps.cache, user)
         if applied and plan.conflicts:
@@ -184,6 +199,13 @@ class ExtractionService:
         outcome = _outcome(key, applied, changes, held.skipped, task.stated is not None)
         log.info("extraction done", extra={"task": key, **outcome.as_body()})
         return outcome
+
+
+def _task_key(task: ExtractionTask, queued_as: str | None) -> str:
+    """An answer's task writes under the key of the turn's extraction: one of the two does."""
+    if task.settles is not None:
+        return extraction_task_name(task.turn_id)
+    return queued_as or (extraction_task_name if task.facts else summary_task_name)(task.turn_id)
 
 
 def _replaced(prompt: ExtractionPrompt, ref: str | None) -> Fact | None:

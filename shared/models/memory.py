@@ -233,4 +233,7 @@ class TaskStatus(Strict):
 
     def refuses(self, issued_at: datetime) -> bool:
         """Work issued at ``issued_at`` must not run: done, or issued before an erasure."""
-        return self.done or (self.erased_at is not None and issued_at <= self.erased_at)
+        return self.done or self.erased_since(issued_at)
+
+    def erased_since(self, issued_at: datetime) -> bool:
+        return self.erased_at is not None and issued_at <= self.erased_at

@@ -20,7 +20,7 @@ from shared.config import Settings
 from shared.errors import DependencyUnavailable
 from shared.models.domain import AgentJob, ExtractionTask, Handoff
 from shared.ports import Publisher, QueuedTask, TaskQueue
-from shared.services.ids import extraction_task_name, summary_task_name
+from shared.services.ids import answer_task_name, extraction_task_name, summary_task_name
 
 log = logging.getLogger("handoff")
 
@@ -31,7 +31,7 @@ def extraction_handoffs(
     return [
         Handoff(
             kind="task",
-            name=(extraction_task_name if task.facts else summary_task_name)(task.turn_id),
+            name=extraction_handoff_name(task),
             queue=settings.extraction_queue,
             url=settings.extraction_url,
             body=task.model_dump_json(),
@@ -39,6 +39,12 @@ def extraction_handoffs(
         )
         for task in pending
     ]
+
+
+def extraction_handoff_name(task: ExtractionTask) -> str:
+    if task.settles is not None:
+        return answer_task_name(task.turn_id)
+    return (extraction_task_name if task.facts else summary_task_name)(task.turn_id)
 
 
 def job_handoffs(settings: Settings, jobs: Sequence[AgentJob], trace: str | None) -> list[Handoff]:

@@ -28,5 +28,11 @@ def summary_task_name(turn_id: str) -> str:
     return f"summarize-{turn_id}"
 
 
+def answer_task_name(turn_id: str) -> str:
+    """The task carrying the answer to a turn's "by the way" question: its own name, as the
+    turn's extraction task may still be queued under ``extraction_task_name``."""
+    return f"answer-{turn_id}"
+
+
 def job_id_for(turn_id: str, step: int) -> str:
     return f"{turn_id}-job{step}"

@@ -14,26 +14,22 @@ the real PostgreSQL + pgvector (encrypted names, keyed-hash lookups, one transac
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.app.extraction import ExtractionService
-from shared.config import Settings
 from shared.deps import Deps
 from shared.models.extraction import Extraction
 from shared.models.memory import Fact, FactFilter, Person
 from tests.contract.conftest import FactBackend
 from tests.unit.extraction_kit import (
-    NOW,
     USER,
     RedFlag,
     ScriptedModel,
     entity,
     extraction,
+    extraction_deps,
     fact,
     person,
     pid,
@@ -272,17 +268,7 @@ def model() -> ScriptedModel:
 
 @pytest.fixture
 def deps(fact_backend: FactBackend, model: ScriptedModel) -> Deps:
-    for user in (USER, "bob"):  # fixed person ids: every case starts from no data
-        fact_backend.facts.delete_user(user, NOW - timedelta(days=1))  # erased before the tasks
-    return Deps(
-        Settings(env="test", model_provider="scripted"),
-        clock=FixedClock(NOW),
-        llm=ScriptedLLM(handler=model),
-        embedder=HashEmbedder(dimension=64),
-        facts=fact_backend.facts,
-        contacts=fact_backend.contacts,
-        pending=fact_backend.pending,
-    )
+    return extraction_deps(fact_backend.facts, fact_backend.contacts, fact_backend.pending, model)
 
 
 def where(deps: Deps, fact: Fact, known: set[str]) -> str:

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from shared.adapters.clock import FixedClock
+from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.config import Settings
+from shared.deps import Deps
 from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.extraction import Extraction
 from shared.models.memory import Person, PersonRole
-from shared.ports import LLMRequest
+from shared.ports import ContactStore, FactStore, LLMRequest, PendingStore
 from shared.services.memory.schema import RedFlagVerdict
 
 USER = "alice"
@@ -117,3 +121,21 @@ class ScriptedModel:
                 "unsure": RedFlagVerdict(same_person=False, confidence=0.5, reason="unsure"),
             }[self.red_flag]
         raise AssertionError(f"unexpected structured call for {schema}")
+
+
+def extraction_deps(
+    facts: FactStore, contacts: ContactStore, pending: PendingStore, model: ScriptedModel
+) -> Deps:
+    """Deps for ``ExtractionService`` on the given stores, the user's data erased first (the
+    person ids are fixed, so every test starts from none)."""
+    for user in (USER, "bob"):
+        facts.delete_user(user, NOW - timedelta(days=1))  # erased before the tasks
+    return Deps(
+        Settings(env="test", model_provider="scripted"),
+        clock=FixedClock(NOW),
+        llm=ScriptedLLM(handler=model),
+        embedder=HashEmbedder(dimension=64),
+        facts=facts,
+        contacts=contacts,
+        pending=pending,
+    )

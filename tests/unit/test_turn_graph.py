@@ -189,7 +189,7 @@ def test_someone_else_marks_a_new_person_for_extraction(deps: Deps, llm: Scripte
 def test_non_blocking_disambiguation_answers_now_and_asks_by_the_way(
     deps: Deps, llm: ScriptedLLM
 ) -> None:
-    _two_thomases(deps)
+    colleague, _ = _two_thomases(deps)
     llm.add(classification(facts=True, entities=[{"name": "Thomas"}]), "Nice!")
     service = TurnService(deps)
     response = service.run("alice", request("Thomas is moving to Bern"))
@@ -204,6 +204,13 @@ def test_non_blocking_disambiguation_answers_now_and_asks_by_the_way(
     ack = service.run("alice", request("the colleague", cmid="m2", chat_id=response.chat_id))
     assert ack.reply.text == "Thanks, noted: you meant Thomas."
     assert nodes(deps, "m2") == ["await_answer", *ENTRY[:3], "resolve_disambiguation", "hitl_text"]
+    # The answer travels with the asked turn's extraction, which may not have run yet.
+    names = [t.name for t in deps.tasks.tasks]  # type: ignore[attr-defined]
+    assert names == [f"extract-{response.turn_id}", f"answer-{response.turn_id}"]
+    answered = _tasks(deps)[1]
+    assert answered.turn_id == response.turn_id and answered.text == task.text
+    assert answered.settles == "Thomas"
+    assert [(e.mention, e.person_id) for e in answered.resolved_entities] == [("Thomas", colleague)]
 
 
 def test_a_new_request_escapes_a_pending_question(deps: Deps, llm: ScriptedLLM) -> None:
@@ -219,6 +226,20 @@ def test_a_new_request_escapes_a_pending_question(deps: Deps, llm: ScriptedLLM) 
     assert chat is not None and chat.control.status == "idle"
     [task] = _tasks(deps)  # the deferred extraction runs, without a guessed person
     assert task.turn_id == asked.turn_id and task.resolved_entities == []
+
+
+def test_escaping_a_by_the_way_question_enqueues_its_extraction_only_once(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    _two_thomases(deps)
+    llm.add(classification(facts=True, entities=[{"name": "Thomas"}]), "Nice!")
+    service = TurnService(deps)
+    asked = service.run("alice", request("Thomas is moving to Bern"))
+    llm.add(classification(), "It is sunny.")
+    service.run("alice", request("How's the weather?", cmid="m2", chat_id=asked.chat_id))
+    chat = deps.conversations.get_chat("alice", asked.chat_id)
+    assert chat is not None and chat.control.status == "idle"
+    assert [t.turn_id for t in _tasks(deps) if t.facts] == [asked.turn_id]
 
 
 def test_a_greeting_keeps_the_pending_question(deps: Deps, llm: ScriptedLLM) -> None:

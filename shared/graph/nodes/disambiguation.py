@@ -44,7 +44,7 @@ def _ask(state: TurnState, context: TurnContext, ambiguity: Ambiguity, blocking:
         blocking,
         mention=ambiguity.mention,
         resolved=state.memory.resolved,
-        extraction=state.memory.extraction if blocking else None,
+        extraction=state.memory.extraction,  # a "by the way" answer may come before it ran
     )
 
 

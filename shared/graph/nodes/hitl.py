@@ -11,9 +11,7 @@ turn's checkpoint; both paths share the resume point stored on the chat.
 
 from __future__ import annotations
 
-from contextlib import suppress
 from typing import Any
-from uuid import UUID
 
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
@@ -21,8 +19,6 @@ from pydantic import BaseModel, Field
 
 from shared.conversation.answers import EDIT, SOMEONE_ELSE, may_be_answer, rule_answer
 from shared.conversation.greetings import is_plain_greeting
-from shared.conversation.text import fold
-from shared.errors import PendingNotOpen
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.routing import after_hitl_handler
@@ -34,8 +30,7 @@ from shared.graph.state import (
     ResumePoint,
     TurnState,
 )
-from shared.models.domain import ResolvedEntity
-from shared.models.memory_api import ResolvePendingRequest
+from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.wire import Interrupt
 from shared.ports import ChatTurn, LLMRequest
 from shared.services.memory.pending import PendingItems
@@ -82,8 +77,10 @@ def _ask_model(context: TurnContext, interrupt: Interrupt, message: str) -> str 
 def _escape(state: TurnState) -> dict[str, Any]:
     assert state.hitl.pending is not None
     point = ResumePoint.model_validate(state.hitl.pending.resume_at)
-    # Never lose what the user told us: the deferred extraction runs without the answer.
-    return {"hitl": Hitl(outcome="escaped", released=point.extraction)}
+    # Never lose what the user told us: the deferred extraction runs without the answer
+    # (a "by the way" question deferred nothing: its turn's extraction was enqueued).
+    released = point.extraction if state.hitl.pending.blocking else None
+    return {"hitl": Hitl(outcome="escaped", released=released)}
 
 
 @node("resolve_disambiguation")
@@ -94,9 +91,12 @@ def resolve_disambiguation(state: TurnState, runtime: Runtime[TurnContext]) -> d
     point = ResumePoint.model_validate(pending.resume_at)
     mention = point.mention or ""
     chosen = _chosen(mention, state.hitl.option_id, pending.interrupt)
-    if not pending.blocking:  # answered already; settle the facts held for this name
-        settle_held_facts(runtime.context, mention, chosen)
-        return {"memory": MemoryState(resolved=[chosen])}
+    entity = _as_entity(chosen)
+    if not pending.blocking:  # answered already: settle what the fact system held
+        context = runtime.context
+        PendingItems(context.ports).settle_mention(context.user_id, context.chat_id, entity)
+        # Its extraction may not have run yet: the answer goes with it (``settles``).
+        return {"memory": MemoryState(resolved=[chosen], extraction=_answered(point, entity))}
     resolved = [*point.resolved, chosen]
     update: dict[str, Any] = {
         "conversation": Conversation(
@@ -114,33 +114,20 @@ def resolve_disambiguation(state: TurnState, runtime: Runtime[TurnContext]) -> d
     return update
 
 
-def settle_held_facts(context: TurnContext, mention: str, chosen: Resolved) -> int:
-    """Answer the fact system's pending items for this name in this chat, as the user did
-    here. Extraction may not have run yet; then the items stay for the memory settings."""
-    admin = PendingItems(context.ports)
-    settled = 0
-    for item in context.ports.pending.list_pending(context.user_id, context.chat_id):
-        if item.kind != "disambiguation" or item.resolved_at is not None:
-            continue
-        if fold(item.mention or "") != fold(mention):
-            continue
-        choice = "someone_else" if chosen.new_person else "person"
-        request = ResolvePendingRequest(
-            pending_id=UUID(item.id),
-            choice=choice,
-            person_id=UUID(chosen.person_id) if chosen.person_id else None,
-        )
-        with suppress(PendingNotOpen):  # answered meanwhile (another device, the settings)
-            admin.resolve(context.user_id, request)
-            settled += 1
-    return settled
-
-
 def _chosen(mention: str, option_id: str, interrupt: Interrupt) -> Resolved:
     if option_id == SOMEONE_ELSE:
         return Resolved(mention=mention, new_person=True, display_name=mention)
     label = next((o.label for o in interrupt.options if o.id == option_id), mention)
     return Resolved(mention=mention, person_id=option_id, display_name=label.split(" (")[0])
+
+
+def _answered(point: ResumePoint, chosen: ResolvedEntity) -> ExtractionTask | None:
+    if point.extraction is None:
+        return None
+    entities = [*point.extraction.resolved_entities, chosen]
+    return point.extraction.model_copy(
+        update={"resolved_entities": entities, "settles": chosen.mention, "summary": None}
+    )
 
 
 def _as_entity(resolved: Resolved) -> ResolvedEntity:

@@ -9,8 +9,11 @@ exactly once. A retry after the write but before the resolution completes the re
 from __future__ import annotations
 
 import uuid
+from contextlib import suppress
 
+from shared.conversation.text import fold
 from shared.errors import BadRequest, NotFound
+from shared.models.domain import ResolvedEntity
 from shared.models.memory import ExtractionChanges, FactDraft, PendingItem, Person, Supersession
 from shared.models.memory_api import (
     CONFLICT_CHOICES,
@@ -69,6 +72,25 @@ class PendingItems:
         stored = len(changes.new_facts) + len(changes.supersessions) if wrote else 0
         [view] = self.views(user_id, [resolved or item])
         return ResolveResponse(item=view, stored=stored)
+
+    def settle_mention(self, user_id: str, chat_id: str, chosen: ResolvedEntity) -> int:
+        """Answer the open "which X?" items held in this chat for the chosen entity's
+        mention, as the user did in the chat; returns how many it settled."""
+        settled = 0
+        for item in self._deps.pending.list_pending(user_id, chat_id):
+            if item.kind != "disambiguation" or item.resolved_at is not None:
+                continue
+            if fold(item.mention or "") != fold(chosen.mention):
+                continue
+            request = ResolvePendingRequest(
+                pending_id=uuid.UUID(item.id),
+                choice="someone_else" if chosen.new_person else "person",
+                person_id=uuid.UUID(chosen.person_id) if chosen.person_id else None,
+            )
+            with suppress(PendingNotOpen):  # answered meanwhile (another device, the settings)
+                self.resolve(user_id, request)
+                settled += 1
+        return settled
 
     # -- what each answer stores --------------------------------------------------------------
     def _changes(
