@@ -51,6 +51,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_false",
         help="a waiting reply never stops a running background generation",
     )
+    parser.add_argument(
+        "--max-items", type=int, default=8, help="most items of any array in structured output"
+    )
+    parser.add_argument(
+        "--max-string-length", type=int, default=200, help="longest free string, in characters"
+    )
     parser.add_argument("--n-ctx", type=int, default=4096, help="context of each generation")
     parser.add_argument("--prompt-cache-mib", type=int, default=64)
     parser.add_argument("--max-output-tokens", type=int, default=defaults.max_output_tokens)
@@ -82,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         parallel=args.parallel,
         n_ctx=args.n_ctx,
         prompt_cache_mib=args.prompt_cache_mib,
+        max_items=args.max_items,
+        max_string_length=args.max_string_length,
     )
     embeddings = LocalEmbedder()
     embeddings.load()

@@ -83,8 +83,8 @@ def test_diversity_keeps_paraphrases_from_crowding_out_a_second_fact() -> None:
     diverse = Retriever(facts, EMBEDDER, IdentityReranker())
     question = "Ada loves green tea"
     kyoto = "Ada drinks green tea from Kyoto, her sister Mia sends it"
-    assert kyoto not in texts(plain, question, limit=3)
-    assert kyoto in texts(diverse, question, limit=3)
+    assert kyoto not in texts(plain, question, limit=4)
+    assert kyoto in texts(diverse, question, limit=4)
 
 
 def test_the_reranker_orders_the_fused_head_and_an_outage_keeps_the_fused_order() -> None:

@@ -47,7 +47,9 @@ log = logging.getLogger("retrieval")
 RRF_K = 60
 POOL = 30  # candidates per channel
 RERANK_POOL = 50
-MMR_LAMBDA = 0.7  # relevance against novelty
+# Relevance against novelty: 0.7 gained a question on the tuning set and lost one (and
+# 0.067 at recall@5) on the held-out one; 0.9 loses nothing at recall@10 on either.
+MMR_LAMBDA = 0.9
 MMR_POOL = 30  # the head of the fused list diversity chooses from
 HALF_LIFE_DAYS = 180.0
 MIN_SIMILARITY = 0.35  # the dense channel's floor (another channel may still bring a fact)
