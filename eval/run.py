@@ -144,6 +144,8 @@ VERTEX = {
     "VERTEX_EMBEDDING_MODEL": "gemini-embedding-001",
     "EMBEDDING_DIMENSION": "768",
     "UNDERSTANDING_ANSWERS": "ground",
+    "UNDERSTANDING_ROUTE": "model",
+    "EXTRACTION_READER": "model",
 }
 
 

@@ -89,6 +89,11 @@ class Settings(BaseSettings):
     # label instead of a classification call. For a model that routes worse than the
     # guess (the offline one: README "The understanding tier"); "model" in production.
     understanding_route: Literal["model", "guess"] = "model"
+    # Who reads a message for facts in the extraction task: "model" (one structured call),
+    # or "understanding": only what the tier read (whole, or the parts it was sure of), no
+    # model call. For a model whose reading stores junk (the offline one: README "What
+    # works offline"); "model" in production.
+    extraction_reader: Literal["model", "understanding"] = "model"
 
     # End-user authentication (Firebase Authentication / Identity Platform ID tokens)
     auth_issuer: str = "https://securetoken.google.com/local-project"

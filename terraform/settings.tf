@@ -40,6 +40,7 @@ locals {
     UNDERSTANDING_TIER    = true
     UNDERSTANDING_ANSWERS = "ground"
     UNDERSTANDING_ROUTE   = "model"
+    EXTRACTION_READER     = "model"
 
     # Firebase Authentication of this project issues the users' ID tokens.
     AUTH_ISSUER     = "https://securetoken.google.com/${var.project_id}"

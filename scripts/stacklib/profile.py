@@ -102,6 +102,8 @@ class Profile:
             "UNDERSTANDING_ANSWERS": "reply",
             # It routes worse than the tier's nearest examples do below their thresholds.
             "UNDERSTANDING_ROUTE": "guess",
+            # Its extraction stores sentences of the message as facts about made-up people.
+            "EXTRACTION_READER": "understanding",
         }
 
     def env(self, database_url: str, model_token: str) -> dict[str, str]:

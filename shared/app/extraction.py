@@ -18,7 +18,7 @@ from typing import Literal
 from shared.deps import Deps
 from shared.errors import DataRejected, ModelOutputInvalid
 from shared.models.domain import ExtractionTask
-from shared.models.extraction import Extraction
+from shared.models.extraction import MAX_ENTITIES, MAX_FACTS, ExtractedFact, Extraction
 from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem
 from shared.services.context_cache import invalidate_context
 from shared.services.ids import extraction_task_name, summary_task_name
@@ -35,6 +35,7 @@ from shared.services.structured import structured_with_retry
 
 log = logging.getLogger("extraction")
 
+MIN_CONFIDENCE = 0.5
 Status = Literal["stored", "duplicate", "erased", "settled"]
 
 
@@ -124,16 +125,19 @@ class ExtractionService:
             return self._apply(task, key, prompt, held)
 
     def _held(self, task: ExtractionTask, key: str, extraction: Extraction) -> Held:
-        facts = [f for f in extraction.facts if task.has_preferences or f.type != "Preference"]
+        facts = [f for f in extraction.facts if _kept(f, task.has_preferences)]
         attributed = attribute(facts, extraction.entities, self._resolver(task, key))
         held = Drafter(task, key, self._deps.embedder).draft(attributed)
-        held.skipped += len(extraction.facts) - len(facts)  # preferences nobody asked for
+        held.skipped += len(extraction.facts) - len(facts)
         held.learned = learned_persons(attributed, extraction.entities)
         return held
 
     def _read(self, prompt: ExtractionPrompt, task: ExtractionTask) -> Extraction:
         """The model's reading; when it breaks its schema, what the tier was sure of
-        (``ExtractionTask.fallback``), if anything: a weak model loses less."""
+        (``ExtractionTask.fallback``), if anything: a weak model loses less. With
+        ``EXTRACTION_READER=understanding`` only that, and no model call."""
+        if self._deps.settings.extraction_reader == "understanding":
+            return _tier_reading(task)
         try:
             return structured_with_retry(self._llm, prompt.request, Extraction)[0]
         except ModelOutputInvalid:
@@ -196,9 +200,27 @@ class ExtractionService:
             invalidate_context(deps.cache, user)
         if applied and plan.conflicts:
             ask_about_conflict(deps, task, plan.conflicts)
-        outcome = _outcome(key, applied, changes, held.skipped, task.stated is not None)
+        by_tier = task.stated is not None or deps.settings.extraction_reader == "understanding"
+        outcome = _outcome(key, applied, changes, held.skipped, by_tier)
         log.info("extraction done", extra={"task": key, **outcome.as_body()})
         return outcome
+
+
+def _tier_reading(task: ExtractionTask) -> Extraction:
+    """What the tier was sure of, and the sentences as said (the same people named)."""
+    parts = [part for part in (task.fallback, task.said) if part is not None]
+    entities = {e.name: e for part in parts for e in part.entities}
+    return Extraction(
+        facts=[fact for part in parts for fact in part.facts][:MAX_FACTS],
+        entities=list(entities.values())[:MAX_ENTITIES],
+    )
+
+
+def _kept(fact: ExtractedFact, has_preferences: bool) -> bool:
+    """Not a preference nobody asked for, nor a fact the reader itself is less than even sure
+    the message states (the prompt asks only for what is stated as true)."""
+    wanted = has_preferences or fact.type != "Preference"
+    return wanted and fact.confidence >= MIN_CONFIDENCE
 
 
 def _task_key(task: ExtractionTask, queued_as: str | None) -> str:

@@ -108,6 +108,7 @@ class Intent(_State):
     planned: list[PlanStep] = Field(default_factory=list)
     stated: Extraction | None = None
     fallback: Extraction | None = None  # not read whole: what is certain all the same
+    said: Extraction | None = None  # not read whole: its plain sentences, as said
     about_roles: list[str] = Field(default_factory=list)  # a question about "my family"
     tier: UnderstandingUse | None = None  # None: the tier did not read the message
 

@@ -97,10 +97,13 @@ def merged_intent(model: Intent, understood: Understanding) -> Intent:
             "has_preferences": any(f.type == "Preference" for f in facts.facts),
             "stated": stated(understood),
         }
-    elif facts.certain and understood.people.decided:
-        update["fallback"] = Extraction(
-            facts=facts.certain, entities=[m.entity_mention() for m in understood.people.mentions]
-        )
+    elif understood.people.decided:
+        entities = [m.entity_mention() for m in understood.people.mentions]
+        if facts.certain:
+            update["fallback"] = Extraction(facts=facts.certain, entities=entities)
+        if facts.said:
+            update |= {"said": Extraction(facts=facts.said, entities=entities)}
+            update["has_extractable_facts"] = True
     return model.model_copy(update=update)
 
 

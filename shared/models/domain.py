@@ -295,6 +295,9 @@ class ExtractionTask(Strict):
     # What it was sure of in a message it did not read whole ("My colleague Anna is off
     # sick": Anna is the user's colleague): stored when the extraction model fails.
     fallback: Extraction | None = None
+    # Its plain sentences as said, in the third person: with ``EXTRACTION_READER=
+    # understanding``, stored with the fallback instead of a model's reading.
+    said: Extraction | None = None
     # The user's answer to this turn's "by the way, which X?": the mention it settles (the
     # chosen person is among ``resolved_entities``). It may come before the turn's own
     # extraction ran: then this task extracts with the answer, else it settles what was held.

@@ -86,9 +86,9 @@ def _read(
     sent: Span, matches: list[tuple[str, int, int]], found: Found, times: list[TimeRef]
 ) -> list[Reading]:
     """Every clause of the sentence explained by a shape, or ``_Unreadable``."""
-    doubt = _doubt(sent)
-    if doubt:
-        raise _Unreadable(doubt)
+    reason = doubt(sent)
+    if reason:
+        raise _Unreadable(reason)
     readings = []
     for shape, start, end in matches:
         if sent.start <= start < sent.end:
@@ -129,7 +129,7 @@ def relationship_facts(found: Found, covered: set[str]) -> list[ExtractedFact]:
     ]
 
 
-def _doubt(sent: Span) -> str:
+def doubt(sent: Span) -> str:
     words = {t.lower_ for t in sent}
     if sent.text.rstrip().endswith("?") or sent[0].tag_ in ("WRB", "WP", "MD"):
         return "a question"

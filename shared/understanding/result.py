@@ -95,6 +95,9 @@ class Facts(Strict):
     # Not decided: what is certain all the same (who a named relative is), stored when the
     # extraction model reads nothing usable from the message.
     certain: list[ExtractedFact] = Field(default_factory=list)
+    # Not decided: each plain sentence as said, in the third person (``said.py``), for a
+    # deployment whose extraction model stores junk; never mixed with a model's reading.
+    said: list[ExtractedFact] = Field(default_factory=list)
 
     def extraction(self, people: People) -> Extraction:
         """The extraction model's whole output: these facts and the people named."""

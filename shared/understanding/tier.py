@@ -33,6 +33,7 @@ from shared.understanding.result import (
     Understanding,
 )
 from shared.understanding.router import Router
+from shared.understanding.said import said_facts
 from shared.understanding.times import Times, find_times
 
 if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
@@ -238,7 +239,8 @@ def _assemble(
                 else _facts_of_request(doc, found)
             )
     if not facts.decided:
-        facts = facts.model_copy(update={"certain": relationship_facts(found, set())})
+        said = said_facts(list(doc.sents), found, times) if label == "statement" else []
+        facts = facts.model_copy(update={"certain": relationship_facts(found, set()), "said": said})
     people = found.result(guess)
     named = [m.name for m in people.mentions if m.named]
     asks = label == "person_question"

@@ -114,6 +114,36 @@ def test_preferences_only_when_the_turn_flagged_them(
     assert "Also extract the user's stated preferences" in llm.requests[-1].system
 
 
+def test_a_fact_the_reader_is_not_sure_the_message_states_is_skipped(
+    deps: Deps, model: ScriptedModel
+) -> None:
+    model.output = extraction(
+        fact("Alice asked for a bakery", confidence=0.0),
+        fact("Alice might move to Basel", confidence=0.49),
+        fact("Alice plays the cello", type="Hobby", confidence=0.5),
+    )
+    outcome = ExtractionService(deps).run(task("Any tips for a bakery? I play the cello."))
+    assert (outcome.stored, outcome.skipped) == (1, 2)
+    assert set(stored(deps)) == {"Alice plays the cello"}
+
+
+def test_the_tier_as_reader_stores_what_it_was_sure_of_without_a_model_call(
+    deps: Deps, model: ScriptedModel, llm: ScriptedLLM
+) -> None:
+    tier_only = Deps(deps.settings.model_copy(update={"extraction_reader": "understanding"}),
+                     clock=deps.clock, llm=llm, embedder=deps.embedder, facts=deps.facts,
+                     contacts=deps.contacts, pending=deps.pending)  # fmt: skip
+    model.output = extraction(fact("Alice asked for a bakery", confidence=0.9))
+    sure = extraction(fact("Alice plays the cello", type="Hobby", confidence=0.9))
+    read = ExtractionService(tier_only).run(task("I play the cello").model_copy(
+        update={"fallback": sure}))  # fmt: skip
+    unread = ExtractionService(tier_only).run(task("Any tips for a bakery?", turn="t2"))
+    assert (read.stored, read.read_by, unread.stored, unread.read_by) == (
+        1, "understanding", 0, "understanding")  # fmt: skip
+    assert set(stored(deps)) == {"Alice plays the cello"}
+    assert llm.requests == []
+
+
 def test_the_prompt_shows_current_facts_under_refs_and_a_replacement_supersedes(
     deps: Deps, model: ScriptedModel, llm: ScriptedLLM
 ) -> None:

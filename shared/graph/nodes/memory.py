@@ -230,6 +230,7 @@ def fact_extraction(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
         enqueued_at=context.ports.clock.now(),
         stated=intent.stated,  # read whole by the understanding tier: no model call
         fallback=intent.fallback,
+        said=intent.said,
     )
     deferred = bool(state.memory.ambiguous) and ambiguity_blocks(intent)
     return {"memory": MemoryState(extraction=task, extraction_deferred=deferred)}

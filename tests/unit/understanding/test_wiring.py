@@ -124,6 +124,30 @@ def test_with_the_route_guessed_only_the_reply_is_a_model_call(
     assert task.stated is None  # "off sick" is no shape it reads: the extraction model's
 
 
+def test_offline_the_tier_reads_for_extraction_what_it_was_sure_of_and_the_sentence(
+    wired: Deps, llm: ScriptedLLM
+) -> None:
+    offline = _configured(
+        wired, understanding_route="guess", understanding_answers="reply",
+        extraction_reader="understanding",
+    )  # fmt: skip
+    reply = TurnService(offline).run("alice", request("My colleague Anna is off sick today."))
+    assert reply.reply.text == "Noted."  # told back, no model call
+    [task] = _tasks(offline)
+    assert task.said is not None
+    assert [f.text for f in task.said.facts] == ["The user's colleague Anna is off sick today."]
+    outcome = ExtractionService(offline).run(task)
+    assert (outcome.stored, outcome.read_by, llm.calls) == (2, "understanding", [])
+    [anna] = offline.contacts.list_persons("alice")
+    assert (anna.display_name, anna.role_to_user) == ("Anna", "colleague")
+    facts = offline.facts.list_facts("alice", FactFilter(subject_id=anna.id))
+    assert sorted(f.text for f in facts) == [
+        "Anna is the user's colleague",
+        "The user's colleague Anna is off sick today.",
+    ]
+    assert {f.sensitivity for f in facts if "sick" in f.text} == {"high"}
+
+
 @pytest.mark.parametrize(
     "said",
     [

@@ -1,0 +1,129 @@
+"""What a statement says, kept as it was said: one fact per plain sentence, in the third person.
+
+For a deployment whose extraction model stores junk (``EXTRACTION_READER=understanding``),
+the sentences no fact shape reads are still worth remembering as they stand: "I finished the
+half marathon in 1:57!" becomes "The user finished the half marathon in 1:57." about the
+user, "Anna bought a new bike." stays a fact about Anna. Nothing is paraphrased or inferred,
+so nothing is invented; retrieval finds the sentence by its words and its meaning.
+
+A sentence is kept only when it is plainly stated (not a question, a hedge, a negation: the
+same test as the shapes) and its main verb has a subject the rules can vouch for: "I" or
+"we" (the user) or one person the message names ("she" only when one named person fits).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shared.models.extraction import ExtractedFact
+from shared.understanding.facts import doubt
+from shared.understanding.people import Found
+from shared.understanding.subjects import USER, Subject, subject_of, subject_token
+from shared.understanding.times import Times
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+MAX_FACT_CHARS = 200
+_FIRST_PERSON = {
+    "i": "the user", "me": "the user", "my": "the user's", "mine": "the user's",
+    "myself": "themself", "we": "the user", "us": "the user", "our": "the user's",
+    "ours": "the user's", "ourselves": "themself",
+}  # fmt: skip
+_SELF = frozenset({"i", "we"})
+_THIRD_PERSON_BE = {"am": "is", "'m": "is", "are": "is", "'re": "is", "was": "was", "were": "was"}
+_THIRD_PERSON_HAVE = {"have": "has", "'ve": "has"}
+# Said of one's health: kept as sensitive, as the extraction model is told to.
+_HEALTH = frozenset(
+    {"sick", "ill", "surgery", "pregnant", "diagnosed", "cancer", "depression", "therapy",
+     "medication", "injury", "injured", "flu", "fever", "pain"}
+)  # fmt: skip
+
+
+def said_facts(sentences: list[Span], found: Found, times: Times) -> list[ExtractedFact]:
+    return [fact for sent in sentences if (fact := _said(sent, found, times)) is not None]
+
+
+def _said(sent: Span, found: Found, times: Times) -> ExtractedFact | None:
+    if doubt(sent) or not sent.text.strip():
+        return None
+    root = sent.root
+    token = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if token is None or root.pos_ not in ("VERB", "AUX"):
+        return None  # a fragment, a greeting, an imperative
+    if {t.lower_ for t in sent} & {"you", "your", "yours"}:
+        return None  # about the assistant, or a question put as a statement
+    subject = _user_subject(token) or subject_of(token, found)
+    if subject is None:
+        return None
+    text = _third_person(sent, subject, token)
+    if len(text) > MAX_FACT_CHARS:
+        return None
+    marker = _time_marker(sent, times)
+    words = {t.lower_ for t in sent}
+    kind = "Allergy" if "allergic" in words else "Health" if words & _HEALTH else "Other"
+    return ExtractedFact.model_validate(
+        {
+            "text": text,
+            "type": kind,
+            "about": subject.about,
+            "confidence": 0.9,
+            "sensitivity": "low" if kind == "Other" else "high",
+            "temporal_marker": marker,
+        }
+    )
+
+
+def _time_marker(sent: Span, times: Times) -> str | None:
+    """The sentence's day as written ("last Monday"), for the fact system to anchor; a time
+    of day is left out ("in 1:57" is a finishing time)."""
+    days = [
+        t.text for t in times.resolved if sent.start_char <= t.start < sent.end_char and not t.clock
+    ]
+    unresolved = [text for text in times.unresolved if text in sent.text]
+    return next(iter(days + unresolved), None)
+
+
+def _user_subject(token: Token) -> Subject | None:
+    return Subject(USER, "The user") if token.lower_ in _SELF else None
+
+
+def _third_person(sent: Span, subject: Subject, token: Token) -> str:
+    """The sentence with the user, and a pronoun standing for the subject, named."""
+    words = []
+    for t in sent:
+        word, low = t.text, t.lower_
+        if low in _FIRST_PERSON:
+            word = _FIRST_PERSON[low]
+        elif t.i == token.i and t.pos_ == "PRON":
+            word = subject.display
+        elif _said_of_self(t):
+            word = _agree(t)
+        if word != t.text and t.text.startswith("'"):
+            word = f" {word}"  # "I'm" -> "the user is"
+        words.append(word + t.whitespace_)
+    text = "".join(words).strip().rstrip("!").strip()
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "?")) else f"{text}."
+
+
+def _said_of_self(verb: Token) -> bool:
+    if verb.pos_ not in ("VERB", "AUX"):
+        return False
+    owner = subject_token(verb)
+    return owner is not None and owner.lower_ in _SELF
+
+
+def _agree(verb: Token) -> str:
+    """A verb said of "I" or "we", said of "the user": "am" -> "is", "work" -> "works"."""
+    low = verb.lower_
+    irregular = _THIRD_PERSON_BE.get(low) or _THIRD_PERSON_HAVE.get(low)
+    if irregular is not None:
+        return irregular
+    if verb.tag_ != "VBP":
+        return verb.text  # past tense, a participle: the same for everyone
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return f"{verb.text}es"  # "do" -> "does", "teach" -> "teaches"
+    if low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
+        return f"{verb.text[:-1]}ies"
+    return f"{verb.text}s"
