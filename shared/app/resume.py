@@ -43,7 +43,7 @@ class AnswerPicker:
         options = interrupt.options
         if self.answer not in WORDS and any(o.id == self.answer for o in options):
             return self.answer
-        picked = rule_answer(self.answer, options)
+        picked = rule_answer(self.answer, options, interrupt.question)
         if picked is None and any(o.id == ANSWER for o in options) and self.answer.strip():
             return ANSWER
         if picked is None and any(o.id == EDIT for o in options) and _instruction(self.answer):

@@ -40,9 +40,11 @@ _ELSE = re.compile(
 _STOP_WORDS = frozenset({"the", "one", "my", "i", "mean", "meant", "der", "die", "das", "von"})
 
 
-def rule_answer(message: str, options: list[InterruptOption]) -> str | None:
+def rule_answer(message: str, options: list[InterruptOption], asked: str = "") -> str | None:
     """The option id the message certainly picks, or None. Never one of ``WORDS``: those
-    take what the user writes, not a choice by number or name."""
+    take what the user writes, not a choice by number or name. Words of the question
+    ``asked`` pick nothing: "which Anna ...?" names what every option shares, so "Anna
+    bought a new bike." is no answer."""
     options = [option for option in options if option.id not in WORDS]
     ids = [option.id for option in options]
     if APPROVE in ids and REJECT in ids:
@@ -55,7 +57,7 @@ def rule_answer(message: str, options: list[InterruptOption]) -> str | None:
     if len(message.split()) > SHORT_ANSWER_WORDS:  # "the first thing I need..." is no answer
         return None
     picked = _by_position(message, options)
-    return picked if picked is not None else _by_words(message, options)
+    return picked if picked is not None else _by_words(message, options, _words(asked))
 
 
 def may_be_answer(message: str) -> bool:
@@ -75,20 +77,22 @@ def _by_position(message: str, options: list[InterruptOption]) -> str | None:
     return options[index].id if index is not None and 0 <= index < len(options) else None
 
 
-def _by_words(message: str, options: list[InterruptOption]) -> str | None:
-    words = set(fold(message).replace("(", " ").replace(")", " ").split()) - _STOP_WORDS
+def _by_words(message: str, options: list[InterruptOption], shared: set[str]) -> str | None:
+    words = _words(message)
     if not words:
         return None
     matches = [
         option.id
         for option in options
-        if option.id != SOMEONE_ELSE and words & _label_words(option.label)
+        if option.id != SOMEONE_ELSE and words & (_words(option.label) - shared)
     ]
     return matches[0] if len(matches) == 1 else None
 
 
-def _label_words(label: str) -> set[str]:
-    return set(fold(label).replace("(", " ").replace(")", " ").split()) - _STOP_WORDS
+def _words(text: str) -> set[str]:
+    return {w.strip(".,!?:;") for w in fold(text).replace("(", " ").replace(")", " ").split()} - (
+        _STOP_WORDS | {""}
+    )
 
 
 @dataclass(frozen=True)
@@ -103,4 +107,4 @@ class MessagePicker:
         ids = {option.id for option in interrupt.options}
         if ANSWER in ids and may_be_answer(self.message):
             return ANSWER
-        return rule_answer(self.message, interrupt.options)
+        return rule_answer(self.message, interrupt.options, interrupt.question)

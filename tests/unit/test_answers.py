@@ -37,6 +37,26 @@ def test_disambiguation_answers(message: str, expected: str | None) -> None:
     assert rule_answer(message, PEOPLE) == expected
 
 
+ONE_ANNA = [
+    InterruptOption(id="p1", label="Anna (sister)"),
+    InterruptOption(id="someone_else", label="Someone else"),
+]
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("my sister", "p1"),
+        ("Anna, my sister.", "p1"),
+        ("someone else", "someone_else"),
+        ("Anna bought a new bike.", None),  # names only what the question asks about
+        ("Anna", None),
+    ],
+)
+def test_the_name_asked_about_picks_no_option(message: str, expected: str | None) -> None:
+    assert rule_answer(message, ONE_ANNA, "By the way, which Anna did you mean?") == expected
+
+
 @pytest.mark.parametrize(
     ("message", "expected"),
     [

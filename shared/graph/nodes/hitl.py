@@ -49,12 +49,19 @@ def hitl_handler(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
         return {}
     if is_plain_greeting(message):
         return {"hitl": Hitl(outcome="kept")}
-    option = rule_answer(message, pending.interrupt.options)
-    if option is None and may_be_answer(message):
+    option = rule_answer(message, pending.interrupt.options, pending.interrupt.question)
+    if option is None and may_be_answer(message) and _trusted(runtime.context):
         option = _ask_model(runtime.context, pending.interrupt, message)
     if option is None:
         return _escape(state)
     return {"hitl": Hitl(outcome="answered", option_id=option)}
+
+
+def _trusted(context: TurnContext) -> bool:
+    """A model that routes worse than a guess (``UNDERSTANDING_ROUTE=guess``, the offline
+    one) is not asked either whether a reply answers: an unclear reply escapes the question,
+    which keeps what it held for the user, rather than risk facts on the wrong person."""
+    return context.ports.settings.understanding_route == "model"
 
 
 def _ask_model(context: TurnContext, interrupt: Interrupt, message: str) -> str | None:

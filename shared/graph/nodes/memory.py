@@ -91,8 +91,10 @@ def _ambiguity(context: TurnContext, outcome: Resolution) -> Ambiguity:
 
 
 def _label(person: Person) -> str:
-    """What tells namesakes apart: the role, and one descriptor if known."""
-    details = [] if person.role_to_user == "other" else [person.role_to_user.replace("_", " ")]
+    """What tells namesakes apart: the relation as the user said it ("sister"), else the
+    role, and one descriptor if known."""
+    relation = person.descriptors.get("relation") or person.role_to_user.replace("_", " ")
+    details = [] if relation == "other" else [relation]
     details += [person.descriptors[k] for k in _LABEL_DESCRIPTORS if k in person.descriptors][:1]
     return f"{person.display_name} ({', '.join(details)})" if details else person.display_name
 

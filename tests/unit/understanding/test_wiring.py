@@ -4,6 +4,7 @@ model with its certain parts kept, and the turn's record says who decided."""
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -324,3 +325,22 @@ def test_what_it_knows_about_the_family_names_everyone_in_it(wired: Deps, llm: S
     reply = service.run("alice", request("What do you know about my family?", cmid="m4"))
     assert "Anna lives in Berlin" in reply.reply.text and "Maria is your mother" in reply.reply.text
     assert len(llm.calls) == calls  # quoted: no model call
+
+
+def test_with_the_route_guessed_an_unclear_reply_escapes_without_asking_the_model(
+    wired: Deps, llm: ScriptedLLM
+) -> None:
+    for role, relation in (("sibling", "sister"), ("colleague", "colleague")):
+        wired.contacts.add_person(
+            Person(id=str(uuid.uuid4()), user_id="alice", display_name="Anna",
+                   role_to_user=role, descriptors={"relation": relation})  # type: ignore[arg-type]
+        )  # fmt: skip
+    guessing = _configured(wired, understanding_route="guess", understanding_answers="reply")
+    service = TurnService(guessing)
+    asked = service.run("alice", request("Where does Anna live?"))
+    assert asked.interrupt is not None
+    assert {o.label for o in asked.interrupt.options} >= {"Anna (sister)", "Anna (colleague)"}
+    llm.add("Nice.")
+    service.run("alice", request("Anna bought a new bike.", cmid="m2", chat_id=asked.chat_id))
+    assert all(call.schema is None or call.schema.__name__ != "AnswerMatch" for call in llm.calls)
+    assert "resolve_disambiguation" not in nodes(guessing, "m2")  # escaped: a new message
