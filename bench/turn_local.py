@@ -5,8 +5,8 @@ production ``vertex`` adapters call the stack's local model service (SmolLM2 + M
 extraction tasks run through the Cloud Tasks emulator and compete for the model as under
 ``make dev``. Non-greeting messages only. Printed, in one run: a single turn alone (the
 model idle before each) and rounds of ``--concurrent`` simultaneous turns (one user each),
-p50/p95 of each and the ratio of the concurrent p95 to the single p50, with the model
-service's calls and queueing per turn.
+p50/p95 of each and the ratio of the concurrent p95 to the single p50, each turn's
+slowdown against the same message alone (p50/p95), with the model service's calls per turn.
 
     .venv/bin/python -m bench.turn --local [--rounds 3] [--concurrent 4] [--mix settled]
         [--service '--parallel 2'] [--show]
@@ -141,7 +141,7 @@ def measure(
     stack.wait_idle()
     stack.turn(messages[0])  # warm-up: the functions' first requests, the prompt cache
     singles, together = [], []
-    for n in range(rounds):
+    for n in range(max(rounds, len(messages))):  # every message alone, for its slowdown
         stack.wait_idle()
         singles.append(stack.turn(messages[n % len(messages)]))
     for n in range(rounds):
@@ -174,9 +174,25 @@ def report(
     # When most single turns generate nothing before the reply (a quoted answer, a job
     # handed off), their p50 is tiny and the line above measures that, not the queue.
     print(f"p95 at once / single p95: {pct(both, 95) / pct(single, 95):.1f}x")
+    slowdowns = slowdown(singles, together)
+    verdict = "met" if pct(slowdowns, 95) <= TARGET_RATIO else "missed"
+    print(
+        f"slowdown per turn (at once / the same message alone): p50 {pct(slowdowns, 50):.1f}x, "
+        f"p95 {pct(slowdowns, 95):.1f}x (target <= {TARGET_RATIO:.0f}x: {verdict})"
+    )
     print(f"model generations per turn (background extraction included): {calls:.1f}")
     for turn in failed:
         print(f"  failed or empty: {turn.status} {turn.reply[:120]!r}")
+
+
+def slowdown(singles: list[Turn], together: list[Turn]) -> list[float]:
+    """Each turn at once over the median of the same message alone: the mixes hold quick
+    turns (told back, quoted) and slow ones (a reply written), so the pooled figures above
+    compare different work."""
+    alone: dict[str, list[float]] = {}
+    for turn in singles:
+        alone.setdefault(turn.message, []).append(turn.seconds)
+    return [t.seconds / pct(alone[t.message], 50) for t in together if t.message in alone]
 
 
 @contextmanager
