@@ -23,7 +23,8 @@ ef_search 100 (0.926 at 40).
         [--embedder local|hash] [--reranker identity|vertex]
 
 ``--quality``: recall@1/5/10 of each retrieval step on a dataset in the LoCoMo layout, in
-one run (see ``bench/retrieval_quality.py``); the project's own dataset by default.
+one run (see ``bench/retrieval_quality.py``); the project's own dataset by default, or
+several comma-separated datasets pooled into one table.
 
 ``--million``: 1,000,000 facts across ``--users`` users, one of whom holds 100,000 (the
 index must skip the other 90%: iterative scans) while the others hold ~900 each (answered
@@ -277,9 +278,12 @@ def quality(scratch: Settings, args: argparse.Namespace, kek_file: Path) -> None
     )
     embedder = CachedEmbedder(inner)
     try:
-        questions = retrieval_quality.load(
-            retrieval_quality.read_dataset(Path(args.dataset)), facts, sessions, embedder
-        )
+        conversations = [
+            conversation
+            for path in args.dataset.split(",")  # several: one pooled table
+            for conversation in retrieval_quality.read_dataset(Path(path))
+        ]
+        questions = retrieval_quality.load(conversations, facts, sessions, embedder)
         print(f"dataset {args.dataset}; embedder {inner.model_name}; reranker {reranker.name}")
         table = retrieval_quality.measure(questions, facts, sessions, embedder, reranker)
         retrieval_quality.print_table(table, questions)
