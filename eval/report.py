@@ -17,7 +17,7 @@ class QuestionResult:
     question: Question
     reply: str
     sources: list[str]  # per retrieved item, best first: the message or session it came from
-    correct: bool
+    correct: bool | None  # None: the judge broke its schema twice (unjudged)
     reason: str
     tokens: int  # the question turn's model tokens (in + out)
     judge_tokens: int
@@ -58,9 +58,11 @@ def _figures(results: list[QuestionResult], k: int) -> dict[str, Any]:
         return {"questions": 0}
     cuts = [k_ for k_ in KS if k_ <= k] or [k]
     latencies = sorted(r.ms for r in results)
+    judged = [r.correct for r in results if r.correct is not None]
     return {
         "questions": len(results),
-        "accuracy": round(statistics.fmean(r.correct for r in results), 3),
+        "accuracy": round(statistics.fmean(judged), 3) if judged else None,
+        "unjudged": len(results) - len(judged),
         **{f"recall@{c}": round(_share(results, c, sessions=False), 3) for c in cuts},
         **{f"recall@{c}_with_sessions": round(_share(results, c, sessions=True), 3) for c in cuts},
         "tokens_per_question": round(statistics.fmean(r.tokens for r in results), 1),

@@ -39,8 +39,9 @@ from eval.judge import judge_patiently, overlap_judge
 from eval.product import Product, TurnResult
 from eval.report import QuestionResult, summary
 from shared.config import Settings
+from shared.errors import ModelOutputInvalid
 from shared.models.domain import TurnRecord
-from shared.ports import LLM
+from shared.ports import LLM, Usage
 from testkit.stack_env import require_stack_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,13 +96,18 @@ def ask(
         origin.get(facts[k].source.turn_id or "", "") if k in facts else origin.get(k, "")
         for k in retrieved
     ]
-    verdict, usage = judge_patiently(llm, question.text, question.answer, reply)
+    correct: bool | None
+    try:
+        verdict, usage = judge_patiently(llm, question.text, question.answer, reply)
+        correct, reason = verdict.correct, verdict.reason
+    except ModelOutputInvalid:  # a weak judge's broken verdict loses no other question
+        correct, reason, usage = None, "the judge broke its schema twice", Usage()
     return QuestionResult(
         question=question,
         reply=reply,
         sources=sources,
-        correct=verdict.correct,
-        reason=verdict.reason,
+        correct=correct,
+        reason=reason,
         tokens=(meta.input_tokens + meta.output_tokens) if meta else 0,
         judge_tokens=usage.input_tokens + usage.output_tokens,
         ms=result.ms,
@@ -177,7 +183,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
             for question in questions[: args.questions]:
                 started = time.monotonic()
                 results.append(ask(product, llm, user, question, origin))
-                verdict = "correct" if results[-1].correct else "wrong"
+                verdict = {True: "correct", False: "wrong", None: "unjudged"}[results[-1].correct]
                 seconds = time.monotonic() - started
                 print(f"  {question.id}: {verdict} ({seconds:.0f} s)", flush=True)
     finally:

@@ -11,6 +11,7 @@ import pytest
 from eval import layouts
 from eval.judge import Verdict, judge_patiently
 from eval.product import MAX_WAIT_SECONDS, retry_delay
+from eval.report import QuestionResult, summary
 from eval.run import answerable
 from shared.adapters.scripted_llm import ScriptedLLM
 from shared.errors import DependencyUnavailable
@@ -75,3 +76,11 @@ def test_only_questions_about_the_sessions_fed_are_asked() -> None:
         sessions,
     )  # fmt: skip
     assert [q.id for q in asked] == ["a", "b"]
+
+
+def test_an_unjudged_question_counts_for_recall_but_not_for_accuracy() -> None:
+    def result(qid: str, correct: bool | None) -> QuestionResult:
+        return QuestionResult(question(qid, "D1:1"), "reply", ["D1:1"], correct, "", 10, 5, 1.0)
+
+    figures = summary([result("a", True), result("b", False), result("c", None)])["summary"]
+    assert (figures["accuracy"], figures["unjudged"], figures["recall@1"]) == (0.5, 1, 1.0)
