@@ -53,7 +53,7 @@ def _said(sent: Span, found: Found, times: Times) -> ExtractedFact | None:
         return None  # a fragment, a greeting, an imperative
     if {t.lower_ for t in sent} & {"you", "your", "yours"}:
         return None  # about the assistant, or a question put as a statement
-    subject = _user_subject(token) or subject_of(token, found)
+    subject = _user_subject(token) or subject_of(token, found) or _owner(token, found)
     if subject is None:
         return None
     text = _third_person(sent, subject, token)
@@ -82,6 +82,19 @@ def _time_marker(sent: Span, times: Times) -> str | None:
     ]
     unresolved = [text for text in times.unresolved if text in sent.text]
     return next(iter(days + unresolved), None)
+
+
+def _owner(token: Token, found: Found) -> Subject | None:
+    """Whose thing the subject is, when it is no person: "my new flat" is the user's, "my
+    dad's hip operation" the dad's, "Anna's car" Anna's."""
+    if token.i in found.by_token:
+        return None  # a person the rules could not vouch for: not a thing
+    owner = next((c for c in token.children if c.dep_ == "poss"), None)
+    if owner is None:
+        return None
+    if owner.lower_ in ("my", "our"):
+        return Subject(USER, "The user")
+    return subject_of(owner, found)
 
 
 def _user_subject(token: Token) -> Subject | None:
