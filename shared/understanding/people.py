@@ -64,6 +64,10 @@ class Found:
                 self.shared.add(token.i)
             self.by_token[token.i] = known or mention
 
+    def lone_name(self, token: Token) -> bool:
+        """A name no rule placed that a guess takes for a person (``result``)."""
+        return any(t.i == token.i for t in self.unplaced) and _alone(token)
+
     def result(self, guess: bool = False) -> People:
         """``guess``: decide despite doubts, for a model that finds people worse than this
         guess does: names no rule placed count as people of no known role when each is a

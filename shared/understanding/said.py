@@ -53,7 +53,12 @@ def _said(sent: Span, found: Found, times: Times) -> ExtractedFact | None:
         return None  # a fragment, a greeting, an imperative
     if {t.lower_ for t in sent} & {"you", "your", "yours"}:
         return None  # about the assistant, or a question put as a statement
-    subject = _user_subject(token) or subject_of(token, found) or _owner(token, found)
+    subject = (
+        _user_subject(token)
+        or subject_of(token, found)
+        or _unplaced(token, found)
+        or _owner(token, found)
+    )
     if subject is None:
         return None
     text = _third_person(sent, subject, token)
@@ -82,6 +87,12 @@ def _time_marker(sent: Span, times: Times) -> str | None:
     ]
     unresolved = [text for text in times.unresolved if text in sent.text]
     return next(iter(days + unresolved), None)
+
+
+def _unplaced(token: Token, found: Found) -> Subject | None:
+    """A lone name no rule placed ("Yusuf is 9"): a person only where the people are
+    guessed too (``Found.result(guess=True)``), else the facts are not used at all."""
+    return Subject(token.text, token.text) if found.lone_name(token) else None
 
 
 def _owner(token: Token, found: Found) -> Subject | None:

@@ -35,6 +35,7 @@ def said(nlp: Language, text: str) -> list[ExtractedFact]:
         ("My dad's hip operation is on 17 September.",
          ("My dad", "The user's dad's hip operation is on 17 September.")),
         ("Anna's car broke down.", ("Anna", "Anna's car broke down.")),
+        ("Yusuf is 9 and loves football.", ("Yusuf", "Yusuf is 9 and loves football.")),
         ("My mother Ruth makes raclette every Christmas Eve.",
          ("Ruth", "The user's mother Ruth makes raclette every Christmas Eve.")),
     ],
@@ -56,6 +57,7 @@ def test_a_plain_sentence_is_kept_as_said(
         "Thanks, that's all for today!",  # no subject it vouches for
         "Jonas and Oskar cheered at kilometre 15.",  # two people, one sentence
         "The movers broke one leg of my drawing table.",  # about nobody it knows
+        "The Magic Mountain is a long book.",  # a title, not a person
     ],
 )
 def test_what_is_not_plainly_said_of_someone_is_left_out(nlp: Language, text: str) -> None:
