@@ -48,6 +48,13 @@ _PHRASES: dict[str, dict[str, str]] = {
         "it": "Grazie, annotato: intendevi {name}.",
         "es": "Gracias, anotado: te referías a {name}.",
     },
+    "noted_new": {
+        "en": "Thanks, noted: someone new called {name}.",
+        "de": "Danke, notiert: jemand Neues namens {name}.",
+        "fr": "Merci, c'est noté : une nouvelle personne, {name}.",
+        "it": "Grazie, annotato: una persona nuova di nome {name}.",
+        "es": "Gracias, anotado: una persona nueva llamada {name}.",
+    },
     "approve": {
         "en": "Shall I go ahead with this? {agent}: {goal}",
         "de": "Soll ich das erledigen? {agent}: {goal}",

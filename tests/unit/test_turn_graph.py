@@ -202,7 +202,7 @@ def test_non_blocking_disambiguation_answers_now_and_asks_by_the_way(
     chat = deps.conversations.get_chat("alice", response.chat_id)
     assert chat is not None and chat.control.status == "pending" and not chat.control.blocking
     ack = service.run("alice", request("the colleague", cmid="m2", chat_id=response.chat_id))
-    assert ack.reply.text == "Thanks, noted: you meant Thomas."
+    assert ack.reply.text == "Thanks, noted: you meant Thomas (colleague)."
     assert nodes(deps, "m2") == ["await_answer", *ENTRY[:3], "resolve_disambiguation", "hitl_text"]
     # The answer travels with the asked turn's extraction, which may not have run yet.
     names = [t.name for t in deps.tasks.tasks]  # type: ignore[attr-defined]
@@ -226,6 +226,17 @@ def test_a_new_request_escapes_a_pending_question(deps: Deps, llm: ScriptedLLM) 
     assert chat is not None and chat.control.status == "idle"
     [task] = _tasks(deps)  # the deferred extraction runs, without a guessed person
     assert task.turn_id == asked.turn_id and task.resolved_entities == []
+
+
+def test_a_by_the_way_answer_of_someone_else_is_acknowledged_as_someone_new(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    _two_thomases(deps)
+    llm.add(classification(facts=True, entities=[{"name": "Thomas"}]), "Nice!")
+    service = TurnService(deps)
+    asked = service.run("alice", request("Thomas is moving to Bern"))
+    ack = service.run("alice", request("someone else", cmid="m2", chat_id=asked.chat_id))
+    assert ack.reply.text == "Thanks, noted: someone new called Thomas."
 
 
 def test_escaping_a_by_the_way_question_enqueues_its_extraction_only_once(

@@ -46,12 +46,24 @@ def greeting_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, 
     return _reply(text)
 
 
+def _acknowledged(state: TurnState, language: str) -> str:
+    """Which person the answer chose, as the question labelled it ("Anna (colleague)")."""
+    chosen = state.memory.resolved[-1] if state.memory.resolved else None
+    if chosen is None:
+        return phrase("noted", language, name="")
+    if chosen.new_person:
+        return phrase("noted_new", language, name=chosen.display_name)
+    pending = state.hitl.pending
+    options = pending.interrupt.options if pending else []
+    label = next((o.label for o in options if o.id == chosen.person_id), chosen.display_name)
+    return phrase("noted", language, name=label)
+
+
 @node("hitl_text")
 def hitl_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     ask, language = state.hitl.ask, state.conversation.language
     if ask is None:  # a "by the way" question was answered: acknowledge it
-        chosen = state.memory.resolved[-1] if state.memory.resolved else None
-        text = phrase("noted", language, name=chosen.display_name if chosen else "")
+        text = _acknowledged(state, language)
         _emit(runtime, text)
         return _reply(text)
     options = "\n".join(f"{n}. {option.label}" for n, option in enumerate(ask.interrupt.options, 1))
