@@ -228,29 +228,31 @@ def test_a_new_request_escapes_a_pending_question(deps: Deps, llm: ScriptedLLM) 
     assert task.turn_id == asked.turn_id and task.resolved_entities == []
 
 
-def test_a_by_the_way_answer_of_someone_else_is_acknowledged_as_someone_new(
-    deps: Deps, llm: ScriptedLLM
-) -> None:
+def _asked_by_the_way(deps: Deps, llm: ScriptedLLM) -> tuple[TurnService, str]:
+    """A statement about one of two Thomases: answered, and asked about "by the way"."""
     _two_thomases(deps)
     llm.add(classification(facts=True, entities=[{"name": "Thomas"}]), "Nice!")
     service = TurnService(deps)
-    asked = service.run("alice", request("Thomas is moving to Bern"))
-    ack = service.run("alice", request("someone else", cmid="m2", chat_id=asked.chat_id))
+    return service, service.run("alice", request("Thomas is moving to Bern")).chat_id
+
+
+def test_a_by_the_way_answer_of_someone_else_is_acknowledged_as_someone_new(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    service, chat_id = _asked_by_the_way(deps, llm)
+    ack = service.run("alice", request("someone else", cmid="m2", chat_id=chat_id))
     assert ack.reply.text == "Thanks, noted: someone new called Thomas."
 
 
 def test_escaping_a_by_the_way_question_enqueues_its_extraction_only_once(
     deps: Deps, llm: ScriptedLLM
 ) -> None:
-    _two_thomases(deps)
-    llm.add(classification(facts=True, entities=[{"name": "Thomas"}]), "Nice!")
-    service = TurnService(deps)
-    asked = service.run("alice", request("Thomas is moving to Bern"))
+    service, chat_id = _asked_by_the_way(deps, llm)
     llm.add(classification(), "It is sunny.")
-    service.run("alice", request("How's the weather?", cmid="m2", chat_id=asked.chat_id))
-    chat = deps.conversations.get_chat("alice", asked.chat_id)
+    service.run("alice", request("How's the weather?", cmid="m2", chat_id=chat_id))
+    chat = deps.conversations.get_chat("alice", chat_id)
     assert chat is not None and chat.control.status == "idle"
-    assert [t.turn_id for t in _tasks(deps) if t.facts] == [asked.turn_id]
+    assert len([t for t in _tasks(deps) if t.facts]) == 1  # the asked turn's, once
 
 
 def test_a_greeting_keeps_the_pending_question(deps: Deps, llm: ScriptedLLM) -> None:
