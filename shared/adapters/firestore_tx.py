@@ -22,7 +22,9 @@ from shared.adapters.gcp_errors import TRANSIENT
 from shared.errors import DependencyUnavailable
 
 T = TypeVar("T")
-ATTEMPTS = 12
+# Six answers racing for one interrupt on a loaded 2-core machine ran out of 12 (CI,
+# 2026-11-26: four losers got 503 instead of 409); a loser that keeps trying only waits.
+ATTEMPTS = 20
 FIRST_PAUSE_SECONDS = 0.01
 LONGEST_PAUSE_SECONDS = 1.0
 
