@@ -20,7 +20,7 @@ DOUBTFUL_MODIFIERS = frozenset({"ex", "former", "late", "future", "dead", "decea
 USER_OWNERS = frozenset({"my", "our"})
 OTHER_OWNERS = frozenset({"his", "her", "their", "your"})
 SELF_SUBJECTS = frozenset({"i"})
-PRONOUN_GENDER = {"she": "f", "her": "f", "he": "m", "him": "m"}
+PRONOUN_GENDER = {"she": "f", "her": "f", "he": "m", "him": "m", "his": "m"}
 
 # A sentence with one of these (or any modal verb) is not stated as plainly true: no fact
 # is taken from it.

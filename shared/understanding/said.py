@@ -121,6 +121,8 @@ def _third_person(sent: Span, subject: Subject, token: Token) -> str:
             word = _FIRST_PERSON[low]
         elif t.i == token.i and t.pos_ == "PRON":
             word = subject.display
+        elif t.i in _owners(token) and t.pos_ == "PRON" and subject.about != USER:
+            word = f"{subject.display}'s"  # "His new flat" -> "Tom's new flat"
         elif _said_of_self(t):
             word = _agree(t)
         if word != t.text and t.text.startswith("'"):
@@ -129,6 +131,10 @@ def _third_person(sent: Span, subject: Subject, token: Token) -> str:
     text = "".join(words).strip().rstrip("!").strip()
     text = text[0].upper() + text[1:]
     return text if text.endswith((".", "?")) else f"{text}."
+
+
+def _owners(token: Token) -> set[int]:
+    return {c.i for c in token.children if c.dep_ == "poss"}
 
 
 def _said_of_self(verb: Token) -> bool:

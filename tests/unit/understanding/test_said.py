@@ -69,3 +69,8 @@ def test_health_is_kept_sensitive_and_a_day_as_its_time_marker(nlp: Language) ->
     assert (fact.type, fact.sensitivity, fact.temporal_marker) == ("Health", "high", "last Monday")
     [allergy] = said(nlp, "I'm allergic to cats and I have a dog.")
     assert (allergy.type, allergy.sensitivity) == ("Allergy", "high")
+
+
+def test_his_or_her_thing_is_named_for_the_one_person_it_can_be(nlp: Language) -> None:
+    *_, flat = said(nlp, "My brother Tom moved to Bern. His new flat is tiny.")
+    assert (flat.about, flat.text) == ("Tom", "Tom's new flat is tiny.")
