@@ -130,8 +130,8 @@ def _alone(token: Token) -> bool:
 def _relation(doc: Doc, noun: Token, found: Found, runs: dict[int, int]) -> None:
     owner, relation = _owner(noun)
     names = _names(doc, noun, runs)
-    if owner is None and noun.is_title and noun.lower_ in TITLE_WORDS and names:
-        owner = "user"
+    if owner is None and noun.is_title and noun.lower_ in TITLE_WORDS:
+        owner = "user"  # "Grandma Rosa", or "Dad" said as a name: the user's
     modifiers = [c.lower_ for c in noun.children if c.dep_ in ("amod", "compound", "nmod")]
     if set(modifiers) & DOUBTFUL_MODIFIERS or (noun.i > 0 and noun.nbor(-1).lower_ in ("ex", "-")):
         found.doubts.append(f"{noun.text!r} with {modifiers}: not plainly that role")
@@ -148,6 +148,8 @@ def _relation(doc: Doc, noun: Token, found: Found, runs: dict[int, int]) -> None
         if owner == "user":
             words = [c.i for c in noun.children if c.dep_ in ("poss", "amod")]
             phrase = doc[min([*words, noun.i]) : noun.i + 1].text
+            if not words and noun.is_title:  # "Dad" is "my dad"
+                phrase = f"my {noun.lower_}"
             found.add(PersonMention(name=phrase, role=role, relation=relation, named=False), [noun])
         return
     for name in names:

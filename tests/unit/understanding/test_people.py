@@ -50,6 +50,21 @@ def test_a_relation_without_a_name_is_a_mention_by_its_words(nlp: Language) -> N
     assert [(m.name, m.role, m.named) for m in people.mentions] == [("my boss", "colleague", False)]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Which room did they move Dad to?", ("my dad", "parent")),
+        ("How is Mum doing?", ("my mum", "parent")),
+    ],
+)
+def test_dad_said_as_a_name_is_the_users_dad(
+    nlp: Language, text: str, expected: tuple[str, str]
+) -> None:
+    people = find_people(nlp(text)).result()
+    assert people.decided
+    assert [(m.name, m.role, m.named) for m in people.mentions] == [(*expected, False)]
+
+
 def test_mentions_carry_the_extractions_entity_shape(nlp: Language) -> None:
     mention = find_people(nlp("My sister Anna lives in Berlin.")).mentions[0]
     assert mention.entity_mention() == EntityMention(
