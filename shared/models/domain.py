@@ -303,6 +303,13 @@ class ExtractionTask(Strict):
     # extraction ran: then this task extracts with the answer, else it settles what was held.
     settles: str | None = Field(default=None, max_length=200)
 
+    @model_validator(mode="after")
+    def _answer_names_its_person(self) -> ExtractionTask:
+        mentions = {e.mention for e in self.resolved_entities if e.person_id or e.new_person}
+        if self.settles is not None and self.settles not in mentions:
+            raise ValueError("settles names no chosen person among resolved_entities")
+        return self
+
 
 class OpenArg(Strict):
     """An argument the user picks before the call may run (the currency of "I spent 42.50

@@ -150,7 +150,12 @@ def test_malformed_deliveries_are_acknowledged_and_store_nothing(
     tasks_headers = internal_headers(
         settings.extraction_url, settings.tasks_invoker_email, "extract-bogus"
     )
-    for body in (b"{not json", b'{"user_id": "u1"}', b"[]", b"x" * 70000):
+    answer_of_nobody = (  # an answer's task that names no chosen person
+        b'{"user_id": "u1", "chat_id": "c1", "turn_id": "t1", "message_id": "m1", "text": "hi",'
+        b' "enqueued_at": "2026-11-26T08:00:00Z", "settles": "Anna"}'
+    )
+    bodies = (b"{not json", b'{"user_id": "u1"}', b"[]", b"x" * 70000, answer_of_nobody)
+    for body in bodies:
         response = httpx.post(served.extraction_url, content=body, headers=tasks_headers,
                               timeout=30)  # fmt: skip
         assert response.status_code == 200, response.text

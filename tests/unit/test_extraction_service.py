@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from pydantic import ValidationError
 
 from shared.adapters.clock import FixedClock
 from shared.adapters.fake_facts import FakeFactStore
@@ -12,6 +13,7 @@ from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.extraction import ExtractionService
 from shared.deps import Deps
 from shared.errors import DataRejected, ModelOutputInvalid
+from shared.models.domain import ExtractionTask
 from shared.models.extraction import Extraction
 from shared.models.memory import ExtractionChanges, FactFilter
 from shared.services.context_cache import context_key
@@ -359,3 +361,8 @@ def test_learning_never_overwrites_a_descriptor_or_repeats_an_alias(
     thomas = deps.contacts.get_person(USER, pid("thomas"))
     assert thomas is not None
     assert (thomas.aliases, thomas.descriptors) == (["Tom"], {"city": "Basel"})
+
+
+def test_an_answer_task_must_name_the_person_chosen() -> None:
+    with pytest.raises(ValidationError, match="settles names no chosen person"):
+        ExtractionTask.model_validate({**task("Anna is off sick").model_dump(), "settles": "Anna"})

@@ -232,7 +232,8 @@ def fact_extraction(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
         enqueued_at=context.ports.clock.now(),
         stated=intent.stated,  # read whole by the understanding tier: no model call
         fallback=intent.fallback,
-        said=intent.said,
+        # Only a tier reader stores them: a model reader's task does not carry them.
+        said=intent.said if context.ports.settings.extraction_reader == "understanding" else None,
     )
     deferred = bool(state.memory.ambiguous) and ambiguity_blocks(intent)
     return {"memory": MemoryState(extraction=task, extraction_deferred=deferred)}

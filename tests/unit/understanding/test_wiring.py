@@ -88,6 +88,7 @@ def test_what_it_leaves_open_goes_to_the_model_with_its_people_kept(
     assert record.understanding is not None and record.understanding.people
     [task] = _tasks(wired)
     assert task.stated is None  # the extraction model reads it
+    assert task.said is None  # only a tier reader stores sentences as said
     assert task.fallback is not None
     assert [f.text for f in task.fallback.facts] == ["Anna is the user's colleague"]
 
