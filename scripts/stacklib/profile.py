@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,7 +76,14 @@ class Profile:
         return self.state / "env"
 
     def port(self, service: str) -> int:
-        return BASE_PORTS[self.name] + OFFSETS[service]
+        return self.base_port + OFFSETS[service]
+
+    @property
+    def base_port(self) -> int:
+        """``STACK_PORT_BASE`` moves the test stack, so two work trees can each run one."""
+        if self.name == "test" and os.environ.get("STACK_PORT_BASE"):
+            return int(os.environ["STACK_PORT_BASE"])
+        return BASE_PORTS[self.name]
 
     def url(self, service: str) -> str:
         return f"http://{HOST}:{self.port(service)}/"
