@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from scripts.serve import read_env  # noqa: E402
 from scripts.stacklib.profile import HOST, Profile  # noqa: E402
 from scripts.stacklib.tokens import mint_user_token  # noqa: E402
+from shared.rest.origin import function_for as api_function_for  # noqa: E402
 
 DIST = ROOT / "web" / "dist"
 # Path (or prefix, ending in "/") -> the function serving it; everything else documented is
@@ -50,6 +51,8 @@ _NOT_FORWARDED = {"connection", "keep-alive", "transfer-encoding", "host", "cont
 
 def function_for(path: str) -> str | None:
     """The function that serves an API path, or None for anything else."""
+    if path.startswith("/v1/"):
+        return api_function_for(path)
     if path == "/turn":
         return "turn"
     if any(path == p or (p.endswith("/") and path.startswith(p)) for p in RESUME_PATHS):

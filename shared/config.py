@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.errors import ConfigurationError
@@ -111,6 +111,9 @@ class Settings(BaseSettings):
     kek_provider: Literal["local", "kms"] = "local"
     local_kek_file: str | None = None  # dev/test: 32 random bytes written by scripts/stack
     kms_key_name: str | None = None  # prod: projects/P/locations/L/keyRings/R/cryptoKeys/K
+    # Signs the API's page tokens (shared/rest/paging.py). Production: a Secret Manager secret
+    # (terraform makes it); locally a fixed key is enough, tokens only guard a test user.
+    page_token_key: SecretStr | None = None
 
     # Agents: where messages sent on the user's behalf go ("firestore": recorded under the
     # user, the only provider built in; a delivering provider plugs in at Deps.outbox)
@@ -219,6 +222,8 @@ class Settings(BaseSettings):
         set_locally = [name for name, value in local_only.items() if value]
         if set_locally:
             raise ConfigurationError(f"local-only settings set in {self.env}: {set_locally}")
+        if self.page_token_key is None or len(self.page_token_key.get_secret_value()) < 16:
+            raise ConfigurationError("outside dev/test, page_token_key is needed (16+ chars)")
         if self.kek_provider != "kms" or not self.kms_key_name:
             raise ConfigurationError("outside dev/test, data keys must be wrapped by Cloud KMS")
         if self.model_provider == "scripted":
@@ -230,6 +235,12 @@ class Settings(BaseSettings):
     @property
     def is_local(self) -> bool:
         return self.env in ("dev", "test")
+
+    @property
+    def page_token_secret(self) -> bytes:
+        if self.page_token_key is not None:
+            return self.page_token_key.get_secret_value().encode()
+        return b"local page tokens: " + self.env.encode()  # refused outside dev/test above
 
 
 @lru_cache(maxsize=1)

@@ -49,6 +49,7 @@ from shared.ports import (
     UserKeyspace,
     WebSearch,
 )
+from shared.rest.paging import PageTokens
 
 
 class Deps:
@@ -66,6 +67,10 @@ class Deps:
         if self.settings.clock_offset_file:  # dev/test only (Settings refuse it elsewhere)
             return OffsetFileClock(self.settings.clock_offset_file)
         return SystemClock()
+
+    @cached_property
+    def page_tokens(self) -> PageTokens:
+        return PageTokens(self.settings.page_token_secret)
 
     @cached_property
     def _firestore(self) -> Any:

@@ -4,9 +4,21 @@ Each error carries the HTTP ``status`` it maps to and a stable machine-readable 
 that clients switch on; ``message`` is for humans and may change. ``retry_after`` (seconds)
 becomes the response's ``Retry-After`` header.
 
+The body follows Google's AIP-193 (the house style of Google APIs) with one deliberate
+difference: ``code`` stays our string, since clients switch on it, and the HTTP status is the
+response's. ``status`` is the canonical gRPC name of the HTTP status, and ``details`` holds one
+``google.rpc.ErrorInfo`` whose ``reason`` is the code in upper case::
+
+    {"error": {"code": "stale_etag", "message": "...", "status": "FAILED_PRECONDITION",
+               "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                            "reason": "STALE_ETAG", "domain": "assistant.api",
+                            "metadata": {}}]}}
+
 AppError
 ├── BadRequest (400)              invalid_request
 │   ├── InvalidJson               invalid_json
+│   ├── InvalidPageToken          invalid_page_token (forged, foreign, expired, or for
+│   │                                                another filter)
 │   ├── MessageTooLong            message_too_long
 │   └── InvalidEvent              invalid_event     (a queue delivery that can never succeed)
 ├── Unauthenticated (401)         unauthenticated
@@ -28,6 +40,8 @@ AppError
 │   │                                                queue retries the delivery)
 │   └── JobNotActive              job_not_active    (the user's pause/resume/cancel does
 │                                                    not apply to the job's state)
+├── PreconditionFailed (412)      stale_etag        (If-Match or the etag field names a
+│                                                    version that is no longer current)
 ├── DataRejected (422)            data_rejected     (a constraint refused a row or a value,
 │                                                    e.g. an unknown time zone; no retry helps)
 ├── PayloadTooLarge (413)         payload_too_large
@@ -44,6 +58,25 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+ERROR_DOMAIN = "assistant.api"
+# HTTP status -> the canonical gRPC code name (google.rpc.Code), as AIP-193 maps them.
+STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    405: "UNIMPLEMENTED",
+    409: "ABORTED",
+    412: "FAILED_PRECONDITION",
+    413: "INVALID_ARGUMENT",
+    422: "INVALID_ARGUMENT",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    502: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+
 
 class AppError(Exception):
     status: ClassVar[int] = 500
@@ -56,7 +89,20 @@ class AppError(Exception):
         self.details = details
 
     def to_body(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message}}
+        info = {
+            "@type": ERROR_INFO,
+            "reason": self.code.upper(),
+            "domain": ERROR_DOMAIN,
+            "metadata": {key: str(value) for key, value in self.details.items()},
+        }
+        return {
+            "error": {
+                "code": self.code,
+                "message": self.message,
+                "status": STATUS_NAMES.get(self.status, "UNKNOWN"),
+                "details": [info],
+            }
+        }
 
 
 class BadRequest(AppError):
@@ -66,6 +112,10 @@ class BadRequest(AppError):
 
 class InvalidJson(BadRequest):
     code = "invalid_json"
+
+
+class InvalidPageToken(BadRequest):
+    code = "invalid_page_token"
 
 
 class MessageTooLong(BadRequest):
@@ -115,6 +165,13 @@ class AccountErased(Conflict):
 
 class ChatBusy(Conflict):
     code = "chat_busy"
+
+
+class PreconditionFailed(AppError):
+    """A conditional write named a version that is no longer current: nothing changed."""
+
+    status = 412
+    code = "stale_etag"
 
 
 class DataRejected(AppError):

@@ -62,8 +62,8 @@ def error_response(error: AppError) -> flask.Response:
     response = flask.Response(
         json.dumps(error.to_body()), status=error.status, mimetype="application/json"
     )
-    if isinstance(error, MethodNotAllowed):
-        response.headers["Allow"] = "POST"  # RFC 9110: a 405 names the methods allowed
+    if isinstance(error, MethodNotAllowed):  # RFC 9110: a 405 names the methods allowed
+        response.headers["Allow"] = str(error.details.get("allow", "POST"))
     if error.retry_after is not None:
         response.headers["Retry-After"] = str(error.retry_after)
     return response

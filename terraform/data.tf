@@ -262,3 +262,27 @@ resource "google_sql_user" "function" {
   instance = google_sql_database_instance.main.name
   type     = "CLOUD_IAM_SERVICE_ACCOUNT"
 }
+
+# Signs the API's page tokens (shared/rest/paging.py): random, never leaves Secret Manager
+# and the state.
+resource "random_password" "page_token_key" {
+  length  = 48
+  special = false
+}
+
+resource "google_secret_manager_secret" "page_token_key" {
+  secret_id = "${var.name_prefix}-page-token-key"
+  replication {
+    user_managed {
+      replicas {
+        location = var.region
+      }
+    }
+  }
+  depends_on = [google_project_service.api]
+}
+
+resource "google_secret_manager_secret_version" "page_token_key" {
+  secret      = google_secret_manager_secret.page_token_key.id
+  secret_data = random_password.page_token_key.result
+}

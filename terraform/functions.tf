@@ -204,5 +204,7 @@ resource "google_cloudfunctions2_function" "function" {
     google_project_iam_member.builder,
     google_secret_manager_secret_iam_member.redis_url,
     google_secret_manager_secret_version.redis_url,
+    google_secret_manager_secret_iam_member.page_token_key,
+    google_secret_manager_secret_version.page_token_key,
   ]
 }

@@ -123,9 +123,11 @@ locals {
     }
   }
 
-  # Settings read from Secret Manager: the Redis URL carries the AUTH string and the CA.
+  # Settings read from Secret Manager: the Redis URL carries the AUTH string and the CA; the
+  # page token key signs the API's page tokens.
   secret_settings = {
-    REDIS_URL = google_secret_manager_secret.redis_url.secret_id
+    REDIS_URL      = google_secret_manager_secret.redis_url.secret_id
+    PAGE_TOKEN_KEY = google_secret_manager_secret.page_token_key.secret_id
   }
 
   # Deterministic Cloud Run URLs, known before the functions exist: a function's own URL is

@@ -11,6 +11,10 @@ terraform {
       source  = "hashicorp/google-beta"
       version = "~> 7.21"
     }
+    random = {
+      source  = "hashicorp/random"
+      version = "~> 3.7"
+    }
     archive = {
       source  = "hashicorp/archive"
       version = "~> 2.7"

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from google.cloud import firestore
 
-from tests.e2e.conftest import Served
+from tests.e2e.conftest import Served, refused
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -103,7 +103,7 @@ def test_another_users_chat_is_404_for_turn_and_resume(served: Served) -> None:
     missing = served.post(
         served.turn_url, bob, {"message": "hi", "client_message_id": "b2", "chat_id": "nosuchchat"}
     )
-    assert missing.json() == {"error": {"code": "not_found", "message": "chat not found"}}
+    assert refused(missing) == (404, "not_found")
     assert stolen.json() == missing.json()  # indistinguishable from a chat that does not exist
     resume = served.post(
         served.resume_url, bob, {"chat_id": chat, "interrupt_id": "i1", "answer": "1"}

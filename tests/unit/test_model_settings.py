@@ -28,6 +28,7 @@ PRODUCTION: dict[str, Any] = {
     "kek_provider": "kms",
     "kms_key_name": "projects/p/locations/l/keyRings/r/cryptoKeys/k",
     "auth_audience": "assistant-prod",
+    "page_token_key": "k" * 16,
 }
 
 
