@@ -34,6 +34,13 @@ sys.path.insert(0, str(ROOT))
 from scripts.serve import read_env  # noqa: E402
 from scripts.stacklib.profile import HOST, Profile  # noqa: E402
 from scripts.stacklib.tokens import mint_user_token  # noqa: E402
+from shared.errors import (  # noqa: E402
+    AppError,
+    BadRequest,
+    DependencyUnavailable,
+    NotFound,
+    PayloadTooLarge,
+)
 from shared.rest.origin import function_for as api_function_for  # noqa: E402
 
 DIST = ROOT / "web" / "dist"
@@ -95,7 +102,7 @@ class Handler(BaseHTTPRequestHandler):
         if found is None:
             missing = not (self.dist / "index.html").exists()
             hint = "the client is not built: run `npm run build` in web/" if missing else ""
-            self._json(404, {"error": {"code": "not_found", "message": hint or "no such file"}})
+            self._error(NotFound(hint or "no such file"))
             return
         self._file(found)
 
@@ -106,7 +113,7 @@ class Handler(BaseHTTPRequestHandler):
         elif function_for(path):
             self._proxy(path)
         else:
-            self._json(404, {"error": {"code": "not_found", "message": f"no API at {path}"}})
+            self._error(NotFound(f"no API at {path}"))
 
     do_PUT = do_DELETE = do_PATCH = do_POST  # the functions answer 405 themselves
 
@@ -121,6 +128,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.end_headers()
         self.wfile.write(body)
+
+    def _error(self, error: AppError) -> None:
+        """The functions' own error shape (shared/errors.py), for what the proxy refuses."""
+        self._json(error.status, error.to_body())
 
     def _json(self, status: int, body: object) -> None:
         data = json.dumps(body).encode()
@@ -146,7 +157,7 @@ class Handler(BaseHTTPRequestHandler):
             user = ""
         if not isinstance(user, str) or not USER_ID.match(user):
             message = "send {'user': <1-64 letters, digits, _ or ->}"
-            self._json(400, {"error": {"code": "invalid_request", "message": message}})
+            self._error(BadRequest(message))
             return
         token = mint_user_token(self.state, user, ttl=TOKEN_TTL)
         self._json(200, {"token": token, "user": user, "expires_in": TOKEN_TTL})
@@ -157,7 +168,7 @@ class Handler(BaseHTTPRequestHandler):
         body = self._body()
         if body is None:
             message = f"a body over {MAX_BODY} bytes, or without a valid Content-Length"
-            self._json(413, {"error": {"code": "payload_too_large", "message": message}})
+            self._error(PayloadTooLarge(message))
             return
         target = urlsplit(self.upstreams[function])
         upstream = http.client.HTTPConnection(target.hostname or HOST, target.port, timeout=300)
@@ -168,7 +179,7 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             upstream.close()
             message = f"the {function} function does not answer (is `make dev` running?)"
-            self._json(503, {"error": {"code": "dependency_unavailable", "message": message}})
+            self._error(DependencyUnavailable(message))
             return
         try:
             self._relay(response)
