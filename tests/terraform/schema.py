@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from tests.terraform.tfconfig import TERRAFORM_DIR, Block, load_file, load
+from tests.terraform.tfconfig import TERRAFORM_DIR, Block, load, load_file
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "provider_schema"
 CHECKED_PROVIDERS = ("google", "google-beta")
