@@ -7,8 +7,9 @@ blocks and the required ones, for the provider version terraform/versions.tf pin
 
 What is checked: every google_* resource and data source type exists in the provider the block
 uses, every argument and block inside it is known (through dynamic blocks too), every required
-one is present, and the provider blocks' arguments. Meta-arguments are terraform's own. Types
-of other providers (archive) are not checked: no schema of theirs is kept.
+one is present, and the provider blocks' arguments. Meta-arguments are terraform's own. A type
+of no declared provider (a typo such as gogle_) is refused; the archive provider's types are
+not checked further: no schema of theirs is kept.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ META_ARGUMENTS = frozenset(
     {"count", "for_each", "depends_on", "lifecycle", "provider", "provisioner", "connection"}
 )
 # "= 7.46.1", or a bare "7.46.1", which terraform reads as the same.
+# Terraform's own resource types, which no provider declares.
+TERRAFORM_BUILTINS = frozenset({"terraform_data", "terraform_remote_state"})
 _EXACT_PIN = re.compile(r"^=?\s*(\d+\.\d+\.\d+)$")
 
 Schema = dict[str, Any]  # {"arguments": {name: Schema | None}, "required": [name]}
@@ -48,28 +51,35 @@ def provider_schema(provider: str, version: str) -> dict[str, Any]:
     return loaded
 
 
-def pinned_versions(directory: Path = TERRAFORM_DIR) -> tuple[dict[str, str], list[str]]:
-    """The exact version of each checked provider, and the problems of pins that are not
-    exact (a range would let `terraform init` take a version whose schema nobody checked)."""
-    pins: dict[str, str] = {}
-    seen: set[str] = set()
-    problems = []
+def required_providers(directory: Path = TERRAFORM_DIR) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each provider of ``required_providers``: the file declaring it and its settings."""
+    declared: dict[str, tuple[str, dict[str, Any]]] = {}
     for path in sorted(directory.glob("*.tf")):
         for terraform in load_file(path).get("terraform", []):
             for required in terraform.get("required_providers", []):
-                for name, spec in required.items():
-                    if name not in CHECKED_PROVIDERS:
-                        continue
-                    seen.add(name)
-                    exact = _EXACT_PIN.match(str(spec.get("version", "")).strip())
-                    if exact:
-                        pins[name] = exact.group(1)
-                    else:
-                        problems.append(
-                            f"{path.name}: {name} version {spec.get('version')!r} is not an"
-                            ' exact pin ("= X.Y.Z")'
-                        )
-    problems += [f"required_providers: no {name}" for name in CHECKED_PROVIDERS if name not in seen]
+                declared.update({name: (path.name, spec) for name, spec in required.items()})
+    return declared
+
+
+def pinned_versions(directory: Path = TERRAFORM_DIR) -> tuple[dict[str, str], list[str]]:
+    """The exact version of each checked provider, and the problems of pins that are not
+    exact (a range would let `terraform init` take a version whose schema nobody checked)."""
+    declared = required_providers(directory)
+    pins: dict[str, str] = {}
+    problems = [
+        f"required_providers: no {name}" for name in CHECKED_PROVIDERS if name not in declared
+    ]
+    for name in CHECKED_PROVIDERS:
+        if name not in declared:
+            continue
+        file, spec = declared[name]
+        exact = _EXACT_PIN.match(str(spec.get("version", "")).strip())
+        if exact:
+            pins[name] = exact.group(1)
+        else:
+            problems.append(
+                f'{file}: {name} version {spec.get("version")!r} is not an exact pin ("= X.Y.Z")'
+            )
     return pins, problems
 
 
@@ -78,20 +88,26 @@ def schema_problems(directory: Path = TERRAFORM_DIR) -> list[str]:
     if problems:
         return problems
     schemas = {name: provider_schema(name, version) for name, version in pins.items()}
+    declared = set(required_providers(directory))
     for block in load(directory).blocks:
-        problems += _block_problems(block, schemas)
+        problems += _block_problems(block, schemas, declared)
     problems += _provider_block_problems(directory, schemas)
     return problems
 
 
-def _block_problems(block: Block, schemas: dict[str, dict[str, Any]]) -> list[str]:
-    if not block.type.startswith("google_"):
-        return []
-    provider = str(block.body.get("provider", "google")).removeprefix("${").removesuffix("}")
-    provider = provider.split(".")[0]  # an alias: google-beta.europe
+def _block_problems(
+    block: Block, schemas: dict[str, dict[str, Any]], declared: set[str]
+) -> list[str]:
     where = f"{block.file}: {block.address}"
+    # The provider meta-argument (an alias: google-beta.europe), else the type's prefix.
+    explicit = str(block.body.get("provider", "")).removeprefix("${").removesuffix("}")
+    provider = explicit.split(".")[0] or block.type.split("_")[0]
+    if block.type in TERRAFORM_BUILTINS:
+        return []
+    if provider not in declared:
+        return [f"{where}: no provider {provider!r} in required_providers (a typo?)"]
     if provider not in schemas:
-        return [f"{where}: provider {provider} is not one of {', '.join(schemas)}"]
+        return []  # declared, but no schema of it is kept (archive)
     known = schemas[provider][block.kind]
     if block.type not in known:
         others = [name for name in schemas if block.type in schemas[name][block.kind]]

@@ -151,6 +151,20 @@ resource "google_compute_security_policy" "extra" {
     ]
 
 
+def test_a_type_of_no_declared_provider_is_refused(tmp_path: Path) -> None:
+    directory = _with(
+        tmp_path,
+        """
+resource "gogle_pubsub_topic" "extra" {
+  name = "extra"
+}
+""",
+    )
+    assert schema_problems(directory) == [
+        "broken.tf: gogle_pubsub_topic.extra: no provider 'gogle' in required_providers (a typo?)"
+    ]
+
+
 def test_meta_arguments_are_not_provider_arguments(tmp_path: Path) -> None:
     directory = _with(
         tmp_path,
