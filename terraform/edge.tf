@@ -241,16 +241,6 @@ resource "google_compute_global_address" "api" {
   name  = "${var.name_prefix}-api"
 }
 
-resource "google_compute_global_forwarding_rule" "https" {
-  count                 = local.edge_enabled ? 1 : 0
-  name                  = "${var.name_prefix}-api-https"
-  load_balancing_scheme = "EXTERNAL_MANAGED"
-  ip_protocol           = "TCP"
-  port_range            = "443"
-  ip_address            = google_compute_global_address.api[0].id
-  target                = google_compute_target_https_proxy.api[0].id
-}
-
 # Port 80 only redirects to https. 308, not 301: a client's POST stays a POST.
 resource "google_compute_url_map" "http_redirect" {
   count = local.edge_enabled ? 1 : 0
@@ -268,14 +258,20 @@ resource "google_compute_target_http_proxy" "http_redirect" {
   url_map = google_compute_url_map.http_redirect[0].id
 }
 
-resource "google_compute_global_forwarding_rule" "http" {
-  count                 = local.edge_enabled ? 1 : 0
-  name                  = "${var.name_prefix}-api-http"
+# One address, two listeners: 443 serves the API, 80 only redirects.
+resource "google_compute_global_forwarding_rule" "api" {
+  for_each = {
+    for name, listener in {
+      https = { port = "443", target = one(google_compute_target_https_proxy.api[*].id) }
+      http  = { port = "80", target = one(google_compute_target_http_proxy.http_redirect[*].id) }
+    } : name => listener if local.edge_enabled
+  }
+  name                  = "${var.name_prefix}-api-${each.key}"
   load_balancing_scheme = "EXTERNAL_MANAGED"
   ip_protocol           = "TCP"
-  port_range            = "80"
+  port_range            = each.value.port
   ip_address            = google_compute_global_address.api[0].id
-  target                = google_compute_target_http_proxy.http_redirect[0].id
+  target                = each.value.target
 }
 
 # Cloud Armor on every backend: a per-IP rate limit that bans abusers, then the OWASP rules,

@@ -40,5 +40,5 @@ output "api_base_url" {
 
 output "api_ip_address" {
   description = "The load balancer's address: the A record of api_domain points here."
-  value       = local.edge_enabled ? google_compute_global_address.api[0].address : null
+  value       = one(google_compute_global_address.api[*].address)
 }

@@ -114,6 +114,9 @@ def test_port_80_only_redirects_to_https_keeping_the_method() -> None:
     redirect = tf.block("google_compute_url_map.http_redirect").body["default_url_redirect"][0]
     assert redirect["https_redirect"] is True
     assert redirect["redirect_response_code"] == "PERMANENT_REDIRECT"
+    listeners = tf.block("google_compute_global_forwarding_rule.api").body["for_each"]
+    assert 'port = "443", target = one(google_compute_target_https_proxy.api' in listeners
+    assert 'port = "80", target = one(google_compute_target_http_proxy.http_redirect' in listeners
 
 
 # -- the routing rules notice a broken URL map --------------------------------------------------
