@@ -3,14 +3,14 @@ locals {
   # invoker: "public" functions authenticate Firebase ID tokens themselves; the others accept
   # only the OIDC token of their queue's invoker account (and refuse anyone else at the door).
   # ingress: queues and push subscriptions count as internal callers; users reach the public
-  # three from the internet.
+  # three from the internet, through the load balancer when there is one (edge.tf).
   # signature: the functions-framework decorator of the entry point in functions/<name>/main.py.
   functions = {
     turn = {
       entry_point     = "turn"
       signature       = "http"
       invoker         = "public"
-      ingress         = "ALLOW_ALL"
+      ingress         = local.public_ingress
       memory          = "1Gi"
       cpu             = "1"
       timeout_seconds = 300 # a streamed answer stays open until the last token
@@ -20,7 +20,7 @@ locals {
       entry_point     = "resume"
       signature       = "http"
       invoker         = "public"
-      ingress         = "ALLOW_ALL"
+      ingress         = local.public_ingress
       memory          = "1Gi"
       cpu             = "1"
       timeout_seconds = 300
@@ -30,7 +30,7 @@ locals {
       entry_point     = "memory"
       signature       = "http"
       invoker         = "public"
-      ingress         = "ALLOW_ALL"
+      ingress         = local.public_ingress
       memory          = "512Mi"
       cpu             = "1"
       timeout_seconds = 120
@@ -150,7 +150,7 @@ resource "google_artifact_registry_repository" "functions" {
 }
 
 resource "google_cloudfunctions2_function" "function" {
-  # checkov:skip=CKV_GCP_124:turn, resume and memory are the mobile and web clients' API on the internet; extraction and agents are ALLOW_INTERNAL_ONLY (tests/terraform/test_iam.py)
+  # checkov:skip=CKV_GCP_124:turn, resume and memory are the mobile and web clients' API on the internet (through the load balancer once api_domain is set); extraction and agents are ALLOW_INTERNAL_ONLY (tests/terraform/test_iam.py)
   for_each = local.functions
   name     = "${var.name_prefix}-${each.key}"
   location = var.region

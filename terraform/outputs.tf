@@ -32,3 +32,13 @@ output "agent_jobs_topic" {
 output "kms_key" {
   value = google_kms_crypto_key.data_keys.id
 }
+
+output "api_base_url" {
+  description = "The clients' one production base URL (null without api_domain)."
+  value       = local.edge_enabled ? "https://${var.api_domain}/v1" : null
+}
+
+output "api_ip_address" {
+  description = "The load balancer's address: the A record of api_domain points here."
+  value       = one(google_compute_global_address.api[*].address)
+}

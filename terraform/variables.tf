@@ -220,3 +220,41 @@ variable "error_rate_max" {
   type        = number
   default     = 0.05
 }
+
+# -- the one API origin (edge.tf) ------------------------------------------------------------
+
+variable "api_domain" {
+  description = "Domain of the clients' API (api.example.com): the load balancer, its managed certificate and Cloud Armor serve https://<api_domain>/v1. Null: no load balancer, and turn, resume and memory answer the internet on their own URLs."
+  type        = string
+  default     = null
+  validation {
+    condition     = var.api_domain == null || can(regex("^([a-z0-9]([a-z0-9-]*[a-z0-9])?\\.)+[a-z]{2,}$", var.api_domain))
+    error_message = "api_domain: a lower-case host name such as api.example.com, without scheme or path."
+  }
+}
+
+variable "armor_enforce_waf" {
+  description = "false: the OWASP rules only log what they would block (preview); true: they block. Flip after the logs show no false positives (docs/deploy.md)."
+  type        = bool
+  default     = false
+}
+
+variable "armor_rate_limit" {
+  description = "Per client IP: above count requests per interval_sec the excess answers 429; above ban_count per ban_interval_sec the IP is refused for ban_duration_sec."
+  type = object({
+    count            = number
+    interval_sec     = number
+    ban_count        = number
+    ban_interval_sec = number
+    ban_duration_sec = number
+  })
+  # A busy client (a streamed turn plus its list calls) stays far below 300 a minute;
+  # offices behind one NAT address get room.
+  default = {
+    count            = 300
+    interval_sec     = 60
+    ban_count        = 3000
+    ban_interval_sec = 600
+    ban_duration_sec = 600
+  }
+}

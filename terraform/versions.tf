@@ -4,12 +4,15 @@ terraform {
   required_providers {
     google = {
       source = "hashicorp/google"
-      # 7.21 is the first release with Direct VPC egress on Cloud Functions gen2.
-      version = "~> 7.21"
+      # Exact pins: tests/terraform/test_schema.py checks terraform/ against this version's
+      # schema (provider_schema/), and a range would let init take an unchecked one. Moving
+      # it means regenerating that schema (scripts/provider_schema.py). Direct VPC egress on
+      # Cloud Functions gen2 needs 7.21 or newer.
+      version = "= 7.46.1"
     }
     google-beta = {
       source  = "hashicorp/google-beta"
-      version = "~> 7.21"
+      version = "= 7.46.1"
     }
     random = {
       source  = "hashicorp/random"

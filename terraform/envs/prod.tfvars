@@ -6,6 +6,9 @@ billing_account = "000000-000000-000000"
 monthly_budget  = 4000 # idle ~450, busy ~3,300 at 900k turns a month
 alert_emails    = ["oncall@example.com"]
 
+# The clients' one origin, https://api.example.com/v1 (docs/deploy.md, "The one API origin").
+api_domain = "api.example.com"
+
 # One warm instance each for turn and resume hides the cold start (bench/cold_start).
 function_scaling = {
   turn       = { min_instances = 1, max_instances = 50 }

@@ -76,7 +76,7 @@ class Terraform:
         return _Evaluator(self, environment).evaluate(value)
 
 
-def _load_file(path: Path) -> dict[str, Any]:
+def load_file(path: Path) -> dict[str, Any]:
     with path.open() as handle:
         loaded: dict[str, Any] = hcl2.load(handle, serialization_options=_OPTIONS)
     return loaded
@@ -99,7 +99,7 @@ def _load(directory: Path) -> Terraform:
     local_values: dict[str, Any] = {}
     variables: dict[str, dict[str, Any]] = {}
     for path in sorted(directory.glob("*.tf")):
-        parsed = _load_file(path)
+        parsed = load_file(path)
         for kind in ("resource", "data"):
             blocks.extend(_blocks(kind, parsed.get(kind, []), path.name))
         for entry in parsed.get("locals", []):
@@ -107,7 +107,7 @@ def _load(directory: Path) -> Terraform:
         for entry in parsed.get("variable", []):
             variables.update(entry)
     environments = {
-        path.name.removesuffix(".tfvars"): _load_file(path)
+        path.name.removesuffix(".tfvars"): load_file(path)
         for path in sorted((directory / "envs").glob("*.tfvars"))
     }
     return Terraform(directory, tuple(blocks), local_values, variables, environments)
