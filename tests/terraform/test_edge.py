@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from shared.rest.origin import function_for
 from tests.terraform.edge import NOT_ROUTED, route
 from tests.terraform.tfconfig import copy_of_terraform, load
 
@@ -61,6 +62,13 @@ def test_each_public_path_reaches_its_function(path: str, function: str) -> None
 @pytest.mark.parametrize("path", NOT_PUBLIC)
 def test_internal_and_unknown_paths_are_not_routed(path: str) -> None:
     assert route(load(), path) == NOT_ROUTED
+
+
+@pytest.mark.parametrize("path", [*PUBLIC_PATHS, *NOT_PUBLIC])
+def test_the_load_balancer_and_the_local_origin_route_alike(path: str) -> None:
+    """shared/rest/origin.py is the table the local proxy (scripts/web_serve.py) serves."""
+    local = function_for(path.split("?", maxsplit=1)[0]) or NOT_ROUTED
+    assert route(load(), path) == local
 
 
 def test_another_host_is_not_routed() -> None:
