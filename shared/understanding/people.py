@@ -85,6 +85,18 @@ class Found:
         return People(decided=True, mentions=[*self.mentions, *guessed], reason=reason)
 
 
+def asked_about(found: Found, name: str, guess: bool) -> People:
+    """People of a question that names whom it asks about ("where does luca work?"): that
+    name is a person, whatever the recognizer made of it; other doubts stand."""
+    words = {w.casefold() for w in name.split()}
+    rest = [t for t in found.unplaced if t.lower_ not in words]
+    others = Found(found.mentions, found.by_token, found.doubts, rest, found.shared)
+    people = others.result(guess)
+    if not people.decided or any(m.name.casefold() == name.casefold() for m in people.mentions):
+        return people
+    return people.model_copy(update={"mentions": [*people.mentions, PersonMention(name=name)]})
+
+
 def _relation_matcher(doc: Doc) -> Matcher:
     from spacy.matcher import Matcher
 

@@ -17,10 +17,16 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from shared.ports import Embedder
-from shared.understanding.answers import KnownFact, answer_from_facts, roles_asked
+from shared.understanding.answers import (
+    KnownFact,
+    answer_from_facts,
+    asked_name,
+    asks_about_someone,
+    roles_asked,
+)
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
 from shared.understanding.nlp import MAX_CHARS, pipeline
-from shared.understanding.people import Found, find_people
+from shared.understanding.people import Found, asked_about, find_people
 from shared.understanding.plans import plan_command, read_command
 from shared.understanding.result import (
     GRAPH_ROUTE,
@@ -200,7 +206,8 @@ def _by_rules(
         if plan is not None:
             return label, plan, None
     if _form(doc) == "question":
-        return None, None, None
+        # "where does luca work?": a question of an answer's shape asks memory
+        return ("person_question" if asks_about_someone(doc.text) else None), None, None
     facts = read_facts(doc, found, times.resolved)
     if facts.decided and facts.facts:
         return "statement", None, facts
@@ -241,9 +248,10 @@ def _assemble(
     if not facts.decided:
         said = said_facts(list(doc.sents), found, times) if label == "statement" else []
         facts = facts.model_copy(update={"certain": relationship_facts(found, set()), "said": said})
-    people = found.result(guess)
-    named = [m.name for m in people.mentions if m.named]
     asks = label == "person_question"
+    name = asked_name(text) if asks else None
+    people = asked_about(found, name, guess) if name else found.result(guess)
+    named = [m.name for m in people.mentions if m.named]
     answer = answer_from_facts(text, list(context.facts), named) if asks else None
     roles = sorted(roles_asked(text)) if asks else []
     return Understanding(
