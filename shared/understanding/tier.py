@@ -25,6 +25,7 @@ from shared.understanding.answers import (
     roles_asked,
 )
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
+from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
 from shared.understanding.plans import plan_command, read_command
@@ -201,6 +202,9 @@ def _by_rules(
     doc: Doc, found: Found, times: Times, context: Context
 ) -> tuple[Label | None, Plan | None, Facts | None]:
     """The label an explicit command's grammar or a fully read statement settles."""
+    listing = read_listing(doc.text, context.now, context.timezone, context.currency)
+    if listing is not None:  # "what are my reminders": a read, planned with its call
+        return listing[0], listing[1], None
     for label in COMMANDS:
         plan = read_command(label, doc.text, times, context.now, context.currency, context.timezone)
         if plan is not None:

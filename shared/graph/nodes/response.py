@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 
 from shared.conversation.greetings import greeting_reply
 from shared.conversation.phrases import phrase
-from shared.graph import understood
+from shared.graph import readings, understood
 from shared.graph.context import TurnContext
 from shared.graph.degraded import memory_note
 from shared.graph.instrument import node
@@ -170,10 +170,16 @@ def complex_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
     if started:
         notes.append(phrase("started", language, agents=", ".join(started)))
     text = ""
+    read = [r for r in done if readings.reads_only(steps[r.step_id])]
+    if read:  # what the user's records say, as found: nothing for a model to phrase
+        text = "\n\n".join(r.output or "" for r in read)
+        _emit(runtime, text)
+        done = [r for r in done if r not in read]
     if done:
         results = "\n".join(f"{steps[r.step_id].agent}: {r.output}" for r in done)
         system = system_prompt(state) + f"\nYour agents' results:\n{results}"
-        text, stopped = _stream_answer(state, runtime, system, state.conversation.focus)
+        answer, stopped = _stream_answer(state, runtime, system, state.conversation.focus)
+        text = f"{text}\n\n{answer}" if text else answer
         if stopped:
             return _reply(text, "interrupted")
     tail = "\n\n".join(notes)
