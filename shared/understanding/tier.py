@@ -307,6 +307,9 @@ def _english(doc: Doc) -> bool:
     words = [t.lower_ for t in doc if t.is_alpha]
     if len(words) <= 2:
         return False
+    letters = [ch for ch in doc.text if ch.isalpha()]
+    if sum(ch.isascii() or "À" <= ch <= "ɏ" for ch in letters) * 2 < len(letters):
+        return False  # another script (Cyrillic, Arabic, Han...): not English
     owners = {t.nbor(-1).lower_ for t in doc[1:] if t.lower_ in ("'s", "’s")}  # "Ben's"
     words = [word for word in words if word not in owners]
     english, foreign = _function_words()
