@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +39,7 @@ from pathlib import Path
 from bench.understanding_providers import PROVIDERS, Provider
 from shared.adapters.local_embedder import LocalEmbedder
 from shared.understanding.tier import Context, UnderstandingTier
+from testkit import clinc150
 from testkit.understanding_eval import Case, Figures, Prediction, from_understanding, load, score
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,6 +181,34 @@ def heldout(path: Path = HELDOUT) -> None:
             )
 
 
+def clinc150_block(split: str = "val") -> None:
+    """Routes on CLINC150 (Larson et al., 2019; CC BY 3.0), mapped by testkit/clinc150.py."""
+    if not clinc150.available(split):
+        print(f"\n== CLINC150 {split}: not found at {clinc150.DATA}")
+        return
+    examples = clinc150.load(split)
+    context, _ = load(DATA)
+    tier = UnderstandingTier(LocalEmbedder())
+    for guess in (False, True):
+
+        def route(text: str, guess: bool = guess) -> str | None:
+            return tier.understand(text, context, guess).route.label
+
+        figures = clinc150.score(examples, route)
+        kind = "tier+guess" if guess else "tier"
+        print(f"\n== CLINC150 {split} ({len(examples)} requests), {kind}")
+        print(
+            f"mapped routes: coverage     {figures.coverage:.3f} ({figures.decided}/"
+            f"{figures.mapped}), precision {figures.precision:.3f}"
+        )
+        print(
+            f"other/out of scope -> action {figures.other_to_action_share:.4f} "
+            f"({figures.other_to_action}/{figures.other})"
+        )
+        counts = Counter(figures.wrong_examples).most_common(8)
+        print("most frequent mistakes      " + "; ".join(f"{k} x{n}" for k, n in counts))
+
+
 def _people(column: str) -> list[tuple[str, str | None]]:
     pairs = [item.split(":") for item in column.split(";") if item]
     return [(name, role or None) for name, role in pairs]
@@ -195,6 +225,9 @@ def main() -> None:
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-start figures")
     parser.add_argument(
         "--heldout", action="store_true", help="the held-out set's routes and people"
+    )
+    parser.add_argument(
+        "--clinc150", action="store_true", help="routes on CLINC150 validation (mapped)"
     )
     parser.add_argument(
         "--fresh", action="store_true", help="the frozen fresh set's routes and people"
@@ -223,6 +256,8 @@ def main() -> None:
         heldout(HELDOUT)
     if args.fresh:
         heldout(FRESH)
+    if args.clinc150:
+        clinc150_block()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak RSS of this process: {peak:.0f} MiB")
 
