@@ -25,6 +25,7 @@ from shared.understanding.answers import (
     roles_asked,
 )
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
+from shared.understanding.lexicon import CURRENCY_WORDS
 from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
@@ -203,6 +204,10 @@ def _names_records(label: Label, words: set[str], verb_says: Label | None = None
     when it names them or the request's verb is the agent's: "set an alarm", "what's the date
     today", "pay my phone bill" are near the examples of a calendar or a budget, and none of
     ours (CLINC150's out-of-scope and other-domain requests, testkit/clinc150.py)."""
+    if label == "budget" and words & CURRENCY_WORDS.keys():  # an amount: an expense
+        return True
+    if label == "email" and {"write", "to"} <= words:  # "write to the school that ..."
+        return True
     return label not in _RECORDS or verb_says == label or bool(words & _RECORDS[label])
 
 
