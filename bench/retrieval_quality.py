@@ -33,6 +33,7 @@ from typing import Any
 from shared.models.memory import ExtractionChanges, FactDraft, SemanticQuery, SessionNote, Source
 from shared.ports import Embedder, FactStore, Reranker, SessionMemory
 from shared.services.memory.retrieval import Channels, RecallRequest, Retriever
+from testkit.locomo import evidence_ids, split_ids
 
 DEFAULT_DATASET = Path(__file__).resolve().parent.parent / "eval" / "data" / "own.locomo.json"
 CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -128,10 +129,11 @@ def store_session(
     user: str,
     number: int,
     when: datetime,
-    rows: list[list[str]],
+    rows: list[list[Any]],  # [text, dia id or a list of them, date?]
     embedder: Embedder,
 ) -> None:
     texts = [row[0][:200] for row in rows]
+    ids = [evidence_ids(row[1]) for row in rows]
     vectors = embedder.embed(texts) if texts else []
     drafts = [
         FactDraft(
@@ -139,13 +141,13 @@ def store_session(
             confidence=0.9,
             embedding=vector,
             embedding_model=embedder.model_name,
-            idempotency_key=f"{row[1]}:{text}",
+            idempotency_key=f"{key}:{text}"[:200],
             time_anchor=datetime.fromisoformat(row[2]).replace(tzinfo=UTC)
             if len(row) > 2
             else None,
-            source=Source(chat_id=f"session_{number}", message_id=row[1]),
+            source=Source(chat_id=f"session_{number}", message_id=key),
         )
-        for row, text, vector in zip(rows, texts, vectors, strict=True)
+        for row, text, vector, key in zip(rows, texts, vectors, ids, strict=True)
     ]
     changes = ExtractionChanges(new_facts=drafts)
     facts.apply_extraction(f"quality-{user}-{number}", user, changes, when)
@@ -155,7 +157,7 @@ def found_at(keys: list[str], question: Question, with_sessions: bool) -> int | 
     """The rank (1-based) of the first retrieved item that holds the evidence."""
     sessions = {f"session:session_{e.split(':')[0][1:]}" for e in question.evidence}
     for rank, key in enumerate(keys, start=1):
-        if key in question.evidence or (with_sessions and key in sessions):
+        if set(split_ids(key)) & question.evidence or (with_sessions and key in sessions):
             return rank
     return None
 

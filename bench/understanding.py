@@ -14,7 +14,8 @@ Providers:
 - ``tier+guess``, ``tier+guess+local``: the same with the open route and people guessed
   (``UNDERSTANDING_ROUTE=guess``, what ``make dev`` runs with the local model).
 
-``--heldout`` adds routes and named people on tests/data/understanding_routes_heldout.tsv.
+``--heldout`` adds routes and named people on tests/data/understanding_routes_heldout.tsv,
+``--fresh`` on tests/data/understanding_fresh_frozen.tsv (frozen, never tuned on).
 
 Printed per provider: route accuracy, people precision/recall/F1 (named people and their
 roles), facts fully correct, the share of messages settled with no model call before the
@@ -30,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,11 +39,13 @@ from pathlib import Path
 from bench.understanding_providers import PROVIDERS, Provider
 from shared.adapters.local_embedder import LocalEmbedder
 from shared.understanding.tier import Context, UnderstandingTier
+from testkit import clinc150
 from testkit.understanding_eval import Case, Figures, Prediction, from_understanding, load, score
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "understanding.jsonl"
 HELDOUT = ROOT / "tests" / "data" / "understanding_routes_heldout.tsv"
+FRESH = ROOT / "tests" / "data" / "understanding_fresh_frozen.tsv"
 
 _COLD = {
     "spaCy + en_core_web_sm": (
@@ -148,12 +152,12 @@ def _decided(figures: Figures) -> None:
         print(f"{part:<27} {ratio(right, decided):.3f}; {decided}/{figures.n}")
 
 
-def heldout() -> None:
-    """Routes and named people on messages written after the tier's rules and its guesses
-    were chosen (tests/data/understanding_routes_heldout.tsv: route, text, name:role;...):
-    a check that they were not fitted to the labelled set."""
+def heldout(path: Path = HELDOUT) -> None:
+    """Routes and named people on messages written after the tier's rules were chosen
+    (route, text, name:role;...): a check that they were not fitted to the labelled set.
+    ``HELDOUT`` was written after the guesses; ``FRESH`` before any tuning for issue 28."""
     context, _ = load(DATA)
-    rows = [line.split("\t") for line in HELDOUT.read_text().splitlines() if line.strip()]
+    rows = [line.split("\t") for line in path.read_text().splitlines() if line.strip()]
     cases = [
         Case(text=text, route=route, people=_people(people), facts=[], plan=None)
         for route, text, people in rows
@@ -162,7 +166,8 @@ def heldout() -> None:
     for guess in (False, True):
         said = [from_understanding(tier.understand(c.text, context, guess)) for c in cases]
         figures = score(cases, said)
-        print(f"\n== held-out ({len(cases)} messages), {'tier+guess' if guess else 'tier'}")
+        kind = "tier+guess" if guess else "tier"
+        print(f"\n== {path.name} ({len(cases)} messages), {kind}")
         ratio = figures.ratio
         print(f"route accuracy              {ratio(figures.route_correct, figures.n):.3f}")
         print(
@@ -170,7 +175,38 @@ def heldout() -> None:
             f"{figures.people_recall:.3f} / {figures.people_f1:.3f}"
         )
         if not guess:
-            print(f"route decided               {figures.route_decided}/{figures.n}")
+            print(
+                f"route decided               {figures.route_decided}/{figures.n} "
+                f"(precision {ratio(figures.route_decided_correct, figures.route_decided):.3f})"
+            )
+
+
+def clinc150_block(split: str = "val") -> None:
+    """Routes on CLINC150 (Larson et al., 2019; CC BY 3.0), mapped by testkit/clinc150.py."""
+    if not clinc150.available(split):
+        print(f"\n== CLINC150 {split}: not found at {clinc150.DATA}")
+        return
+    examples = clinc150.load(split)
+    context, _ = load(DATA)
+    tier = UnderstandingTier(LocalEmbedder())
+    for guess in (False, True):
+
+        def route(text: str, guess: bool = guess) -> str | None:
+            return tier.understand(text, context, guess).route.label
+
+        figures = clinc150.score(examples, route)
+        kind = "tier+guess" if guess else "tier"
+        print(f"\n== CLINC150 {split} ({len(examples)} requests), {kind}")
+        print(
+            f"mapped routes: coverage     {figures.coverage:.3f} ({figures.decided}/"
+            f"{figures.mapped}), precision {figures.precision:.3f}"
+        )
+        print(
+            f"other/out of scope -> action {figures.other_to_action_share:.4f} "
+            f"({figures.other_to_action}/{figures.other})"
+        )
+        counts = Counter(figures.wrong_examples).most_common(8)
+        print("most frequent mistakes      " + "; ".join(f"{k} x{n}" for k, n in counts))
 
 
 def _people(column: str) -> list[tuple[str, str | None]]:
@@ -189,6 +225,12 @@ def main() -> None:
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-start figures")
     parser.add_argument(
         "--heldout", action="store_true", help="the held-out set's routes and people"
+    )
+    parser.add_argument(
+        "--clinc150", action="store_true", help="routes on CLINC150 validation (mapped)"
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="the frozen fresh set's routes and people"
     )
     args = parser.parse_args()
     context, cases = load(DATA)
@@ -211,7 +253,11 @@ def main() -> None:
         if args.misses and name == "tier":
             print("\n".join(f"  miss: {line}" for line in figures.misses))
     if args.heldout:
-        heldout()
+        heldout(HELDOUT)
+    if args.fresh:
+        heldout(FRESH)
+    if args.clinc150:
+        clinc150_block()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak RSS of this process: {peak:.0f} MiB")
 

@@ -155,10 +155,18 @@ VERTEX = {
 }
 
 
+JUDGES = {
+    "local": "term overlap with the gold answer (deterministic; the local model called every "
+    "answer correct, so it does not judge)",
+    "scripted": "term overlap with the gold answer (deterministic)",
+    "vertex": "the product's model (Gemini)",
+}
+
+
 def _judge_model(provider: str) -> LLM:
-    """The judge: the same model as the product's (``local``: the dev stack's model
-    service, named by its env)."""
-    if provider == "scripted":
+    """The judge: Gemini for ``vertex``; a deterministic rule that can fail otherwise
+    (SmolLM2, the local model, judged every one of 30 wrong answers correct)."""
+    if provider in ("scripted", "local"):
         return overlap_judge()
     from shared.adapters.models import build_models
 
@@ -189,7 +197,12 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     finally:
         product.close()
     report = summary(results, args.k)
-    report |= {"dataset": args.dataset, "provider": args.provider, "run": run_id}
+    report |= {
+        "dataset": args.dataset,
+        "provider": args.provider,
+        "judge": JUDGES[args.provider],
+        "run": run_id,
+    }
     return report
 
 

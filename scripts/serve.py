@@ -106,6 +106,13 @@ def wait_ready(port: int, seconds: float = 30.0) -> bool:
     return False
 
 
+def _base(profile: str) -> int:
+    """The profile's first port: the test stack's moves with ``STACK_PORT_BASE``, as the
+    stack's services do (``Profile.base_port``)."""
+    moved = os.environ.get("STACK_PORT_BASE") if profile == "test" else None
+    return int(moved) if moved else BASES[profile]
+
+
 def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
     env = {**os.environ, **read_env(profile), **(extra_env or {})}
     logs = state_dir(profile) / "logs"
@@ -113,7 +120,7 @@ def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
     _pidfile(profile, "x").parent.mkdir(parents=True, exist_ok=True)
     started: list[tuple[str, int]] = []
     for name, (offset, _) in PROCESSES.items():
-        port = BASES[profile] + offset
+        port = _base(profile) + offset
         if _running_pid(profile, name):
             continue
         with open(logs / f"fn-{name}.log", "ab") as log:
@@ -148,7 +155,7 @@ def down(profile: str) -> None:
 def status(profile: str) -> None:
     for name, (offset, _) in PROCESSES.items():
         pid = _running_pid(profile, name)
-        where = f"pid {pid} port {BASES[profile] + offset}" if pid else "stopped"
+        where = f"pid {pid} port {_base(profile) + offset}" if pid else "stopped"
         print(f"{name}: {where}")
 
 

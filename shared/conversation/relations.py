@@ -79,7 +79,7 @@ RELATIONS: dict[str, Relation] = {
         "service_provider",
         None,
         "plumber electrician cleaner hairdresser therapist trainer nanny babysitter "
-        "accountant landlord",
+        "accountant landlord teacher tutor coach instructor vet",
     ),
     **_rel("other", "f", "grandmother grandma granny", german="oma"),
     **_rel("other", "m", "grandfather grandpa", german="opa"),
@@ -89,7 +89,12 @@ RELATIONS: dict[str, Relation] = {
     **_rel("other", "f", "niece", german="nichte"),
     **_rel("other", "m", "nephew", german="neffe"),
     **_rel("other", None, "neighbour neighbor", german="nachbar nachbarin"),
-    **_rel("other", None, "mother-in-law father-in-law in-law"),
+    **_rel(
+        "other",
+        None,
+        "mother-in-law father-in-law sister-in-law brother-in-law son-in-law "
+        "daughter-in-law in-law in-laws",
+    ),
 }
 # The words the understanding tier reads in a message.
 TIER_RELATIONS: dict[str, Relation] = {w: r for w, r in RELATIONS.items() if r.tier}

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from shared.agents.spec import AgentPorts
 from shared.config import Settings
 from shared.graph.metering import Meter
 from shared.ports import LLM, ConversationStore, KeyRing, Publisher, TaskQueue
@@ -21,9 +22,10 @@ if TYPE_CHECKING:  # the tier's modules load with its first use, not with the gr
     from shared.understanding import UnderstandingTier
 
 
-class TurnPorts(MemoryPorts, Protocol):
-    """What the graph may use: the memory ports (answers resolve held facts), the advisor
-    on past executions, and the rest."""
+class TurnPorts(MemoryPorts, AgentPorts, Protocol):
+    """What the graph may use: the memory ports (answers resolve held facts), the agents'
+    stores (a request that only reads is read in the turn), the advisor on past executions,
+    and the rest."""
 
     @property
     def settings(self) -> Settings: ...

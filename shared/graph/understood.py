@@ -151,6 +151,8 @@ def nothing_known(state: TurnState) -> Answer | None:
     intent = state.intent
     if intent is None or intent.label != "person_question" or not intent.entities:
         return None
+    if state.memory.unavailable:
+        return None  # not looked up is not unknown
     about = set(state.memory.facts_by_entity) - {"user", EARLIER}
     known = {name.casefold() for name in about}
     said = [_as_said(e.name) for e in intent.entities]
@@ -161,6 +163,19 @@ def nothing_known(state: TurnState) -> Answer | None:
 
     text = f"I don't know anything about {' and '.join(said)} yet."
     return Answer(text=text, fact_ids=[])
+
+
+def asked_about(state: TurnState) -> dict[str, list[str]]:
+    """The retrieved facts the reply may use: for a question about named people whose facts
+    were found, only theirs (a model handed the user's allergy answered "Where does Luca
+    work?" with it); else all of them."""
+    found = state.memory.facts_by_entity
+    intent = state.intent
+    if intent is None or intent.label != "person_question" or not intent.entities:
+        return found
+    names = {e.name.casefold() for e in intent.entities}
+    theirs = {who: facts for who, facts in found.items() if who.casefold() in names}
+    return theirs or found
 
 
 def _as_said(name: str) -> str:
@@ -190,7 +205,7 @@ def _about_people(
 ) -> Answer | None:
     """``reader`` over the retrieved facts, for a question about people."""
     intent, memory = state.intent, state.memory
-    if intent is None or intent.label != "person_question":
+    if intent is None or intent.label != "person_question" or memory.unavailable:
         return None
     from shared.understanding import KnownFact
 

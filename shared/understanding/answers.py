@@ -8,13 +8,15 @@ of that name have such facts, or when two facts disagree (two places to live).
 "What do you know about Anna?" (or "about me", or about a group: "my family", "my
 parents", "my kids"...) quotes every retrieved fact about them; ``roles_asked`` tells the
 memory stage which people such a group question is about, so their facts are retrieved
-whatever the question's words are near. In a quote, "the user's" reads "your".
+whatever the question's words are near. A quote speaks to the user: "The user is ..." reads
+"You are ...", "the user's" "your".
 """
 
 from __future__ import annotations
 
 import re
 
+from shared.conversation.second_person import to_you
 from shared.conversation.text import fold as _fold
 from shared.models.base import Strict
 from shared.models.memory import PersonRole
@@ -52,7 +54,6 @@ GROUPS: dict[str, frozenset[PersonRole]] = {
     "my colleagues": frozenset({"colleague"}),
     "my pets": frozenset({"pet"}),
 }
-_USER_POSSESSIVE = re.compile(r"\bthe user's\b", re.IGNORECASE)
 
 
 class KnownFact(Strict):
@@ -63,6 +64,40 @@ class KnownFact(Strict):
     subject_name: str | None
     text: str
     subject_role: PersonRole | None = None  # for a question about a group ("my family")
+
+
+_NOT_PEOPLE = frozenset({"you", "it", "this", "that", "they", "there", "one", "the weather"})
+
+
+def asks_about_someone(question: str) -> bool:
+    """A question of a shape above about someone ("where does luca work?", "what do you
+    know about kim"), not about the assistant or a thing ("where do you live?")."""
+    text = question.strip()
+    for pattern in (*(asked for asked, _, _ in _SHAPES), _ABOUT):
+        match = pattern.match(text)
+        if match is not None:
+            return _fold(match["who"]) not in _NOT_PEOPLE
+    return False
+
+
+_OWNED = re.compile(r"^(?:my|our|your|his|her|their|the|a|an)\b", re.IGNORECASE)
+
+
+def asked_name(question: str) -> str | None:
+    """The name a question of a shape above asks about, as a name is written ("where does
+    luca work?" -> "Luca"); None for "my brother", "me", "you" or a phrase."""
+    text = question.strip()
+    for pattern in (*(asked for asked, _, _ in _SHAPES), _ABOUT):
+        match = pattern.match(text)
+        if match is None:
+            continue
+        who = match["who"].strip().removesuffix("'s").removesuffix("’s")
+        words = who.split()
+        plain = 0 < len(words) <= 2 and all(w.isalpha() for w in words)
+        if not plain or _OWNED.match(who) or _fold(who) in {*_NOT_PEOPLE, "i", "me"}:
+            return None
+        return " ".join(w[:1].upper() + w[1:] for w in words)
+    return None
 
 
 def roles_asked(question: str) -> frozenset[PersonRole]:
@@ -141,7 +176,7 @@ def told_back(texts: list[str]) -> str:
 
 
 def _quoted(text: str) -> str:
-    said = _USER_POSSESSIVE.sub("your", text.strip().rstrip("."))
+    said = to_you(text.strip().rstrip("."))
     return said[:1].upper() + said[1:] + "."
 
 

@@ -15,6 +15,16 @@ from typing import TYPE_CHECKING
 
 from shared.conversation.relations import TIER_RELATIONS
 from shared.models.money import CURRENCIES
+from shared.understanding.casual_names import (
+    OWNING_VERBS,
+    as_written,
+    at_work,
+    department_of,
+    in_law,
+    lowercase_name,
+    named_by,
+    not_a_person,
+)
 from shared.understanding.lexicon import (
     CURRENCY_WORDS,
     DOUBTFUL_MODIFIERS,
@@ -34,7 +44,6 @@ NOT_PEOPLE = frozenset(
      "QUANTITY", "PERCENT", "EVENT", "PRODUCT", "WORK_OF_ART", "LANGUAGE", "LAW"}
 )  # fmt: skip
 NOT_NAMES = frozenset({"DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"})
-NAMING_VERBS = frozenset({"name", "call"})
 # Verbs a request to contact someone starts with, capitalised as the first word.
 _COMMAND_WORDS = frozenset(
     {"email", "mail", "call", "phone", "text", "message", "ask", "tell", "remind", "invite"}
@@ -79,10 +88,23 @@ class Found:
             return People(decided=True, mentions=self.mentions)
         if not guess:
             return People(decided=False, mentions=self.mentions, reason="; ".join(doubts))
-        lone = {t.text for t in self.unplaced if _alone(t)} - {m.name for m in self.mentions}
+        lone = {t.text for t in self.unplaced if _alone(t) and not not_a_person(t)}
+        lone -= {m.name for m in self.mentions}
         guessed = [PersonMention(name=name) for name in names if name in lone]
         reason = "guessed despite: " + "; ".join(doubts)
         return People(decided=True, mentions=[*self.mentions, *guessed], reason=reason)
+
+
+def asked_about(found: Found, name: str, guess: bool) -> People:
+    """People of a question that names whom it asks about ("where does luca work?"): that
+    name is a person, whatever the recognizer made of it; other doubts stand."""
+    words = {w.casefold() for w in name.split()}
+    rest = [t for t in found.unplaced if t.lower_ not in words]
+    others = Found(found.mentions, found.by_token, found.doubts, rest, found.shared)
+    people = others.result(guess)
+    if not people.decided or any(m.name.casefold() == name.casefold() for m in people.mentions):
+        return people
+    return people.model_copy(update={"mentions": [*people.mentions, PersonMention(name=name)]})
 
 
 def _relation_matcher(doc: Doc) -> Matcher:
@@ -100,23 +122,47 @@ def find_people(doc: Doc) -> Found:
     # relation noun -> the end of the names right after it ("sisters Anna and Eva")
     runs = {start: end for _, start, end in _relation_matcher(doc)(doc)}
     for token in doc:
-        if token.lower_ in TIER_RELATIONS and token.pos_ in ("NOUN", "PROPN"):
+        if in_law(token):  # "my sister-in-law Petra": the parts are tokens of their own
+            _in_law(doc, token, found)
+        elif token.lower_ in TIER_RELATIONS and token.pos_ in ("NOUN", "PROPN"):
             _relation(doc, token, found, runs)
     for ent in doc.ents:
         tokens = list(ent)
         if len(tokens) > 1 and tokens[0].is_sent_start and tokens[0].lower_ in _COMMAND_WORDS:
             tokens = tokens[1:]  # "Email Marc that ...": the recognizer took the verb along
-        if ent.label_ == "PERSON" and not any(t.i in found.by_token for t in tokens):
+        after_the = tokens[0].i > 0 and doc[tokens[0].i - 1].lower_ == "the"  # "the Eiger"
+        if (
+            ent.label_ == "PERSON"
+            and not after_the
+            and not any(t.i in found.by_token for t in tokens)
+        ):
             name = doc[tokens[0].i : tokens[-1].i + 1].text
-            found.add(PersonMention(name=name), tokens)
+            found.add(at_work(name, tokens[-1]), tokens)
     for token in doc:
         if _currency(token):  # "I paid 18 CHF for lunch": an amount's unit, never a name
             continue
         if token.is_sent_start and token.lower_ in _COMMAND_WORDS:  # "Email Marc ..."
             continue
-        if _unplaced_name(token, found) or _maybe_name(token, found):
+        if _unplaced_name(token, found) and department_of(token):  # "Kim from accounting"
+            found.add(at_work(token.text, token), [token])
+        elif _unplaced_name(token, found) or _maybe_name(token, found):
             found.unplaced.append(token)
     return found
+
+
+def _in_law(doc: Doc, noun: Token, found: Found) -> None:
+    owner, _ = _owner(noun)
+    after = noun.i + 5  # noun - in - law NAME
+    if owner != "user" or after >= len(doc):
+        return
+    name = doc[after]
+    relation = f"{noun.lower_}-in-law"
+    if _is_name(name, NOT_NAMES) or (name.is_lower and name.pos_ == "PROPN"):
+        mention = PersonMention(name=as_written(name.text), role="other", relation=relation)
+        found.add(mention, [noun, name])
+    else:
+        mention = PersonMention(name=f"my {relation}", role="other", relation=relation, named=False)
+        found.add(mention, [noun])
 
 
 def _alone(token: Token) -> bool:
@@ -154,7 +200,7 @@ def _relation(doc: Doc, noun: Token, found: Found, runs: dict[int, int]) -> None
         return
     for name in names:
         tokens = _name_tokens(doc, name)
-        text = doc[tokens[0].i : tokens[-1].i + 1].text
+        text = as_written(doc[tokens[0].i : tokens[-1].i + 1].text)
         found.add(PersonMention(name=text, role=role, relation=relation), [*tokens, noun])
 
 
@@ -173,7 +219,7 @@ def _owner(noun: Token) -> tuple[str | None, str]:
             return "other", f"{child.lower_} {word}"
         return "other", f"{child.text}'s {word}"
     head = noun.head
-    if noun.dep_ == "dobj" and head.lemma_ == "have":
+    if noun.dep_ == "dobj" and head.lemma_ in OWNING_VERBS:  # "we adopted a rabbit ..."
         subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
         if subject is not None and subject.lower_ in ("i", "we"):
             return "user", word
@@ -192,13 +238,14 @@ def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
     for child in noun.children:
         if child.dep_ == "appos" and _is_name(child, NOT_NAMES):
             heads.append(child)
-        if child.dep_ == "acl" and child.lemma_ in NAMING_VERBS:
-            heads.extend(c for c in child.children if _is_name(c, NOT_NAMES))
+        if child.dep_ == "acl":  # "a son named Leo", "a rabbit called biscuit"
+            heads.extend(named_by(child))
     if noun.dep_ in ("appos", "compound", "nmod") and _is_name(noun.head, NOT_NAMES):
         heads.append(noun.head)
     if noun.dep_ == "attr" and noun.head.lemma_ == "be":
         heads.extend(c for c in noun.head.children if c.dep_ == "nsubj" and _is_name(c, NOT_NAMES))
-    return heads
+    lowercase = lowercase_name(noun) if not heads else None
+    return [lowercase] if lowercase is not None else heads
 
 
 def _coordinated(doc: Doc, after: int) -> list[Token]:

@@ -84,3 +84,17 @@ def test_an_unjudged_question_counts_for_recall_but_not_for_accuracy() -> None:
 
     figures = summary([result("a", True), result("b", False), result("c", None)])["summary"]
     assert (figures["accuracy"], figures["unjudged"], figures["recall@1"]) == (0.5, 1, 1.0)
+
+
+def test_the_local_run_is_judged_by_a_rule_that_can_fail() -> None:
+    from eval.judge import Verdict
+    from eval.run import JUDGES, _judge_model
+    from shared.ports import ChatTurn, LLMRequest
+
+    judge = _judge_model("local")
+    asked = "Gold answer: a Bernese Mountain Dog\nAssistant's answer: "
+    for answer, right in (("They have a Bernese Mountain Dog.", True), ("I don't know.", False)):
+        request = LLMRequest(system="", messages=[ChatTurn(role="user", text=asked + answer)])
+        verdict, _ = judge.structured(request, Verdict)
+        assert isinstance(verdict, Verdict) and verdict.correct is right
+    assert "deterministic" in JUDGES["local"]

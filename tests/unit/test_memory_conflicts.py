@@ -9,6 +9,7 @@ import pytest
 
 from shared.adapters.model_guard import override_allow_model_requests
 from shared.adapters.scripted_llm import HashEmbedder
+from shared.conversation.slots import slots_of
 from shared.models.memory import Fact, FactDraft, PendingItem, ScoredFact
 from shared.ports import Embedder
 from shared.services.memory.conflicts import (
@@ -18,7 +19,6 @@ from shared.services.memory.conflicts import (
     plan_changes,
     reinforced,
     same_statement,
-    slot_of,
 )
 from tests.unit.extraction_kit import NOW, USER
 
@@ -83,14 +83,14 @@ def plan(
         ("Anna's phone number is +41 79 123 45 67", ("phone", "41791234567")),
         ("Alice works at ACME since March", ("employer", "acme")),
         ("Alice started a new job at Globex AG.", ("employer", "globex ag")),
-        ("Alice moved to Basel in June", ("home_city", "basel")),
-        ("Alice lives in New York", ("home_city", "new york")),
+        ("Alice moved to Basel in June", ("home", "basel")),
+        ("Alice lives in New York", ("home", "new york")),
         ("Anna's son lives in Berlin", None),
         ("Alice likes jazz", None),
     ],
 )
 def test_slots(text: str, slot: tuple[str, str] | None) -> None:
-    assert slot_of(text) == slot
+    assert slots_of(text) == (dict([slot]) if slot else {})
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ from shared.graph import choices, plan_history
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.questions import ask
+from shared.graph.readings import read_now, reads_only
 from shared.graph.routing import MAX_PLAN_STEPS, more_steps, next_step_ids, planning_entry
 from shared.graph.state import (
     Conversation,
@@ -157,7 +158,9 @@ def _execute_next(
         return {"planning": planning.model_copy(update={"results": [*planning.results, result]})}
     if step.id not in planning.approved and _needs_approval(runtime.context, step):
         return {"planning": planning, "hitl": _ask_approval(state, runtime.context, planning, step)}
-    if spec.inline and runtime.context.meter.remaining > RESPONSE_RESERVE:
+    if reads_only(step):  # "what are my reminders": read now, said in the reply
+        result = StepResult(step_id=step.id, status="done", output=read_now(runtime.context, step))
+    elif spec.inline and runtime.context.meter.remaining > RESPONSE_RESERVE:
         output = _run_inline(planning, runtime, step)
         result = StepResult(step_id=step.id, status="done", output=output)
     else:

@@ -20,7 +20,7 @@ from langgraph.runtime import Runtime
 
 from shared.conversation.greetings import greeting_reply
 from shared.conversation.phrases import phrase
-from shared.graph import understood
+from shared.graph import readings, understood
 from shared.graph.context import TurnContext
 from shared.graph.degraded import memory_note
 from shared.graph.instrument import node
@@ -78,12 +78,13 @@ def system_prompt(state: TurnState) -> str:
     parts = [
         f"You are {profile.persona_name}, the user's personal assistant; tone: {profile.tone}. "
         f"Answer in the language with ISO code '{conversation.language}'. Use only what you "
-        "know below about the user and their people; never invent facts about them."
+        "know below about the user and their people; never invent facts about them. "
+        "Speak to the user as 'you', never as 'the user'."
     ]
     parts += [f"Rule: {rule}" for rule in profile.presentation_rules]
     if conversation.summary:
         parts.append(f"Earlier in this conversation: {conversation.summary}")
-    for who, facts in state.memory.facts_by_entity.items():
+    for who, facts in understood.asked_about(state).items():
         parts.append(f"Known about {who}: " + "; ".join(facts))
     return "\n".join(parts)
 
@@ -133,15 +134,12 @@ def _followup(state: TurnState, runtime: Runtime[TurnContext]) -> str:
 @node("simple_text")
 def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     system, quoted = system_prompt(state), understood.answer(state)
-    # "reply" (a weak model): what the tier is sure of is said as it is
-    said = None
-    if runtime.context.ports.settings.understanding_answers == "reply":
-        said = (
-            quoted
-            or understood.told_back(state)
-            or understood.nothing_known(state)
-            or understood.known_instead(state)
-        )
+    # "reply" (a weak model): what the tier is sure of is said as it is. In every mode a
+    # question about someone nothing stored answers is told so, with no model call: a model
+    # handed other people's facts answers from them.
+    said = understood.nothing_known(state) or understood.known_instead(state)
+    if said is None and runtime.context.ports.settings.understanding_answers == "reply":
+        said = quoted or understood.told_back(state)
     if said is not None:
         _emit(runtime, said.text)
         answer = said.text
@@ -172,10 +170,16 @@ def complex_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
     if started:
         notes.append(phrase("started", language, agents=", ".join(started)))
     text = ""
+    read = [r for r in done if readings.reads_only(steps[r.step_id])]
+    if read:  # what the user's records say, as found: nothing for a model to phrase
+        text = "\n\n".join(r.output or "" for r in read)
+        _emit(runtime, text)
+        done = [r for r in done if r not in read]
     if done:
         results = "\n".join(f"{steps[r.step_id].agent}: {r.output}" for r in done)
         system = system_prompt(state) + f"\nYour agents' results:\n{results}"
-        text, stopped = _stream_answer(state, runtime, system, state.conversation.focus)
+        answer, stopped = _stream_answer(state, runtime, system, state.conversation.focus)
+        text = f"{text}\n\n{answer}" if text else answer
         if stopped:
             return _reply(text, "interrupted")
     tail = "\n\n".join(notes)

@@ -3,7 +3,8 @@
 Checked in this order, because a change often looks like a repeat to an embedding ("lives in
 Bern" / "lives in Basel" are close vectors):
 1. a contradiction: the fact the model said it ``replaces``, or the same single-valued slot
-   (email, phone, employer, home city) with another value in a fact of the same type. Clear
+   (email, phone, employer, job, home, partner, a pet's owner: ``slots.py``) with another
+   value, or ended ("no longer works at ..."), whatever type each fact was given. Clear
    evidence supersedes the old fact; a sensitive type or confidence below 0.8 is held as a
    ``fact_conflict`` for the user instead;
 2. a near-duplicate: cosine similarity at or above the embedding model's calibrated threshold
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from shared.conversation.relations import RELATIONS
+from shared.conversation.slots import clashes, slots_of
 from shared.conversation.text import fold
 from shared.models.memory import (
     SENSITIVE_TYPES,
@@ -42,12 +44,6 @@ HASH_THRESHOLD = 0.82  # HashEmbedder ("hash-<dim>"), the test embedder: above 0
 DEFAULT_THRESHOLD = 0.95
 NEIGHBOURS = 5
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_PHONE = re.compile(r"\+?\d[\d \-/().]{6,}\d")
-_STOP = r"(?=[.,;!?]| (?:in|since|from|with|and|as|last|next|this|on|at|for|until)\b|$)"
-_EMPLOYER = r"\b(?:works?|working|employed|job|joined)(?: \w+)?? (?:at|for|by|with) (.+?)"
-_HOME = r"\b(?:lives?|living|moved|relocated|resides?) (?:back )?(?:in|to) (.+?)"
-_SLOTS = (("employer", re.compile(_EMPLOYER + _STOP)), ("home_city", re.compile(_HOME + _STOP)))
 _NUMBER_WORDS = frozenset(
     ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 )
@@ -59,19 +55,6 @@ def duplicate_threshold(embedding_model: str) -> float:
     if embedding_model.startswith("hash-"):
         return HASH_THRESHOLD
     return DUPLICATE_THRESHOLDS.get(embedding_model, DEFAULT_THRESHOLD)
-
-
-def slot_of(text: str) -> tuple[str, str] | None:
-    """The single-valued slot a fact fills and its value: ("email", "a@b.ch")."""
-    if email := _EMAIL.search(text):
-        return "email", email.group().lower()
-    if phone := _PHONE.search(text):
-        return "phone", re.sub(r"\D", "", phone.group())
-    for slot, pattern in _SLOTS:
-        match = pattern.search(text)
-        if match and "'s " not in text[: match.start()]:  # "Anna's son lives in ..."
-            return slot, fold(match.group(1))
-    return None
 
 
 def distinguishing(text: str) -> frozenset[str]:
@@ -166,20 +149,19 @@ def _needs_the_user(draft: FactDraft, old: Fact) -> bool:
 
 def _contradicted(proposal: Proposal, same_subject: Sequence[Fact]) -> Fact | None:
     draft, named = proposal.draft, proposal.replaces
-    slot = slot_of(draft.text)
-    if named is not None and named in same_subject and fold(named.text) != fold(draft.text):
-        # A weak model's ref may point anywhere: only a fact of the same kind is replaced.
-        other = slot_of(named.text)
-        if named.type == draft.type or (slot and other and slot[0] == other[0]):
-            return named
-    if slot is None:
+    slots = slots_of(draft.text)
+    # A weak model's ref may point anywhere: only a fact of the same kind is replaced.
+    if (
+        named is not None
+        and named in same_subject
+        and fold(named.text) != fold(draft.text)
+        and (named.type == draft.type or set(slots) & set(slots_of(named.text)))
+    ):
+        return named
+    if not slots:
         return None
-    clashing = [
-        fact
-        for fact in same_subject
-        if fact.type == draft.type and (other := slot_of(fact.text)) and other[0] == slot[0]
-        and other[1] != slot[1]
-    ]  # fmt: skip
+    # the slot decides, whatever type each reader gave ("Work" or "Other")
+    clashing = [fact for fact in same_subject if clashes(slots, slots_of(fact.text))]
     return max(clashing, key=lambda fact: fact.valid_from, default=None)
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from shared.conversation.slots import plainly
 from shared.conversation.text import fold
 from shared.models.domain import ExtractionTask
 from shared.models.memory import (
@@ -80,6 +81,9 @@ class Drafter:
         held = Held()
         kept = [a for a in attributed if _storable(a)]
         held.skipped = len(attributed) - len(kept)
+        # a correction's words ("actually", "now") are not part of the fact
+        kept = [replace(a, fact=a.fact.model_copy(update={"text": plainly(a.fact.text)}))
+                for a in kept]  # fmt: skip
         vectors = self._embedder.embed([a.fact.text for a in kept]) if kept else []
         seen: set[str] = set()
         mentions: dict[str, HeldMention] = {}

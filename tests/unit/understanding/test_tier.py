@@ -153,7 +153,7 @@ def test_a_guessed_question_is_asked_of_memory_or_research(
         ("What time zone is Japan in?", "schedule", "research"),  # nothing of the user's
         ("Who do I deal with about the flat?", "notes", "person_question"),  # names no notes
         ("When did I start at the new job?", "schedule", "person_question"),  # nor a calendar
-        ("What did I write down about the trip to Rome?", "notes", "notes"),  # the user's
+        ("What did I write about the trip to Rome?", "notes", "notes"),  # the user's
     ],
 )
 def test_a_guess_on_thin_evidence_neither_acts_nor_skips_memory(

@@ -1,0 +1,106 @@
+"""People as they are typed in passing: "my friend nadia" (a lowercase name right after the
+relation word), "a rabbit called biscuit" (whatever follows "called" or "named"), "Kim from
+accounting" (a colleague); and capitalised words that are not people ("the Matterhorn",
+"Morning routines ..."), which a guess must not take for one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shared.understanding.result import PersonMention
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+NAMING_VERBS = frozenset({"name", "call"})
+OWNING_VERBS = frozenset({"have", "get", "adopt", "buy", "rescue"})  # "we adopted a rabbit"
+_IN_LAW = ("-", "in", "-", "law")
+_NAME_DEPS = frozenset({"oprd", "dobj", "attr", "xcomp", "npadvmod", "appos", "nsubj"})
+_DATES = frozenset({"DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"})
+# Where "X from accounting" or "X in finance" works: a colleague of the user.
+DEPARTMENTS = frozenset(
+    {"accounting", "accounts", "finance", "sales", "marketing", "hr", "it", "legal",
+     "engineering", "support", "procurement", "payroll", "operations", "design", "product",
+     "work", "the office", "my team", "our team", "the team"}
+)  # fmt: skip
+
+
+def lowercase_name(noun: Token) -> Token | None:
+    """The name right after a relation word that the usual rules miss: lowercase and joined
+    to it ("my friend nadia": a proper noun, or a person to the recognizer), or a name that
+    is also a word ("my colleague Will")."""
+    doc = noun.doc
+    if noun.i + 1 >= len(doc):
+        return None
+    name = doc[noun.i + 1]
+    if name.is_title and name.ent_type_ == "PERSON" and name.is_alpha:
+        return name  # "my colleague Will is ...": tagged a verb, recognized as a person
+    joined = name.head.i == noun.i or noun.head.i == name.i
+    proper = name.pos_ == "PROPN" or name.ent_type_ == "PERSON"
+    if name.is_lower and name.is_alpha and joined and proper and name.ent_type_ not in _DATES:
+        return name
+    return None
+
+
+def named_by(verb: Token) -> list[Token]:
+    """What "called" or "named" gives a name to, however it is written ("called biscuit")."""
+    if verb.lemma_ not in NAMING_VERBS:
+        return []
+    return [
+        child
+        for child in verb.children
+        if child.dep_ in _NAME_DEPS
+        and child.i > verb.i
+        and child.is_alpha
+        and child.pos_ in ("PROPN", "NOUN")
+        and child.ent_type_ not in _DATES
+    ]
+
+
+def in_law(token: Token) -> bool:
+    """The first word of "sister-in-law", which the tokenizer splits in five."""
+    doc = token.doc
+    following = tuple(t.lower_ for t in doc[token.i + 1 : token.i + 5])
+    return following == _IN_LAW and token.lower_ in {
+        "mother", "father", "sister", "brother", "son", "daughter"
+    }  # fmt: skip
+
+
+def as_written(text: str) -> str:
+    """A name typed in lowercase, as a name is written: "nadia" -> "Nadia"."""
+    return text.title() if text.islower() else text
+
+
+def department_of(token: Token) -> str | None:
+    """ "Kim from accounting", "Tom in finance": the department that makes Kim a colleague."""
+    for prep in token.children:
+        if prep.dep_ != "prep" or prep.lower_ not in ("from", "in", "at"):
+            continue
+        for obj in prep.children:
+            if obj.dep_ != "pobj":
+                continue
+            owner = [c.lower_ for c in obj.children if c.dep_ in ("poss", "det")]
+            phrase = " ".join([*owner, obj.lower_])
+            if obj.lower_ in DEPARTMENTS or phrase in DEPARTMENTS:
+                return f"from {phrase}"
+    return None
+
+
+def not_a_person(token: Token) -> bool:
+    """A capitalised word no rule placed that is no one: after "the" ("the Matterhorn"),
+    or a sentence's first word that is not its subject ("Morning routines that work?",
+    "Limit my screen time")."""
+    if any(c.dep_ == "det" and c.lower_ == "the" for c in token.children):
+        return True
+    if token.i > 0 and token.nbor(-1).lower_ == "the":
+        return True
+    return bool(token.is_sent_start) and token.dep_ not in ("nsubj", "nsubjpass", "poss")
+
+
+def at_work(name: str, token: Token) -> PersonMention:
+    """A named person; a colleague when said to be from a department ("Kim from sales")."""
+    department = department_of(token)
+    if department is None:
+        return PersonMention(name=name)
+    return PersonMention(name=name, role="colleague", relation=f"colleague {department}")

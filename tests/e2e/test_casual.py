@@ -1,0 +1,76 @@
+"""Casual messages on the local model (SmolLM2 on the test stack's model service): lowercase
+names, a correction then the question, a question nothing stored answers, and reading the
+reminders. Each checked through the memory API and the reply."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import Served, wait_for
+from tests.e2e.test_newcomer import on_local_model  # noqa: F401  (the fixture)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.stack, pytest.mark.model]
+
+
+class Chat:
+    def __init__(self, served: Served) -> None:
+        self.served, self.user = served, f"casual-{uuid.uuid4().hex[:8]}"
+        self.chat_id: str | None = None
+
+    def say(self, text: str) -> dict[str, Any]:
+        body = {"chat_id": self.chat_id, "message": text, "client_message_id": uuid.uuid4().hex}
+        response = self.served.post(self.served.turn_url, self.user, body)
+        assert response.status_code == 200, response.text
+        reply: dict[str, Any] = response.json()
+        self.chat_id = reply["chat_id"]
+        return reply
+
+    def memory(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        response = self.served.memory(self.user, path, body or {})
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def person(self, name: str) -> dict[str, Any] | None:
+        found = [p for p in self.memory("/persons/list")["persons"] if p["display_name"] == name]
+        return found[0] if len(found) == 1 else None
+
+    def facts_of(self, person_id: str) -> list[str]:
+        return [f["text"] for f in self.memory("/facts/list", {"subject_id": person_id})["facts"]]
+
+
+@pytest.mark.timeout(900)
+def test_casual_messages_on_the_local_model(on_local_model: Served) -> None:  # noqa: F811
+    me = Chat(on_local_model)
+    # a lowercase name is a person, and the question about her is answered from her facts
+    me.say("my friend nadia moved to toronto last month")
+    nadia = wait_for(lambda: me.person("Nadia"), seconds=120)
+    assert nadia["role_to_user"] == "friend"
+    assert wait_for(lambda: any("toronto" in f.lower() for f in me.facts_of(nadia["id"])), 60)
+    assert "toronto" in me.say("where does nadia live now?")["reply"]["text"].lower()
+
+    # a correction supersedes: the new employer is current, its words are not stored
+    me.say("I am allergic to peanuts.")
+    me.say("My brother Luca works at Siemens as an engineer.")
+    luca = wait_for(lambda: me.person("Luca"), seconds=120)
+    wait_for(lambda: any("Siemens" in f for f in me.facts_of(luca["id"])), 60)
+    me.say("Actually Luca works at Bosch now.")
+    facts = wait_for(
+        lambda: any("Bosch" in f for f in me.facts_of(luca["id"])) and me.facts_of(luca["id"]), 120
+    )
+    assert not any("Siemens" in f for f in facts), facts
+    assert not any("actually" in f.lower() for f in facts), facts
+    work = me.say("Where does Luca work?")["reply"]["text"]
+    assert "Bosch" in work and "Siemens" not in work and "peanut" not in work, work
+
+    # nothing stored answers it: said so, with what is known of Luca only
+    birthday = me.say("When is Luca's birthday?")["reply"]["text"]
+    assert birthday.startswith("I don't know that yet.") and "peanut" not in birthday, birthday
+
+    # reading is not acting: no approval asked, the answer in the reply
+    reminders = me.say("what are my reminders")
+    assert reminders.get("interrupt") is None
+    assert reminders["reply"]["text"] == "You have no open reminders."
+    me.memory("/account/delete", {"confirm": True})

@@ -1,0 +1,61 @@
+"""Single-valued slots: a newer value or an ended one supersedes; correction words are not
+stored."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.conversation.slots import NOT, clashes, plainly, slots_of
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("Actually Luca works at Bosch now.", "Luca works at Bosch."),
+        ("actually, luca works at bosch now", "Luca works at bosch"),
+        ("No wait, Anna lives in Basel.", "Anna lives in Basel."),
+        ("Luca now works at Bosch.", "Luca works at Bosch."),
+        ("Correction: Rex belongs to Tom", "Rex belongs to Tom"),
+        ("Anna lives in Bern.", "Anna lives in Bern."),
+        ("Now TV is Anna's favourite channel", "Now TV is Anna's favourite channel"),
+    ],
+)
+def test_plainly_drops_only_the_words_of_a_correction(said: str, kept: str) -> None:
+    assert plainly(said) == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Luca works at Siemens as an engineer", {"employer": "siemens", "job": "engineer"}),
+        ("Luca works as a nurse", {"job": "nurse"}),
+        ("Anna lives at Seestrasse 4", {"home": "seestrasse 4"}),
+        ("Anna is married to Tom", {"partner": "tom"}),
+        ("Anna's husband is Tom", {"partner": "tom"}),
+        ("Rex belongs to Marc", {"owner": "marc"}),
+        ("Luca no longer works at UBS", {"employer": NOT + "ubs"}),
+        ("Luca doesn't work at UBS anymore", {"employer": NOT + "ubs"}),
+        ("Luca works at Bosch, not UBS", {"employer": "bosch"}),
+        ("Luca works at Bosch now", {"employer": "bosch"}),
+    ],
+)
+def test_slots_and_their_values(text: str, slots: dict[str, str]) -> None:
+    assert slots_of(text) == slots
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "superseded"),
+    [
+        ("Luca works at Bosch", "Luca works at Siemens as an engineer", True),
+        ("Luca works as a pilot", "Luca works at Siemens as an engineer", True),
+        ("Luca works at Siemens", "Luca works at Siemens as an engineer", False),
+        ("Luca no longer works at UBS", "Luca works at UBS", True),
+        ("Luca no longer works at UBS", "Luca works at Bosch", False),
+        ("Anna moved to Basel", "Anna lives in Bern", True),
+        ("Anna is married to Tom", "Anna is dating Paul", True),
+        ("Rex belongs to Marc", "Rex belongs to Anna", True),
+        ("Anna likes jazz", "Anna lives in Bern", False),
+    ],
+)
+def test_a_newer_value_or_an_ended_one_clashes(new: str, old: str, superseded: bool) -> None:
+    assert clashes(slots_of(new), slots_of(old)) is superseded

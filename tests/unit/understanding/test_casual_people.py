@@ -1,0 +1,62 @@
+"""People as typed in passing, and capitalised words that are nobody. Wordings of their own,
+not those of the frozen set (tests/data/understanding_fresh_frozen.tsv)."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared.understanding import UnderstandingTier
+from shared.understanding.tier import Context
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        ("my sister paula lives in rome", [("Paula", "sibling")]),
+        ("my nephew ben plays football", [("Ben", "other")]),
+        ("my best friend oskar is vegan", [("Oskar", "friend")]),
+        ("we got a cat called whiskers", [("Whiskers", "pet")]),
+        ("we adopted a puppy named Lotte", [("Lotte", "pet")]),
+        ("Paul from marketing called", [("Paul", "colleague")]),
+        ("Tom in finance is leaving", [("Tom", "colleague")]),
+        ("Greta, my dentist, moved away", [("Greta", "service_provider")]),
+        ("Greta, my yoga teacher, moved away", [("Greta", "service_provider")]),
+        ("my sister-in-law Heidi visits on sunday", [("Heidi", "other")]),
+        ("my grandfather Walter loves chess", [("Walter", "other")]),
+    ],
+)
+def test_people_typed_in_passing(
+    tier: UnderstandingTier, context: Context, text: str, people: list[tuple[str, str]]
+) -> None:
+    said = tier.understand(text, context, guess=True).people
+    assert said.decided and [(m.name, m.role) for m in said.mentions] == people
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "climbing the Eiger was hard",
+        "Evening walks help me sleep",
+        "Reduce my coffee intake, any tips?",
+        "Sunrise over the lake was lovely",
+    ],
+)
+def test_capitalised_common_words_are_nobody(
+    tier: UnderstandingTier, context: Context, text: str
+) -> None:
+    assert tier.understand(text, context, guess=True).people.mentions == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my friend Hope works at the post office", "Hope"),
+        ("my colleague Will is off sick", "Will"),
+        ("my daughter Rose loves horses", "Rose"),
+    ],
+)
+def test_names_that_are_common_words_are_people_when_a_relation_says_so(
+    tier: UnderstandingTier, context: Context, text: str, name: str
+) -> None:
+    said = tier.understand(text, context).people
+    assert said.decided and [m.name for m in said.mentions] == [name]

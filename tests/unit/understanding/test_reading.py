@@ -1,0 +1,58 @@
+"""Reading is not acting: listing reminders, events, notes or expenses is never asked about,
+even for a newcomer whose every action is approved first, and the answer is the reply."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from shared.adapters.clock import FixedClock
+from shared.adapters.scripted_llm import ScriptedLLM
+from shared.app.turn import TurnService
+from shared.deps import Deps
+from shared.models.agent_data import Reminder
+from shared.models.domain import AssistantProfile
+from shared.understanding import UnderstandingTier
+from tests.unit.turn_kit import request
+from tests.unit.understanding.conftest import with_tier
+
+
+@pytest.fixture
+def wired(deps: Deps, tier: UnderstandingTier, clock: FixedClock) -> Deps:
+    wired = with_tier(deps, tier)
+    profile = AssistantProfile(timezone="Europe/Zurich", currency="CHF")
+    wired.profiles.put_profile("alice", profile, clock.now())
+    return wired
+
+
+def test_the_reminders_are_read_back_without_approval_or_a_model(
+    wired: Deps, llm: ScriptedLLM, clock: FixedClock
+) -> None:
+    due = clock.now() + timedelta(days=1)
+    reminder = Reminder(id="r1", text="call the plumber", due_at=due, created_at=clock.now())
+    wired.agent_data.put_reminder("alice", reminder)
+    reply = TurnService(wired).run("alice", request("what are my reminders"))
+    assert reply.interrupt is None
+    assert reply.reply.text.startswith("Your reminders:\n- call the plumber (")
+    assert llm.calls == [] and wired.publisher.messages == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("What's on my calendar this week?", "Nothing is on your calendar then."),
+        ("show me my reminders", "You have no open reminders."),
+        ("what did i note about the boiler?", "I found no note about that."),
+        ("list my expenses", "No expenses are recorded for that month."),
+        ("how much did I spend this month?", "You spent 0.00 CHF in 2026-11."),
+    ],
+)
+def test_an_empty_record_is_said_so(wired: Deps, llm: ScriptedLLM, asked: str, said: str) -> None:
+    reply = TurnService(wired).run("alice", request(asked))
+    assert (reply.interrupt, reply.reply.text, llm.calls) == (None, said, [])
+
+
+def test_an_action_is_still_asked_about(wired: Deps) -> None:
+    asked = TurnService(wired).run("alice", request("Remind me to call Anna tomorrow at 10am"))
+    assert asked.interrupt is not None and asked.interrupt.kind == "approval"
