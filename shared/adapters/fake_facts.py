@@ -210,6 +210,8 @@ class FakeFactStore:
             found = [f for f in found if f.type == where.fact_type]
         if not where.include_history:
             found = [f for f in found if f.valid_to is None]
+        if (after := where.after) is not None:
+            found = [f for f in found if (f.created_at, f.id) > (after.created_at, after.id)]
         return _by_creation(found)[: where.limit]
 
     def get_fact(self, user_id: str, fact_id: str) -> Fact | None:
