@@ -208,7 +208,7 @@ class PostgresFactStore:
         )
 
     def list_facts(self, user_id: str, where: FactFilter) -> list[Fact]:
-        clauses, args = ["TRUE"], []
+        clauses, args = ["TRUE"], list[Any]()
         if where.subject_id == SELF:
             clauses.append("subject_entity_id IS NULL")
         elif where.subject_id is not None:

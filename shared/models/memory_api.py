@@ -13,7 +13,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, Field, StrictBool, StringConstraints, model_validator
 
-from shared.models.base import Confirmation, Strict
+from shared.models.base import Confirmation, Strict, digest_of
 from shared.models.domain import AssistantProfile
 from shared.models.history_api import ExecutionView
 from shared.models.memory import (
@@ -197,13 +197,26 @@ class FactView(Strict):
     updated_at: datetime
     expires_at: datetime | None  # leaves retrieval then (durability short, medium, long)
     ended_by: EndedBy | None  # a closed version: superseded (an edit, a restore) or expired
+    etag: str  # of what the user may change, and of being current (AIP-154)
 
     @classmethod
     def of(cls, fact: Fact) -> FactView:
         same = fact.model_dump(include=set(cls.model_fields) & set(Fact.model_fields))
         return cls.model_validate(
-            {**same, "subject_id": fact.subject_entity_id, "current": fact.valid_to is None}
+            {
+                **same,
+                "subject_id": fact.subject_entity_id,
+                "current": fact.valid_to is None,
+                "etag": fact_etag(fact),
+            }
         )
+
+
+def fact_etag(fact: Fact) -> str:
+    """Changes with an edit (a superseded version is no longer current) or a move to another
+    person; not with a sighting (``seen_count``), which the user cannot edit."""
+    editable = (fact.text, fact.type, fact.sensitivity, fact.time_anchor)
+    return digest_of(fact.id, *editable, fact.subject_entity_id, fact.valid_to is None)
 
 
 class PersonView(Strict):
@@ -214,10 +227,17 @@ class PersonView(Strict):
     descriptors: dict[str, str]
     created_at: datetime | None
     updated_at: datetime | None
+    etag: str  # of the names, role and descriptors (AIP-154)
 
     @classmethod
     def of(cls, person: Person) -> PersonView:
-        return cls.model_validate(person.model_dump(exclude={"user_id", "avatar_id"}))
+        fields = person.model_dump(exclude={"user_id", "avatar_id"})
+        return cls.model_validate({**fields, "etag": person_etag(person)})
+
+
+def person_etag(person: Person) -> str:
+    editable = (person.display_name, person.role_to_user, person.aliases, person.descriptors)
+    return digest_of(person.id, *editable)
 
 
 class HeldFact(Strict):
