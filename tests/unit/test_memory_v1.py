@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from shared.adapters.clock import FixedClock
 from shared.app.settings.routes import ROUTER
 from shared.deps import Deps
 from shared.models.memory import ExtractionChanges, FactDraft, FactFilter, Person
+from shared.rest.origin import function_for
 from tests.unit.memory_calls import call, ok, refused
 
 ALICE, BOB = "alice", "bob"
+CONTRACT = Path(__file__).resolve().parents[2] / "docs" / "openapi.yaml"
 
 
 def remember(deps: Deps, user: str, *texts: str, subject: Person | None = None) -> list[str]:
@@ -54,6 +58,19 @@ def state(deps: Deps) -> object:
         )
         for user in (ALICE, BOB)
     ]
+
+
+def test_the_route_table_is_the_documented_contract() -> None:
+    spec = yaml.safe_load(CONTRACT.read_text())
+    documented = {
+        (method.upper(), path)
+        for path, item in spec["paths"].items()
+        if function_for(path) == "memory"
+        for method in item
+        if method in ("get", "post", "patch", "delete", "put")
+    }
+    assert documented == set(ROUTER.templates())
+    assert all(function_for(template) == "memory" for _, template in ROUTER.templates())
 
 
 # -- methods, parameters, GET ------------------------------------------------------------------
