@@ -46,10 +46,10 @@ class Empty(Strict):
 
 
 class ListFactsRequest(Strict):
+    """The terms of ``GET /v1/facts``'s filter (``shared.app.settings.queries``)."""
+
     subject_id: UUID | Literal["self"] | None = None  # a person, or "self" for the user
     type: FactType | None = None
-    include_history: bool = False
-    limit: int = Field(default=200, ge=1, le=1000)
 
 
 class SearchFactsRequest(Strict):

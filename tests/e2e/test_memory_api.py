@@ -1,4 +1,5 @@
-"""The memory function over HTTP, as docs/openapi.yaml describes it, on the real stack.
+"""The memory function's /v1 resources over HTTP, as docs/openapi.yaml describes them, on the
+real stack.
 
 Facts, persons and pending items are seeded through the real PostgreSQL adapters (what
 extraction would have stored, encrypted under the user's key); chats through the turn
@@ -179,188 +180,202 @@ def bob(stores: Deps) -> Seeded:
 
 
 # -- calling the function ---------------------------------------------------------------------
-def url(served: Served, path: str) -> str:
-    return served.memory_url.rstrip("/") + path
+def call(
+    served: Served, user: str | None, method: str, path: str, body: Any = None, **params: Any
+) -> httpx.Response:
+    return served.memory(user, method, path, body, **params)
 
 
-def call(served: Served, user: str | None, path: str, body: Any = None) -> httpx.Response:
-    return served.post(url(served, path), user, {} if body is None else body)
-
-
-def ok(served: Served, user: str, path: str, body: Any = None) -> dict[str, Any]:
-    response = call(served, user, path, body)
+def ok(served: Served, user: str, method: str, path: str, body: Any = None, **params: Any) -> Any:
+    response = call(served, user, method, path, body, **params)
     assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()
-    return result
+    return response.json()
 
 
 def refused(response: httpx.Response) -> tuple[int, str]:
     return response.status_code, response.json()["error"]["code"]
 
 
-def texts(served: Served, user: str, **where: Any) -> list[str]:
-    return sorted(f["text"] for f in ok(served, user, "/facts/list", where)["facts"])
+def texts(served: Served, user: str, where: str = "", history: bool = False) -> list[str]:
+    return sorted(f["text"] for f in served.facts(user, where, history))
+
+
+def about(subject: str) -> str:
+    return f'subject_id = "{subject}"'
+
+
+def persons(served: Served, user: str) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = ok(served, user, "GET", "/v1/persons")["persons"]
+    return listed
+
+
+def pending(served: Served, user: str, **params: Any) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = ok(served, user, "GET", "/v1/pendingItems", **params)[
+        "pending_items"
+    ]
+    return items
+
+
+def search(served: Served, user: str, **body: Any) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = ok(served, user, "POST", "/v1/facts:search", body)["results"]
+    return results
 
 
 # -- facts ------------------------------------------------------------------------------------
 def test_list_search_and_get_facts(served: Served, alice: Seeded, bob: Seeded) -> None:
     user, son = alice.user, alice.son.id
     assert len(texts(served, user)) == 5
-    assert texts(served, user, subject_id=son) == [
+    assert texts(served, user, about(son)) == [
         "Martin is eight years old",
         "Martin plays football on Saturdays",
     ]
-    assert texts(served, user, subject_id="self") == ["I am allergic to peanuts", "I live in Basel"]
-    assert texts(served, user, type="Work") == ["Martin works in accounting"]
+    assert texts(served, user, about("self")) == ["I am allergic to peanuts", "I live in Basel"]
+    assert texts(served, user, 'type = "Work"') == ["Martin works in accounting"]
 
-    found = ok(served, user, "/facts/search", {"query": "Martin plays football"})["results"]
+    found = search(served, user, query="Martin plays football")
     assert found[0]["fact"]["text"] == "Martin plays football on Saturdays"
     assert found[0]["fact"]["subject_id"] == son
     assert all(r["fact"]["id"] not in bob.facts.values() for r in found)
-    private = ok(
-        served, user, "/facts/search", {"query": "allergic to peanuts", "privacy_mode": True}
-    )
-    assert "I am allergic to peanuts" not in [r["fact"]["text"] for r in private["results"]]
+    private = search(served, user, query="allergic to peanuts", privacy_mode=True)
+    assert "I am allergic to peanuts" not in [r["fact"]["text"] for r in private]
 
-    fact = ok(served, user, "/facts/get", {"fact_id": alice.facts["I live in Basel"]})["fact"]
+    response = call(served, user, "GET", f"/v1/facts/{alice.facts['I live in Basel']}")
+    fact = response.json()
     assert (fact["text"], fact["current"], fact["subject_id"], fact["source"]["chat_id"]) == (
         "I live in Basel",
         True,
         None,
         "c-seed",
     )
+    assert response.headers["ETag"] == f'"{fact["etag"]}"'
 
 
-def test_edit_supersedes_and_keeps_history(served: Served, alice: Seeded) -> None:
+def test_patch_supersedes_and_keeps_history(served: Served, alice: Seeded) -> None:
     user, old = alice.user, alice.facts["I live in Basel"]
-    edited = ok(served, user, "/facts/edit", {"fact_id": old, "text": "I live in Zurich"})
-    new = edited["fact"]
+    new = ok(served, user, "PATCH", f"/v1/facts/{old}", {"text": "I live in Zurich"})
     assert (new["text"], new["current"], new["confidence"]) == ("I live in Zurich", True, 1.0)
-    assert (edited["previous"]["id"], edited["previous"]["current"]) == (old, False)
-    assert "I live in Basel" not in texts(served, user, subject_id="self")
-    assert "I live in Basel" in texts(served, user, subject_id="self", include_history=True)
+    assert new["id"] != old  # a new version, a new id
+    previous = ok(served, user, "GET", f"/v1/facts/{old}")
+    assert previous["current"] is False
+    assert "I live in Basel" not in texts(served, user, about("self"))
+    assert "I live in Basel" in texts(served, user, about("self"), history=True)
 
     # re-embedded: the new text is what semantic search finds
-    top = ok(served, user, "/facts/search", {"query": "I live in Zurich"})["results"][0]
+    top = search(served, user, query="I live in Zurich")[0]
     assert (top["fact"]["id"], top["similarity"] > 0.99) == (new["id"], True)
 
-    again = call(served, user, "/facts/edit", {"fact_id": old, "text": "I live in Bern"})
+    again = call(served, user, "PATCH", f"/v1/facts/{old}", {"text": "I live in Bern"})
     assert refused(again) == (409, "fact_not_current")
+    typed = ok(
+        served, user, "PATCH", f"/v1/facts/{new['id']}", {"type": "Travel"}, update_mask="type"
+    )
+    assert (typed["text"], typed["type"]) == ("I live in Zurich", "Travel")
 
 
 def test_versions_are_listed_restored_and_searched_as_of(served: Served, alice: Seeded) -> None:
     user, first = alice.user, alice.facts["I live in Basel"]
     before_edit = datetime.now(UTC).isoformat()
-    edited = ok(served, user, "/facts/edit", {"fact_id": first, "text": "I live in Zurich"})
-    versions = ok(served, user, "/facts/versions", {"fact_id": first})["versions"]
+    edited = ok(served, user, "PATCH", f"/v1/facts/{first}", {"text": "I live in Zurich"})
+    versions = ok(served, user, "GET", f"/v1/facts/{first}/versions")["versions"]
     assert [(v["text"], v["current"], v["ended_by"]) for v in versions] == [
         ("I live in Zurich", True, None),
         ("I live in Basel", False, "superseded"),
     ]
-    then = ok(served, user, "/facts/search", {"query": "I live in", "as_of": before_edit})
-    assert "I live in Basel" in [r["fact"]["text"] for r in then["results"]]
-    assert "I live in Zurich" not in [r["fact"]["text"] for r in then["results"]]
+    then = search(served, user, query="I live in", as_of=before_edit)
+    assert "I live in Basel" in [r["fact"]["text"] for r in then]
+    assert "I live in Zurich" not in [r["fact"]["text"] for r in then]
 
-    restored = ok(served, user, "/facts/restore", {"version_id": first})
-    assert (restored["fact"]["text"], restored["fact"]["current"]) == ("I live in Basel", True)
-    assert restored["previous"]["id"] == edited["fact"]["id"]
-    assert texts(served, user, subject_id="self") == ["I am allergic to peanuts", "I live in Basel"]
-    again = ok(served, user, "/facts/restore", {"version_id": first})  # a retry: no change
-    assert again["fact"]["id"] == restored["fact"]["id"]
-    assert len(ok(served, user, "/facts/versions", {"fact_id": first})["versions"]) == 3
+    restored = ok(served, user, "POST", f"/v1/facts/{first}:restore", {})
+    assert (restored["text"], restored["current"]) == ("I live in Basel", True)
+    assert restored["id"] not in (first, edited["id"])
+    assert texts(served, user, about("self")) == ["I am allergic to peanuts", "I live in Basel"]
+    again = ok(served, user, "POST", f"/v1/facts/{first}:restore")  # a retry: no change
+    assert again["id"] == restored["id"]
+    assert len(ok(served, user, "GET", f"/v1/facts/{first}/versions")["versions"]) == 3
 
 
 def test_delete_erases_a_fact(served: Served, alice: Seeded) -> None:
-    gone = alice.facts["I am allergic to peanuts"]
-    assert ok(served, alice.user, "/facts/delete", {"fact_id": gone}) == {"deleted": True}
-    assert "I am allergic to peanuts" not in texts(served, alice.user, include_history=True)
-    assert refused(call(served, alice.user, "/facts/get", {"fact_id": gone})) == (404, "not_found")
-    again = call(served, alice.user, "/facts/delete", {"fact_id": gone})
-    assert refused(again) == (404, "not_found")
+    gone = f"/v1/facts/{alice.facts['I am allergic to peanuts']}"
+    assert ok(served, alice.user, "DELETE", gone) == {"deleted": True}
+    assert "I am allergic to peanuts" not in texts(served, alice.user, history=True)
+    assert refused(call(served, alice.user, "GET", gone)) == (404, "not_found")
+    assert refused(call(served, alice.user, "DELETE", gone)) == (404, "not_found")
 
 
 # -- persons ----------------------------------------------------------------------------------
 def test_rename_split_merge_and_delete_persons(served: Served, alice: Seeded) -> None:
     user, son, colleague = alice.user, alice.son.id, alice.colleague.id
-    persons = ok(served, user, "/persons/list")["persons"]
-    assert sorted((p["display_name"], p["role_to_user"]) for p in persons) == [
+    assert sorted((p["display_name"], p["role_to_user"]) for p in persons(served, user)) == [
         ("Martin", "child"),
         ("Martin", "colleague"),
     ]
-    renamed = ok(
-        served,
-        user,
-        "/persons/update",
-        {"person_id": colleague, "display_name": "Martin Keller", "aliases": ["Keller"]},
-    )["person"]
+    change = {"display_name": "Martin Keller", "aliases": ["Keller"]}
+    renamed = ok(served, user, "PATCH", f"/v1/persons/{colleague}", change)
     assert (renamed["display_name"], renamed["aliases"]) == ("Martin Keller", ["Keller"])
+    assert ok(served, user, "GET", f"/v1/persons/{colleague}") == renamed
 
     split_body = {
-        "person_id": son,
         "new_person": {"display_name": "Martin (nephew)", "role_to_user": "other"},
         "fact_ids": [alice.facts["Martin plays football on Saturdays"]],
     }
-    split = ok(served, user, "/persons/split", split_body)
+    split = ok(served, user, "POST", f"/v1/persons/{son}:split", split_body)
     nephew = split["person"]["id"]
     assert split["moved"] == 1
-    assert texts(served, user, subject_id=nephew) == ["Martin plays football on Saturdays"]
-    assert texts(served, user, subject_id=son) == ["Martin is eight years old"]
-    assert ok(served, user, "/persons/split", split_body)["person"]["id"] == nephew  # a retry
-    assert len(ok(served, user, "/persons/list")["persons"]) == 3
+    assert texts(served, user, about(nephew)) == ["Martin plays football on Saturdays"]
+    assert texts(served, user, about(son)) == ["Martin is eight years old"]
+    retried = ok(served, user, "POST", f"/v1/persons/{son}:split", split_body)
+    assert retried["person"]["id"] == nephew
+    assert len(persons(served, user)) == 3
 
-    merged = ok(served, user, "/persons/merge", {"keep_id": son, "absorb_id": nephew})
-    assert merged["person"]["id"] == son
-    assert len(texts(served, user, subject_id=son)) == 2
-    again = call(served, user, "/persons/merge", {"keep_id": son, "absorb_id": nephew})
-    assert refused(again) == (404, "not_found")
+    merge = f"/v1/persons/{son}:merge"
+    assert ok(served, user, "POST", merge, {"absorb_id": nephew})["id"] == son
+    assert len(texts(served, user, about(son))) == 2
+    assert refused(call(served, user, "POST", merge, {"absorb_id": nephew})) == (404, "not_found")
 
-    assert ok(served, user, "/persons/delete", {"person_id": colleague}) == {"deleted": True}
-    assert "Martin works in accounting" not in texts(served, user, include_history=True)
-    assert [p["id"] for p in ok(served, user, "/persons/list")["persons"]] == [son]
+    assert ok(served, user, "DELETE", f"/v1/persons/{colleague}") == {"deleted": True}
+    assert "Martin works in accounting" not in texts(served, user, history=True)
+    assert [p["id"] for p in persons(served, user)] == [son]
 
 
 # -- pending items ----------------------------------------------------------------------------
+def resolve(served: Served, user: str, item: str, **answer: Any) -> httpx.Response:
+    return call(served, user, "POST", f"/v1/pendingItems/{item}:resolve", answer)
+
+
 def test_pending_items_are_listed_and_answered_once(served: Served, alice: Seeded) -> None:
     user = alice.user
-    items = {i["id"]: i for i in ok(served, user, "/pending/list")["items"]}
+    items = {i["id"]: i for i in pending(served, user)}
     assert set(items) == {alice.conflict_id, alice.ambiguity_id}
     conflict, ambiguity = items[alice.conflict_id], items[alice.ambiguity_id]
     assert conflict["conflicting_fact"]["text"] == "I live in Basel"
     assert [f["text"] for f in conflict["facts"]] == ["I live in Zurich"]
     assert ambiguity["mention"] == "Martin"
     assert sorted(c["role_to_user"] for c in ambiguity["candidates"]) == ["child", "colleague"]
-    assert ok(served, user, "/pending/list", {"chat_id": "another-chat"})["items"] == []
+    assert ok(served, user, "GET", f"/v1/pendingItems/{alice.ambiguity_id}") == ambiguity
+    assert pending(served, user, filter='chat_id = "another-chat"') == []
+    assert len(pending(served, user, filter='chat_id = "c-seed"', page_size=1)) == 1
 
-    taken = ok(
-        served, user, "/pending/resolve", {"pending_id": alice.conflict_id, "choice": "take_new"}
-    )
+    taken = resolve(served, user, alice.conflict_id, choice="take_new").json()
     assert (taken["stored"], taken["item"]["resolved_at"] is not None) == (1, True)
-    assert "I live in Zurich" in texts(served, user, subject_id="self")
-    assert "I live in Basel" not in texts(served, user, subject_id="self")
-    assert "I live in Basel" in texts(served, user, subject_id="self", include_history=True)
-    twice = call(
-        served, user, "/pending/resolve", {"pending_id": alice.conflict_id, "choice": "keep_old"}
-    )
+    assert "I live in Zurich" in texts(served, user, about("self"))
+    assert "I live in Basel" not in texts(served, user, about("self"))
+    assert "I live in Basel" in texts(served, user, about("self"), history=True)
+    twice = resolve(served, user, alice.conflict_id, choice="keep_old")
     assert refused(twice) == (409, "pending_not_open")
 
-    chosen = ok(
-        served,
-        user,
-        "/pending/resolve",
-        {"pending_id": alice.ambiguity_id, "choice": "person", "person_id": alice.son.id},
-    )
-    assert chosen["stored"] == 1
-    assert "Martin got a new bike" in texts(served, user, subject_id=alice.son.id)
-    assert ok(served, user, "/pending/list")["items"] == []
+    chosen = resolve(served, user, alice.ambiguity_id, choice="person", person_id=alice.son.id)
+    assert chosen.json()["stored"] == 1
+    assert "Martin got a new bike" in texts(served, user, about(alice.son.id))
+    assert pending(served, user) == []
 
 
 def test_someone_else_creates_the_proposed_person(served: Served, alice: Seeded) -> None:
     user = alice.user
-    body = {"pending_id": alice.ambiguity_id, "choice": "someone_else"}
-    proposed = ok(served, user, "/pending/resolve", body)["item"]["proposed_person"]
-    persons = {p["id"]: p for p in ok(served, user, "/persons/list")["persons"]}
-    assert persons[proposed["id"]]["role_to_user"] == "friend"
-    assert texts(served, user, subject_id=proposed["id"]) == ["Martin got a new bike"]
+    answered = resolve(served, user, alice.ambiguity_id, choice="someone_else").json()
+    proposed = answered["item"]["proposed_person"]
+    by_id = {p["id"]: p for p in persons(served, user)}
+    assert by_id[proposed["id"]]["role_to_user"] == "friend"
+    assert texts(served, user, about(proposed["id"])) == ["Martin got a new bike"]
 
 
 # -- export and account deletion --------------------------------------------------------------
@@ -389,9 +404,9 @@ def test_export_contains_what_was_stored(
 ) -> None:
     alice = full_account(served, stores, db, cache, new_user())
     old = alice.facts["I live in Basel"]
-    ok(served, alice.user, "/facts/edit", {"fact_id": old, "text": "I live in Bern"})
+    ok(served, alice.user, "PATCH", f"/v1/facts/{old}", {"text": "I live in Bern"})
 
-    exported = ok(served, alice.user, "/export")
+    exported = ok(served, alice.user, "GET", "/v1/account:export")
     assert (exported["format"], exported["user_id"]) == ("memory-export/1", alice.user)
     facts = {f["text"]: f for f in exported["facts"]}
     assert set(facts) == {*alice.facts, "I live in Bern"}
@@ -409,6 +424,10 @@ def test_export_contains_what_was_stored(
     assert [d["path"].split("/")[0] for d in conversations["documents"]] == ["turns"]
 
 
+def delete_account(served: Served, user: str) -> Any:
+    return ok(served, user, "DELETE", "/v1/account", confirm="true")
+
+
 def test_account_deletion_leaves_nothing_behind(
     served: Served, stores: Deps, db: firestore.Client, cache: redis.Redis
 ) -> None:
@@ -423,7 +442,7 @@ def test_account_deletion_leaves_nothing_behind(
     assert firestore_paths(db, user) and redis_keys(cache, user)
     neighbours_before = everything(db, cache, neighbour)
 
-    assert ok(served, user, "/account/delete", {"confirm": True}) == {"deleted": True}
+    assert delete_account(served, user) == {"deleted": True}
 
     assert pg_rows(user) == {table: [] for table in pg_rows(user)}
     assert firestore_paths(db, user) == {}
@@ -432,9 +451,9 @@ def test_account_deletion_leaves_nothing_behind(
     assert everything(db, cache, neighbour) == neighbours_before
 
     # Idempotent: again, and reading afterwards, creates nothing (not even a data key).
-    assert ok(served, user, "/account/delete", {"confirm": True}) == {"deleted": True}
-    assert ok(served, user, "/facts/list")["facts"] == []
-    empty = ok(served, user, "/export")
+    assert delete_account(served, user) == {"deleted": True}
+    assert ok(served, user, "GET", "/v1/facts")["facts"] == []
+    empty = ok(served, user, "GET", "/v1/account:export")
     assert (empty["facts"], empty["persons"], empty["conversations"]["chats"]) == ([], [], [])
     assert pg_rows(user) == {table: [] for table in pg_rows(user)}
     assert firestore_paths(db, user) == {}
@@ -456,16 +475,16 @@ def test_account_deletion_interrupted_by_an_outage_completes_when_retried(
     user = new_user()
     full_account(served, stores, db, cache, user)
     headers = {"Authorization": f"Bearer {served.token(user)}"}
-    response = httpx.post(
-        memory_without_redis + "/account/delete",
-        json={"confirm": True},
+    response = httpx.delete(
+        memory_without_redis + "/v1/account",
+        params={"confirm": "true"},
         headers=headers,
         timeout=60,
     )
     assert refused(response) == (503, "dependency_unavailable")
     assert redis_keys(cache, user)  # not reached yet
 
-    assert ok(served, user, "/account/delete", {"confirm": True}) == {"deleted": True}
+    assert delete_account(served, user) == {"deleted": True}
     assert pg_rows(user) == {table: [] for table in pg_rows(user)}
     assert firestore_paths(db, user) == {}
     assert redis_keys(cache, user) == []
@@ -473,159 +492,270 @@ def test_account_deletion_interrupted_by_an_outage_completes_when_retried(
 
 # -- refusals ---------------------------------------------------------------------------------
 LONG = "x" * 201
-CASES: dict[str, tuple[str, bytes, int, str]] = {
-    "malformed json": ("/facts/list", b'{"limit": ', 400, "invalid_json"),
-    "not an object": ("/facts/list", b"[]", 400, "invalid_json"),
-    "unknown field": ("/facts/list", b'{"user_id": "bob"}', 400, "invalid_request"),
-    "limit zero": ("/facts/list", b'{"limit": 0}', 400, "invalid_request"),
-    "limit too big": ("/facts/list", b'{"limit": 1001}', 400, "invalid_request"),
-    "bad subject": ("/facts/list", b'{"subject_id": "nobody"}', 400, "invalid_request"),
-    "bad type": ("/facts/list", b'{"type": "Gossip"}', 400, "invalid_request"),
-    "empty query": ("/facts/search", b'{"query": ""}', 400, "invalid_request"),
+SPLIT = b'{"new_person": {"display_name": "M"}, "fact_ids": '
+Case = tuple[str, str, dict[str, str], bytes, int, str]  # method, path, query, body, answer
+CASES: dict[str, Case] = {
+    "malformed json": ("PATCH", "/v1/facts/{fact}", {}, b'{"text": ', 400, "invalid_json"),
+    "not an object": ("POST", "/v1/facts:search", {}, b"[]", 400, "invalid_json"),
+    "unknown field": (
+        "PATCH",
+        "/v1/facts/{fact}",
+        {},
+        b'{"user_id": "bob"}',
+        400,
+        "invalid_request",
+    ),
+    "unknown parameter": ("GET", "/v1/facts", {"user_id": "bob"}, b"", 400, "invalid_request"),
+    "negative page size": ("GET", "/v1/facts", {"page_size": "-1"}, b"", 400, "invalid_request"),
+    "forged page token": (
+        "GET",
+        "/v1/persons",
+        {"page_token": "e30.AAAA"},
+        b"",
+        400,
+        "invalid_page_token",
+    ),
+    "bad subject": (
+        "GET",
+        "/v1/facts",
+        {"filter": 'subject_id = "nobody"'},
+        b"",
+        400,
+        "invalid_request",
+    ),
+    "bad type": ("GET", "/v1/facts", {"filter": 'type = "Gossip"'}, b"", 400, "invalid_request"),
+    "filter outside the grammar": (
+        "GET",
+        "/v1/facts",
+        {"filter": "type != Work"},
+        b"",
+        400,
+        "invalid_request",
+    ),
+    "a word for a boolean": (
+        "GET",
+        "/v1/facts",
+        {"show_history": "perhaps"},
+        b"",
+        400,
+        "invalid_request",
+    ),
+    "empty query": ("POST", "/v1/facts:search", {}, b'{"query": ""}', 400, "invalid_request"),
     "query too long": (
-        "/facts/search",
+        "POST",
+        "/v1/facts:search",
+        {},
         b'{"query": "' + b"q" * 1001 + b'"}',
         400,
         "invalid_request",
     ),
-    "fact id not a uuid": ("/facts/get", b'{"fact_id": "../x"}', 400, "invalid_request"),
-    "edit without text": ("/facts/edit", b'{"fact_id": "{fact}"}', 400, "invalid_request"),
-    "edit blank text": (
-        "/facts/edit",
-        b'{"fact_id": "{fact}", "text": "   "}',
+    "fact id not a uuid": ("GET", "/v1/facts/not-a-uuid", {}, b"", 400, "invalid_request"),
+    "patch nothing": ("PATCH", "/v1/facts/{fact}", {}, b"{}", 400, "invalid_request"),
+    "patch blank text": (
+        "PATCH",
+        "/v1/facts/{fact}",
+        {},
+        b'{"text": "   "}',
         400,
         "invalid_request",
     ),
-    "edit text too long": (
-        "/facts/edit",
-        b'{"fact_id": "{fact}", "text": "' + LONG.encode() + b'"}',
+    "patch text too long": (
+        "PATCH",
+        "/v1/facts/{fact}",
+        {},
+        b'{"text": "' + LONG.encode() + b'"}',
         400,
         "invalid_request",
     ),
-    "update nothing": ("/persons/update", b'{"person_id": "{son}"}', 400, "invalid_request"),
+    "mask an unknown field": (
+        "PATCH",
+        "/v1/facts/{fact}",
+        {"update_mask": "user_id"},
+        b"{}",
+        400,
+        "invalid_request",
+    ),
+    "mask a text it nulls": (
+        "PATCH",
+        "/v1/facts/{fact}",
+        {"update_mask": "text"},
+        b"{}",
+        400,
+        "invalid_request",
+    ),
+    "stale etag in the body": (
+        "PATCH",
+        "/v1/facts/{fact}",
+        {},
+        b'{"text": "t", "etag": "stale"}',
+        412,
+        "stale_etag",
+    ),
     "update bad role": (
-        "/persons/update",
-        b'{"person_id": "{son}", "role_to_user": "boss"}',
+        "PATCH",
+        "/v1/persons/{son}",
+        {},
+        b'{"role_to_user": "boss"}',
         400,
         "invalid_request",
     ),
     "update null name": (
-        "/persons/update",
-        b'{"person_id": "{son}", "display_name": null}',
+        "PATCH",
+        "/v1/persons/{son}",
+        {},
+        b'{"display_name": null}',
         400,
         "invalid_request",
     ),
     "name too long": (
-        "/persons/update",
-        b'{"person_id": "{son}", "display_name": "' + b"n" * 121 + b'"}',
+        "PATCH",
+        "/v1/persons/{son}",
+        {},
+        b'{"display_name": "' + b"n" * 121 + b'"}',
         400,
         "invalid_request",
     ),
     "merge with itself": (
-        "/persons/merge",
-        b'{"keep_id": "{son}", "absorb_id": "{son}"}',
+        "POST",
+        "/v1/persons/{son}:merge",
+        {},
+        b'{"absorb_id": "{son}"}',
         409,
         "conflict",
     ),
-    "a number for a boolean": (
-        "/facts/list",
-        b'{"include_history": 0}',
-        400,
-        "invalid_request",
-    ),
     "split nothing": (
-        "/persons/split",
-        b'{"person_id": "{son}", "new_person": {"display_name": "M"}, "fact_ids": []}',
+        "POST",
+        "/v1/persons/{son}:split",
+        {},
+        SPLIT + b"[]}",
         400,
         "invalid_request",
     ),
     "split twice the same fact": (
-        "/persons/split",
-        b'{"person_id": "{son}", "new_person": {"display_name": "M"},'
-        b' "fact_ids": ["{fact}", "{fact}"]}',
+        "POST",
+        "/v1/persons/{son}:split",
+        {},
+        SPLIT + b'["{fact}", "{fact}"]}',
         400,
         "invalid_request",
     ),
     "split a fact of someone else": (
-        "/persons/split",
-        b'{"person_id": "{son}", "new_person": {"display_name": "M"}, "fact_ids": ["{fact}"]}',
+        "POST",
+        "/v1/persons/{son}:split",
+        {},
+        SPLIT + b'["{fact}"]}',
         400,
         "invalid_request",
     ),
     "unknown choice": (
-        "/pending/resolve",
-        b'{"pending_id": "{conflict}", "choice": "maybe"}',
+        "POST",
+        "/v1/pendingItems/{conflict}:resolve",
+        {},
+        b'{"choice": "maybe"}',
         400,
         "invalid_request",
     ),
     "person without id": (
-        "/pending/resolve",
-        b'{"pending_id": "{ambiguity}", "choice": "person"}',
+        "POST",
+        "/v1/pendingItems/{ambiguity}:resolve",
+        {},
+        b'{"choice": "person"}',
         400,
         "invalid_request",
     ),
     "wrong kind of answer": (
-        "/pending/resolve",
-        b'{"pending_id": "{conflict}", "choice": "someone_else"}',
+        "POST",
+        "/v1/pendingItems/{conflict}:resolve",
+        {},
+        b'{"choice": "someone_else"}',
         400,
         "invalid_request",
     ),
-    "bad chat id": ("/pending/list", b'{"chat_id": "../x"}', 400, "invalid_request"),
-    "unconfirmed deletion": ("/account/delete", b'{"confirm": false}', 400, "invalid_request"),
-    "deletion confirmed by a string": (
-        "/account/delete",
-        b'{"confirm": "true"}',
+    "bad chat id": (
+        "GET",
+        "/v1/pendingItems",
+        {"filter": 'chat_id = "../x"'},
+        b"",
         400,
         "invalid_request",
     ),
-    "deletion without body": ("/account/delete", b"", 400, "invalid_request"),
+    "unconfirmed deletion": (
+        "DELETE",
+        "/v1/account",
+        {"confirm": "false"},
+        b"",
+        400,
+        "invalid_request",
+    ),
+    "deletion without confirmation": ("DELETE", "/v1/account", {}, b"", 400, "invalid_request"),
     "body too large": (
-        "/facts/search",
+        "POST",
+        "/v1/facts:search",
+        {},
         b'{"query": "q", "pad": "' + b"p" * 70000 + b'"}',
         413,
         "payload_too_large",
     ),
-    "unknown operation": ("/facts/purge", b"{}", 404, "not_found"),
-    "restore without a version": ("/facts/restore", b"{}", 400, "invalid_request"),
-    "restore a malformed id": ("/facts/restore", b'{"version_id": "v1"}', 400, "invalid_request"),
-    "versions of a number": ("/facts/versions", b'{"fact_id": 7}', 400, "invalid_request"),
+    "unknown custom method": ("POST", "/v1/facts:purge", {}, b"{}", 404, "not_found"),
+    "restore with fields": (
+        "POST",
+        "/v1/facts/{fact}:restore",
+        {},
+        b'{"version_id": "v1"}',
+        400,
+        "invalid_request",
+    ),
+    "restore a malformed id": ("POST", "/v1/facts/v1:restore", {}, b"{}", 400, "invalid_request"),
     "restore an unknown version": (
-        "/facts/restore",
-        b'{"version_id": "{missing}"}',
+        "POST",
+        "/v1/facts/{missing}:restore",
+        {},
+        b"{}",
         404,
         "not_found",
     ),
     "versions of an unknown fact": (
-        "/facts/versions",
-        b'{"fact_id": "{missing}"}',
+        "GET",
+        "/v1/facts/{missing}/versions",
+        {},
+        b"",
         404,
         "not_found",
     ),
     "as of a time without a zone": (
-        "/facts/search",
+        "POST",
+        "/v1/facts:search",
+        {},
         b'{"query": "q", "as_of": "2026-01-01T00:00:00"}',
         400,
         "invalid_request",
     ),
     "as of no time at all": (
-        "/facts/search",
+        "POST",
+        "/v1/facts:search",
+        {},
         b'{"query": "q", "as_of": "last week"}',
         400,
         "invalid_request",
     ),
     "restore body too large": (
-        "/facts/restore",
-        b'{"version_id": "' + b"0" * 70000 + b'"}',
+        "POST",
+        "/v1/facts/{fact}:restore",
+        {},
+        b'{"x": "' + b"0" * 70000 + b'"}',
         413,
         "payload_too_large",
     ),
-    "unknown fact": ("/facts/delete", b'{"fact_id": "{missing}"}', 404, "not_found"),
+    "unknown fact": ("DELETE", "/v1/facts/{missing}", {}, b"", 404, "not_found"),
     "unknown pending item": (
-        "/pending/resolve",
-        b'{"pending_id": "{missing}", "choice": "keep_old"}',
+        "POST",
+        "/v1/pendingItems/{missing}:resolve",
+        {},
+        b'{"choice": "keep_old"}',
         404,
         "not_found",
     ),
+    "unknown strategy": ("DELETE", "/v1/strategies/nothing-learned", {}, b"", 404, "not_found"),
 }
 
 
@@ -640,23 +770,29 @@ def watched(
     assert everything(db, cache, alice.user) == before
 
 
+def filled(text: str, seeded: Seeded) -> str:
+    fact = seeded.facts["Martin works in accounting"]  # the colleague's, not the son's
+    for name, value in {
+        "fact": fact,
+        "son": seeded.son.id,
+        "conflict": seeded.conflict_id,
+        "ambiguity": seeded.ambiguity_id,
+        "missing": str(uuid.uuid4()),
+    }.items():
+        text = text.replace("{" + name + "}", value)
+    return text
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_bad_requests_are_refused_and_change_nothing(
     served: Served, watched: Seeded, case: str
 ) -> None:
-    path, body, status, code = CASES[case]
-    fact = watched.facts["Martin works in accounting"]  # the colleague's, not the son's
-    for name, value in {
-        "fact": fact,
-        "son": watched.son.id,
-        "conflict": watched.conflict_id,
-        "ambiguity": watched.ambiguity_id,
-        "missing": str(uuid.uuid4()),
-    }.items():
-        body = body.replace(b"{" + name.encode() + b"}", value.encode())
-    response = httpx.post(
-        url(served, path),
-        content=body,
+    method, path, query, body, status, code = CASES[case]
+    response = httpx.request(
+        method,
+        served.memory_url.rstrip("/") + filled(path, watched),
+        params=query,
+        content=filled(body.decode(), watched).encode() if body else None,
         headers={
             "Authorization": f"Bearer {served.token(watched.user)}",
             "Content-Type": "application/json",
@@ -680,8 +816,14 @@ def forged_token(user: str) -> str:
 
 
 @pytest.mark.parametrize("auth", ["none", "not bearer", "garbage", "forged", "expired"])
-@pytest.mark.parametrize("path", ["/facts/list", "/export", "/account/delete", "/nowhere"])
-def test_unauthenticated_requests(served: Served, watched: Seeded, auth: str, path: str) -> None:
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("GET", "/v1/facts"), ("GET", "/v1/account:export"), ("DELETE", "/v1/account"),
+     ("GET", "/nowhere")],
+)  # fmt: skip
+def test_unauthenticated_requests(
+    served: Served, watched: Seeded, auth: str, method: str, path: str
+) -> None:
     user = watched.user
     header = {
         "none": None,
@@ -691,17 +833,23 @@ def test_unauthenticated_requests(served: Served, watched: Seeded, auth: str, pa
         "expired": f"Bearer {mint_user_token(STATE, user, ttl=-120)}",
     }[auth]
     headers = {"Authorization": header} if header else {}
-    response = httpx.post(url(served, path), json={"confirm": True}, headers=headers, timeout=30)
+    url = served.memory_url.rstrip("/") + path
+    response = httpx.request(method, url, params={"confirm": "true"}, headers=headers, timeout=30)
     assert refused(response) == (401, "unauthenticated")
 
 
-def test_only_post_is_served(served: Served, watched: Seeded) -> None:
-    headers = {"Authorization": f"Bearer {served.token(watched.user)}"}
-    for path in ("/facts/list", "/export", "/account/delete"):
-        response = httpx.get(url(served, path), headers=headers, timeout=30)
-        assert refused(response) == (405, "method_not_allowed")
-        response = httpx.delete(url(served, path), headers=headers, timeout=30)
-        assert refused(response) == (405, "method_not_allowed")
+def test_another_method_is_405_with_allow(served: Served, watched: Seeded) -> None:
+    fact = f"/v1/facts/{watched.facts['I live in Basel']}"
+    for method, path, allow in [
+        ("GET", "/v1/account", "DELETE"),
+        ("DELETE", "/v1/facts", "GET"),
+        ("PUT", fact, "GET, PATCH, DELETE"),
+        ("POST", "/v1/settings/assistant", "GET, PATCH"),
+        ("GET", "/v1/facts:search", "POST"),
+    ]:
+        response = call(served, watched.user, method, path)
+        assert refused(response) == (405, "method_not_allowed"), (method, path)
+        assert response.headers["Allow"] == allow
 
 
 def test_another_users_ids_are_not_found_and_nothing_changes(
@@ -713,37 +861,34 @@ def test_another_users_ids_are_not_found_and_nothing_changes(
     bobs_before = everything(db, cache, bob.user)
     bobs_fact, bobs_person = bob.facts["Martin is eight years old"], bob.son.id
     mine = watched.son.id
-    attempts: list[tuple[str, dict[str, Any]]] = [
-        ("/facts/get", {"fact_id": bobs_fact}),
-        ("/facts/edit", {"fact_id": bobs_fact, "text": "Martin is nine"}),
-        ("/facts/delete", {"fact_id": bobs_fact}),
-        ("/facts/versions", {"fact_id": bobs_fact}),
-        ("/facts/restore", {"version_id": bobs_fact}),
-        ("/facts/list", {"subject_id": bobs_person}),
-        ("/facts/search", {"query": "Martin", "subject_id": bobs_person}),
-        ("/persons/update", {"person_id": bobs_person, "display_name": "Mine now"}),
-        ("/persons/merge", {"keep_id": mine, "absorb_id": bobs_person}),
-        ("/persons/merge", {"keep_id": bobs_person, "absorb_id": mine}),
+    split = {"new_person": {"display_name": "M"}, "fact_ids": [bobs_fact]}
+    attempts: list[tuple[str, str, Any, dict[str, str]]] = [
+        ("GET", f"/v1/facts/{bobs_fact}", None, {}),
+        ("PATCH", f"/v1/facts/{bobs_fact}", {"text": "Martin is nine"}, {}),
+        ("DELETE", f"/v1/facts/{bobs_fact}", None, {}),
+        ("GET", f"/v1/facts/{bobs_fact}/versions", None, {}),
+        ("POST", f"/v1/facts/{bobs_fact}:restore", None, {}),
+        ("GET", "/v1/facts", None, {"filter": about(bobs_person)}),
+        ("POST", "/v1/facts:search", {"query": "Martin", "subject_id": bobs_person}, {}),
+        ("GET", f"/v1/persons/{bobs_person}", None, {}),
+        ("PATCH", f"/v1/persons/{bobs_person}", {"display_name": "Mine now"}, {}),
+        ("POST", f"/v1/persons/{mine}:merge", {"absorb_id": bobs_person}, {}),
+        ("POST", f"/v1/persons/{bobs_person}:merge", {"absorb_id": mine}, {}),
+        ("POST", f"/v1/persons/{bobs_person}:split", split, {}),
+        ("POST", f"/v1/persons/{mine}:split", split, {}),
+        ("DELETE", f"/v1/persons/{bobs_person}", None, {}),
+        ("GET", f"/v1/pendingItems/{bob.conflict_id}", None, {}),
+        ("POST", f"/v1/pendingItems/{bob.conflict_id}:resolve", {"choice": "keep_both"}, {}),
         (
-            "/persons/split",
-            {
-                "person_id": bobs_person,
-                "new_person": {"display_name": "M"},
-                "fact_ids": [bobs_fact],
-            },
-        ),
-        (
-            "/persons/split",
-            {"person_id": mine, "new_person": {"display_name": "M"}, "fact_ids": [bobs_fact]},
-        ),
-        ("/persons/delete", {"person_id": bobs_person}),
-        ("/pending/resolve", {"pending_id": bob.conflict_id, "choice": "keep_both"}),
-        (
-            "/pending/resolve",
-            {"pending_id": watched.ambiguity_id, "choice": "person", "person_id": bobs_person},
+            "POST",
+            f"/v1/pendingItems/{watched.ambiguity_id}:resolve",
+            {"choice": "person", "person_id": bobs_person},
+            {},
         ),
     ]
-    for path, body in attempts:
-        assert refused(call(served, watched.user, path, body)) == (404, "not_found"), path
-    assert bob.facts["Martin is eight years old"] not in str(ok(served, watched.user, "/export"))
+    for method, path, body, query in attempts:
+        response = call(served, watched.user, method, path, body, **query)
+        assert refused(response) == (404, "not_found"), (method, path)
+    exported = ok(served, watched.user, "GET", "/v1/account:export")
+    assert bob.facts["Martin is eight years old"] not in str(exported)
     assert everything(db, cache, bob.user) == bobs_before

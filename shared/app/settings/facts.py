@@ -22,6 +22,7 @@ from shared.models.memory import SELF, Fact, FactDraft, FactFilter, FactPosition
 from shared.models.memory_api import (
     DeletedResponse,
     FactView,
+    ListFactsRequest,
     ScoredFactView,
     SearchFactsRequest,
     SearchResponse,
@@ -46,15 +47,12 @@ class FactAdmin:
         self._deps = deps
 
     def list(self, user_id: str, query: FactsQuery) -> FactList:
-        terms = parse_filter(query.filter, FILTER_FIELDS)
-        where = validated(
-            FactFilter,
-            {
-                "subject_id": self.subject(user_id, terms.get("subject_id")),
-                "fact_type": terms.get("type"),
-                "include_history": query.show_history,
-            },
-            "filter",
+        terms = validated(ListFactsRequest, parse_filter(query.filter, FILTER_FIELDS), "filter")
+        subject = None if terms.subject_id is None else str(terms.subject_id)
+        where = FactFilter(
+            subject_id=self.subject(user_id, subject),
+            fact_type=terms.type,
+            include_history=query.show_history,
         )
         scope = scope_of("facts", **where.model_dump(mode="json"))
         paging = self._paging(user_id, scope, query, FACTS)
