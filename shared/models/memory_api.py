@@ -13,8 +13,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, Field, StrictBool, StringConstraints, model_validator
 
-from shared.models.base import Confirmation, Strict, digest_of
-from shared.models.domain import AssistantProfile
+from shared.models.base import Strict, digest_of
 from shared.models.history_api import ExecutionView
 from shared.models.memory import (
     Durability,
@@ -41,10 +40,6 @@ DISAMBIGUATION_CHOICES: tuple[Choice, ...] = ("person", "someone_else")
 
 
 # -- requests ---------------------------------------------------------------------------------
-class Empty(Strict):
-    """Operations without parameters take ``{}`` (or an empty body)."""
-
-
 class ListFactsRequest(Strict):
     """The terms of ``GET /v1/facts``'s filter (``shared.app.settings.queries``)."""
 
@@ -61,27 +56,6 @@ class SearchFactsRequest(Strict):
     # What memory held then: the versions valid at that moment (bi-temporal columns), not
     # yet expired; with a time zone. Omitted: now.
     as_of: AwareDatetime | None = None
-
-
-class RestoreFactRequest(Strict):
-    version_id: UUID  # an earlier version (``/facts/versions``) to make current again
-
-
-class FactRef(Strict):
-    fact_id: UUID
-
-
-class EditFactRequest(Strict):
-    fact_id: UUID
-    text: FactText
-    type: FactType | None = None  # unchanged when omitted
-    sensitivity: Sensitivity | None = None
-    # When given (null included) it replaces the anchor, and the relative marker is dropped.
-    time_anchor: datetime | None = None
-
-
-class PersonRef(Strict):
-    person_id: UUID
 
 
 class PersonFields(Strict):
@@ -104,23 +78,6 @@ class UpdatePersonRequest(Strict):
             raise ValueError("nothing to change")
         if "display_name" in self.model_fields_set and self.display_name is None:
             raise ValueError("display_name cannot be null")
-        return self
-
-
-class MergePersonsRequest(Strict):
-    keep_id: UUID
-    absorb_id: UUID  # the same id as keep_id: 409 conflict (nothing to merge)
-
-
-class SplitPersonRequest(Strict):
-    person_id: UUID
-    new_person: PersonFields
-    fact_ids: list[UUID] = Field(min_length=1, max_length=500)
-
-    @model_validator(mode="after")
-    def _distinct(self) -> SplitPersonRequest:
-        if len(set(self.fact_ids)) != len(self.fact_ids):
-            raise ValueError("fact_ids must be distinct")
         return self
 
 
@@ -162,10 +119,6 @@ class UpdateAssistantRequest(Strict):
             if getattr(self, name) is None:
                 raise ValueError(f"{name} cannot be null")
         return self
-
-
-class DeleteAccountRequest(Confirmation):
-    pass
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -301,37 +254,12 @@ class ConversationExport(Strict):
 
 
 # -- responses --------------------------------------------------------------------------------
-class FactsResponse(Strict):
-    facts: list[FactView]
-
-
 class SearchResponse(Strict):
     results: list[ScoredFactView]
 
 
-class FactResponse(Strict):
-    fact: FactView
-
-
-class EditFactResponse(Strict):
-    fact: FactView  # the new current version
-    previous: FactView  # the version it superseded (kept as history)
-
-
-class VersionsResponse(Strict):
-    versions: list[FactView]  # every version of the fact, the latest first
-
-
 class DeletedResponse(Strict):
     deleted: Literal[True] = True
-
-
-class PersonsResponse(Strict):
-    persons: list[PersonView]
-
-
-class PersonResponse(Strict):
-    person: PersonView
 
 
 class SplitResponse(Strict):
@@ -339,17 +267,9 @@ class SplitResponse(Strict):
     moved: int
 
 
-class PendingListResponse(Strict):
-    items: list[PendingView]
-
-
 class ResolveResponse(Strict):
     item: PendingView
     stored: int  # facts stored by this answer
-
-
-class AssistantProfileResponse(Strict):
-    profile: AssistantProfile
 
 
 class ExportResponse(Strict):

@@ -11,7 +11,7 @@ from uuid import UUID
 
 from pydantic import Field, model_validator
 
-from shared.models.base import Confirmation, Strict, digest_of
+from shared.models.base import Strict, digest_of
 from shared.models.domain import AssistantProfile
 from shared.models.history_api import StrategyView
 from shared.models.memory import FactType, PersonRole, Sensitivity
@@ -110,10 +110,6 @@ class SplitRequest(Strict):
 class PendingAnswer(Strict):
     choice: Choice
     person_id: UUID | None = None  # with choice "person" only
-
-
-class ForgetAll(Confirmation):
-    pass
 
 
 # -- settings singletons (AIP-156) ---------------------------------------------------------

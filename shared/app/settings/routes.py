@@ -26,11 +26,11 @@ from shared.app.settings.queries import (
     PatchQuery,
 )
 from shared.errors import BadRequest
+from shared.models.history_api import ForgetAllRequest
 from shared.models.memory_api import SearchFactsRequest
 from shared.models.memory_v1 import (
     AssistantPatch,
     FactPatch,
-    ForgetAll,
     HitlPatch,
     MergeRequest,
     PendingAnswer,
@@ -96,7 +96,7 @@ def _restore(call: Call) -> BaseModel:
 
 
 def _forget_all(call: Call) -> BaseModel:
-    call.body(ForgetAll)  # {"confirm": true}
+    call.body(ForgetAllRequest)  # {"confirm": true}
     return call.api.strategies.forget_all(call.user_id)
 
 
