@@ -278,7 +278,7 @@ class ExportResponse(Strict):
     exported_at: datetime
     persons: list[PersonView]
     facts: list[FactView]  # current and superseded
-    facts_truncated: bool  # a subject held more facts than one export lists
+    facts_truncated: bool  # always false: the export pages through every fact (kept in format 1)
     pending: list[PendingView]
     conversations: ConversationExport
     executions: list[ExecutionView] = Field(default_factory=list)  # the execution memory

@@ -222,3 +222,35 @@ def test_persons_and_settings_refuse_a_stale_etag_and_change_nothing(deps: Deps)
         assert refused(deps, ALICE, method, target, body, headers=stale_tag) == (412, "stale_etag")
     assert state(deps) == before
     assert ok(deps, ALICE, "PATCH", path, {"aliases": ["Ann"]}, headers={"If-Match": "*"})
+
+
+def test_a_person_changed_between_check_and_write_is_412_or_merged(deps: Deps) -> None:
+    """The other device renames the person after this request's etag check: the
+    compare-and-set refuses a conditional write; an unconditional one reads again."""
+    person = anna(ALICE)
+    remember(deps, ALICE, "Anna likes tea", subject=person)
+    path = f"/v1/persons/{person.id}"
+    contacts = deps.contacts
+    update = contacts.update_person
+    rivals = iter(["Annie", "Anne"])
+
+    def racing(changed: Person, unchanged_since: datetime | None = None) -> bool:
+        rival, name = contacts.get_person(ALICE, changed.id), next(rivals, None)
+        if rival is not None and name is not None:  # two rival writes, then none
+            update(rival.model_copy(update={"display_name": name}))
+        return update(changed, unchanged_since)
+
+    contacts.update_person = racing  # type: ignore[method-assign]
+    read = ok(deps, ALICE, "GET", path)
+    conditional = {"aliases": ["Ann"], "etag": read["etag"]}
+    assert refused(deps, ALICE, "PATCH", path, conditional) == (412, "stale_etag")
+    assert ok(deps, ALICE, "GET", path)["aliases"] == []  # nothing of it was written
+    merged = ok(deps, ALICE, "PATCH", path, {"aliases": ["Ann"]})
+    assert (merged["display_name"], merged["aliases"]) == ("Anne", ["Ann"])  # the rival's kept
+
+
+def test_the_export_holds_every_fact_beyond_one_page(deps: Deps) -> None:
+    remember(deps, ALICE, *(f"fact number {n}" for n in range(1050)))
+    exported = ok(deps, ALICE, "GET", "/v1/account:export")
+    assert (len(exported["facts"]), exported["facts_truncated"]) == (1050, False)
+    assert len({f["id"] for f in exported["facts"]}) == 1050
