@@ -14,11 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.adapters.postgres import Database
-from shared.config import Settings
-from shared.deps import Deps
 from tests.e2e.conftest import Served
-from tests.e2e.test_memory_api import seed
+from tests.e2e.memory_kit import open_stores, seed
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -84,9 +81,5 @@ def test_responses_keep_the_documented_contract(
 
 def seed_memory(user: str) -> None:
     """Facts, persons and pending items, so the stateful phase's links have ids to follow."""
-    settings = Settings()
-    database = Database(settings)
-    try:
-        seed(Deps(settings, _database=database), user)
-    finally:
-        database.close()
+    with open_stores() as stores:
+        seed(stores, user)

@@ -12,13 +12,11 @@ import pytest
 import redis
 from google.cloud import firestore
 
-from shared.adapters.postgres import Database
-from shared.config import Settings
 from shared.deps import Deps
 from shared.models.memory import ExtractionChanges
 from shared.rest.paging import TOKEN_TTL
 from tests.e2e.conftest import EVAL_CLOCK, Served
-from tests.e2e.test_memory_api import (
+from tests.e2e.memory_kit import (
     Seeded,
     call,
     chat_with,
@@ -26,6 +24,8 @@ from tests.e2e.test_memory_api import (
     everything,
     new_user,
     ok,
+    open_cache,
+    open_stores,
     refused,
     seed,
 )
@@ -35,17 +35,14 @@ pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
 @pytest.fixture(scope="module")
 def fact_stores() -> Iterator[Deps]:
-    settings = Settings()
-    database = Database(settings)
-    yield Deps(settings, _database=database)
-    database.close()
+    with open_stores() as deps:
+        yield deps
 
 
 @pytest.fixture(scope="module")
 def redis_client() -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(Settings().redis_url)
-    yield client
-    client.close()
+    with open_cache() as client:
+        yield client
 
 
 @pytest.fixture

@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from shared.adapters.postgres import Database
-from shared.config import Settings
 from shared.deps import Deps
 from tests.e2e.browser.conftest import messages, send, sign_in
 from tests.e2e.conftest import Served, new_user
-from tests.e2e.test_memory_api import seed
+from tests.e2e.memory_kit import open_stores, seed
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -24,10 +22,8 @@ SON_FACTS = {"Martin is eight years old", "Martin plays football on Saturdays"}
 
 @pytest.fixture(scope="module")
 def stores() -> Iterator[Deps]:
-    settings = Settings()
-    database = Database(settings)
-    yield Deps(settings, _database=database)
-    database.close()
+    with open_stores() as deps:
+        yield deps
 
 
 def open_memory(page: Page) -> None:
