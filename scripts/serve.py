@@ -33,6 +33,15 @@ FUNCTIONS = {
 # Everything `up` starts: the functions, and the web client's server (scripts/web_serve.py).
 PROCESSES = {**FUNCTIONS, "web": (25, "web")}
 BASES = {"dev": 8500, "test": 8600}
+
+
+def base_port(profile: str) -> int:
+    """As ``Profile.base_port``: ``STACK_PORT_BASE`` moves the test stack's functions too."""
+    if profile == "test" and os.environ.get("STACK_PORT_BASE"):
+        return int(os.environ["STACK_PORT_BASE"])
+    return BASES[profile]
+
+
 # Processes this interpreter started, kept so they are reaped (tests start and stop them).
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
@@ -106,13 +115,6 @@ def wait_ready(port: int, seconds: float = 30.0) -> bool:
     return False
 
 
-def _base(profile: str) -> int:
-    """The profile's first port: the test stack's moves with ``STACK_PORT_BASE``, as the
-    stack's services do (``Profile.base_port``)."""
-    moved = os.environ.get("STACK_PORT_BASE") if profile == "test" else None
-    return int(moved) if moved else BASES[profile]
-
-
 def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
     env = {**os.environ, **read_env(profile), **(extra_env or {})}
     logs = state_dir(profile) / "logs"
@@ -120,7 +122,7 @@ def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
     _pidfile(profile, "x").parent.mkdir(parents=True, exist_ok=True)
     started: list[tuple[str, int]] = []
     for name, (offset, _) in PROCESSES.items():
-        port = _base(profile) + offset
+        port = base_port(profile) + offset
         if _running_pid(profile, name):
             continue
         with open(logs / f"fn-{name}.log", "ab") as log:
@@ -155,7 +157,7 @@ def down(profile: str) -> None:
 def status(profile: str) -> None:
     for name, (offset, _) in PROCESSES.items():
         pid = _running_pid(profile, name)
-        where = f"pid {pid} port {_base(profile) + offset}" if pid else "stopped"
+        where = f"pid {pid} port {base_port(profile) + offset}" if pid else "stopped"
         print(f"{name}: {where}")
 
 

@@ -479,8 +479,10 @@ class ContactStore(Protocol):
         """Idempotent on ``person.id``."""
         ...
 
-    def update_person(self, person: Person) -> bool:
-        """Rename, change role, aliases or descriptors; False if not the user's person."""
+    def update_person(self, person: Person, unchanged_since: datetime | None = None) -> bool:
+        """Rename, change role, aliases or descriptors; False if not the user's person, or
+        (compare-and-set) if ``unchanged_since`` is given and the stored ``updated_at``
+        differs from it: someone changed the person since it was read."""
         ...
 
     def merge_persons(self, user_id: str, keep_id: str, absorb_id: str) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from shared.adapters.clock import SystemClock
 from shared.adapters.fact_rules import expiry, is_uuid, merged_person, sort_persons, uuids
@@ -66,14 +66,17 @@ class FakeContactStore:
         with self.data.lock:
             self.data.insert_person(person, self.clock.now())
 
-    def update_person(self, person: Person) -> bool:
+    def update_person(self, person: Person, unchanged_since: datetime | None = None) -> bool:
         with self.data.lock:
             old = self.data.person_of(person.user_id, person.id)
-            if old is None:
+            if old is None or unchanged_since not in (None, old.updated_at):
                 return False
             check_role(person)
+            now = self.clock.now()
+            if old.updated_at is not None:  # strictly later, as PostgreSQL's GREATEST(...)
+                now = max(now, old.updated_at + timedelta(microseconds=1))
             self.data.persons[old.id] = person.model_copy(
-                update={"id": old.id, "created_at": old.created_at, "updated_at": self.clock.now()}
+                update={"id": old.id, "created_at": old.created_at, "updated_at": now}
             )
             return True
 
@@ -210,6 +213,8 @@ class FakeFactStore:
             found = [f for f in found if f.type == where.fact_type]
         if not where.include_history:
             found = [f for f in found if f.valid_to is None]
+        if (after := where.after) is not None:
+            found = [f for f in found if (f.created_at, f.id) > (after.created_at, after.id)]
         return _by_creation(found)[: where.limit]
 
     def get_fact(self, user_id: str, fact_id: str) -> Fact | None:

@@ -9,6 +9,7 @@ ciphertext). Every statement filters by ``user_id``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from shared.adapters.fact_rules import is_uuid, merged_person, sort_persons
@@ -55,12 +56,12 @@ class PostgresContactStore:
         with constraints_as_rejected(), self._db.transaction() as cur:
             cur.execute(INSERT_PERSON_SQL, person_insert_args(cipher, person))
 
-    def update_person(self, person: Person) -> bool:
+    def update_person(self, person: Person, unchanged_since: datetime | None = None) -> bool:
         if not is_uuid(person.id):
             return False
         cipher = self._keys.cipher_for(person.user_id)
         with constraints_as_rejected(), self._db.transaction() as cur:
-            return _update(cur, cipher, person)
+            return _update(cur, cipher, person, unchanged_since)
 
     def merge_persons(self, user_id: str, keep_id: str, absorb_id: str) -> bool:
         """Facts of ``absorb_id`` move to ``keep_id`` (taking its role as their relation);
@@ -109,17 +110,24 @@ class PostgresContactStore:
         return sort_persons([person_from_row(cipher, row) for row in rows])
 
 
-def _update(cur: Cursor, cipher: UserCipher, person: Person) -> bool:
+def _update(
+    cur: Cursor, cipher: UserCipher, person: Person, unchanged_since: datetime | None = None
+) -> bool:
+    """With ``unchanged_since``: only if ``updated_at`` is still that (compare-and-set)."""
     cur.execute(
         "UPDATE persons SET avatar_id = %s, role_to_user = %s, display_name_enc = %s,"
         " aliases_enc = %s, descriptors_enc = %s, name_hashes = %s::bytea[],"
-        " updated_at = now() WHERE user_id = %s AND id = %s",
+        " updated_at = GREATEST(now(), updated_at + interval '1 microsecond')"
+        " WHERE user_id = %s AND id = %s"
+        " AND (%s::timestamptz IS NULL OR updated_at = %s::timestamptz)",
         [
             person.avatar_id,
             person.role_to_user,
             *person_secrets(cipher, person),
             person.user_id,
             person.id,
+            unchanged_since,
+            unchanged_since,
         ],
     )
     return cur.rowcount > 0

@@ -208,7 +208,7 @@ class PostgresFactStore:
         )
 
     def list_facts(self, user_id: str, where: FactFilter) -> list[Fact]:
-        clauses, args = ["TRUE"], []
+        clauses, args = ["TRUE"], list[Any]()
         if where.subject_id == SELF:
             clauses.append("subject_entity_id IS NULL")
         elif where.subject_id is not None:
@@ -221,6 +221,11 @@ class PostgresFactStore:
             args.append(where.fact_type)
         if not where.include_history:
             clauses.append("valid_to IS NULL")
+        if where.after is not None:
+            if not is_uuid(where.after.id):
+                return []
+            clauses.append("(created_at, id) > (%s, %s::uuid)")
+            args += [where.after.created_at, where.after.id]
         order = " ORDER BY created_at, id LIMIT %s"
         return self._select(user_id, " AND ".join(clauses) + order, [*args, where.limit])
 

@@ -1,6 +1,17 @@
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, StrictBool, model_validator
+
+
+def digest_of(*parts: Any) -> str:
+    """A short, URL-safe digest of JSON-able parts: what an etag (AIP-154) is made of."""
+    digest = hashlib.sha256(json.dumps(parts, default=str, sort_keys=True).encode()).digest()
+    return base64.urlsafe_b64encode(digest[:15]).decode()
 
 
 class Strict(BaseModel):

@@ -39,10 +39,6 @@ class StrategyView(Strict):
     failures: list[SubtaskFailure]  # of its latest failed run: what the planner is warned of
 
 
-class StrategiesResponse(Strict):
-    strategies: list[StrategyView]  # most recently run first
-
-
 class ForgottenResponse(Strict):
     forgotten: int  # runs deleted
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import Field
+from pydantic import AwareDatetime, Field
 
 from shared.models.base import Strict
 
@@ -209,11 +209,23 @@ class SessionNote(Strict):
     covers_until: datetime  # the newest
 
 
+class FactPosition(Strict):
+    """A keyset position in the facts' order ``(created_at, id)``: a page starts after it."""
+
+    created_at: AwareDatetime
+    id: str
+
+
 class FactFilter(Strict):
+    """Which facts ``list_facts`` answers, in the order ``(created_at, id)`` ascending: a
+    fact stored later sorts after every fact that existed, so paging by ``after`` neither
+    skips nor repeats the facts that were there at the first page."""
+
     subject_id: str | None = None  # a person id, or SELF for the user's own facts
     fact_type: FactType | None = None
     include_history: bool = False  # superseded facts too
     limit: int = Field(default=200, ge=1, le=1000)
+    after: FactPosition | None = None  # the last fact of the previous page
 
 
 class StaleFact(Strict):

@@ -13,8 +13,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, Field, StrictBool, StringConstraints, model_validator
 
-from shared.models.base import Confirmation, Strict
-from shared.models.domain import AssistantProfile
+from shared.models.base import Strict, digest_of
 from shared.models.history_api import ExecutionView
 from shared.models.memory import (
     Durability,
@@ -41,15 +40,11 @@ DISAMBIGUATION_CHOICES: tuple[Choice, ...] = ("person", "someone_else")
 
 
 # -- requests ---------------------------------------------------------------------------------
-class Empty(Strict):
-    """Operations without parameters take ``{}`` (or an empty body)."""
-
-
 class ListFactsRequest(Strict):
+    """The terms of ``GET /v1/facts``'s filter (``shared.app.settings.queries``)."""
+
     subject_id: UUID | Literal["self"] | None = None  # a person, or "self" for the user
     type: FactType | None = None
-    include_history: bool = False
-    limit: int = Field(default=200, ge=1, le=1000)
 
 
 class SearchFactsRequest(Strict):
@@ -61,27 +56,6 @@ class SearchFactsRequest(Strict):
     # What memory held then: the versions valid at that moment (bi-temporal columns), not
     # yet expired; with a time zone. Omitted: now.
     as_of: AwareDatetime | None = None
-
-
-class RestoreFactRequest(Strict):
-    version_id: UUID  # an earlier version (``/facts/versions``) to make current again
-
-
-class FactRef(Strict):
-    fact_id: UUID
-
-
-class EditFactRequest(Strict):
-    fact_id: UUID
-    text: FactText
-    type: FactType | None = None  # unchanged when omitted
-    sensitivity: Sensitivity | None = None
-    # When given (null included) it replaces the anchor, and the relative marker is dropped.
-    time_anchor: datetime | None = None
-
-
-class PersonRef(Strict):
-    person_id: UUID
 
 
 class PersonFields(Strict):
@@ -104,23 +78,6 @@ class UpdatePersonRequest(Strict):
             raise ValueError("nothing to change")
         if "display_name" in self.model_fields_set and self.display_name is None:
             raise ValueError("display_name cannot be null")
-        return self
-
-
-class MergePersonsRequest(Strict):
-    keep_id: UUID
-    absorb_id: UUID  # the same id as keep_id: 409 conflict (nothing to merge)
-
-
-class SplitPersonRequest(Strict):
-    person_id: UUID
-    new_person: PersonFields
-    fact_ids: list[UUID] = Field(min_length=1, max_length=500)
-
-    @model_validator(mode="after")
-    def _distinct(self) -> SplitPersonRequest:
-        if len(set(self.fact_ids)) != len(self.fact_ids):
-            raise ValueError("fact_ids must be distinct")
         return self
 
 
@@ -164,10 +121,6 @@ class UpdateAssistantRequest(Strict):
         return self
 
 
-class DeleteAccountRequest(Confirmation):
-    pass
-
-
 # -- views ------------------------------------------------------------------------------------
 class SourceView(Strict):
     chat_id: str | None = None
@@ -197,13 +150,26 @@ class FactView(Strict):
     updated_at: datetime
     expires_at: datetime | None  # leaves retrieval then (durability short, medium, long)
     ended_by: EndedBy | None  # a closed version: superseded (an edit, a restore) or expired
+    etag: str  # of what the user may change, and of being current (AIP-154)
 
     @classmethod
     def of(cls, fact: Fact) -> FactView:
         same = fact.model_dump(include=set(cls.model_fields) & set(Fact.model_fields))
         return cls.model_validate(
-            {**same, "subject_id": fact.subject_entity_id, "current": fact.valid_to is None}
+            {
+                **same,
+                "subject_id": fact.subject_entity_id,
+                "current": fact.valid_to is None,
+                "etag": fact_etag(fact),
+            }
         )
+
+
+def fact_etag(fact: Fact) -> str:
+    """Changes with an edit (a superseded version is no longer current) or a move to another
+    person; not with a sighting (``seen_count``), which the user cannot edit."""
+    editable = (fact.text, fact.type, fact.sensitivity, fact.time_anchor)
+    return digest_of(fact.id, *editable, fact.subject_entity_id, fact.valid_to is None)
 
 
 class PersonView(Strict):
@@ -214,10 +180,17 @@ class PersonView(Strict):
     descriptors: dict[str, str]
     created_at: datetime | None
     updated_at: datetime | None
+    etag: str  # of the names, role and descriptors (AIP-154)
 
     @classmethod
     def of(cls, person: Person) -> PersonView:
-        return cls.model_validate(person.model_dump(exclude={"user_id", "avatar_id"}))
+        fields = person.model_dump(exclude={"user_id", "avatar_id"})
+        return cls.model_validate({**fields, "etag": person_etag(person)})
+
+
+def person_etag(person: Person) -> str:
+    editable = (person.display_name, person.role_to_user, person.aliases, person.descriptors)
+    return digest_of(person.id, *editable)
 
 
 class HeldFact(Strict):
@@ -281,37 +254,12 @@ class ConversationExport(Strict):
 
 
 # -- responses --------------------------------------------------------------------------------
-class FactsResponse(Strict):
-    facts: list[FactView]
-
-
 class SearchResponse(Strict):
     results: list[ScoredFactView]
 
 
-class FactResponse(Strict):
-    fact: FactView
-
-
-class EditFactResponse(Strict):
-    fact: FactView  # the new current version
-    previous: FactView  # the version it superseded (kept as history)
-
-
-class VersionsResponse(Strict):
-    versions: list[FactView]  # every version of the fact, the latest first
-
-
 class DeletedResponse(Strict):
     deleted: Literal[True] = True
-
-
-class PersonsResponse(Strict):
-    persons: list[PersonView]
-
-
-class PersonResponse(Strict):
-    person: PersonView
 
 
 class SplitResponse(Strict):
@@ -319,17 +267,9 @@ class SplitResponse(Strict):
     moved: int
 
 
-class PendingListResponse(Strict):
-    items: list[PendingView]
-
-
 class ResolveResponse(Strict):
     item: PendingView
     stored: int  # facts stored by this answer
-
-
-class AssistantProfileResponse(Strict):
-    profile: AssistantProfile
 
 
 class ExportResponse(Strict):
@@ -338,7 +278,7 @@ class ExportResponse(Strict):
     exported_at: datetime
     persons: list[PersonView]
     facts: list[FactView]  # current and superseded
-    facts_truncated: bool  # a subject held more facts than one export lists
+    facts_truncated: bool  # always false: the export pages through every fact (kept in format 1)
     pending: list[PendingView]
     conversations: ConversationExport
     executions: list[ExecutionView] = Field(default_factory=list)  # the execution memory

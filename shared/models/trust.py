@@ -125,13 +125,3 @@ class HitlView(Strict):
     level_since: datetime | None
     updated_at: datetime | None
     next_level: NextLevel | None  # None at the top level
-
-
-class HitlSettingsResponse(Strict):
-    hitl: HitlView
-
-
-class UpdateHitlRequest(Strict):
-    """Pin a mode, or ``null`` to follow the trust level again; nothing else is writable."""
-
-    pinned_mode: HitlMode | None

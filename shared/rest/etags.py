@@ -9,19 +9,16 @@ carries it quoted. A write names the version it read in ``If-Match`` (or the bod
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 from typing import Any
 
 from shared.errors import BadRequest, PreconditionFailed
+from shared.models.base import digest_of
 
 ANY = "*"
 
 
 def etag_of(*parts: Any) -> str:
-    digest = hashlib.sha256(json.dumps(parts, default=str, sort_keys=True).encode()).digest()
-    return base64.urlsafe_b64encode(digest[:15]).decode()
+    return digest_of(*parts)  # the models' views compute theirs with it too
 
 
 def wanted(if_match: str | None, body_etag: str | None = None) -> str | None:

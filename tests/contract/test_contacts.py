@@ -93,6 +93,25 @@ def test_a_person_is_renamed(fact_backend: FactBackend, user_id: str) -> None:
     assert not contacts.update_person(person(user_id, "Nobody"))
 
 
+def test_an_update_from_a_stale_read_changes_nothing(
+    fact_backend: FactBackend, user_id: str
+) -> None:
+    """The compare-and-set under a conditional PATCH: only from the version last written."""
+    contacts = fact_backend.contacts
+    contacts.add_person(person(user_id, "Tom"))
+    [read] = contacts.list_persons(user_id)
+    assert read.updated_at is not None
+    first = read.model_copy(update={"display_name": "Thomas"})
+    assert contacts.update_person(first, unchanged_since=read.updated_at)
+    second = read.model_copy(update={"display_name": "Tommy"})  # from the same, now stale read
+    assert not contacts.update_person(second, unchanged_since=read.updated_at)
+    stored = contacts.get_person(user_id, read.id)
+    assert stored is not None and stored.display_name == "Thomas"
+    assert stored.updated_at is not None and stored.updated_at > read.updated_at
+    again = stored.model_copy(update={"display_name": "Tom"})
+    assert contacts.update_person(again, unchanged_since=stored.updated_at)
+
+
 def test_merging_moves_facts_and_names_at_once(fact_backend: FactBackend, user_id: str) -> None:
     keep = person(
         user_id, "Robert", aliases=["Rob"], role_to_user="sibling", descriptors={"age": "40"}

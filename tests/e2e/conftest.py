@@ -42,9 +42,34 @@ class Served:
     def token(self, user: str) -> str:
         return mint_user_token(STATE, user, ttl=600)
 
-    def memory(self, user: str | None, path: str, body: Any = None) -> httpx.Response:
-        """A POST to one of the memory function's operations (``/facts/list``...)."""
-        return self.post(self.memory_url.rstrip("/") + path, user, {} if body is None else body)
+    def memory(
+        self,
+        user: str | None,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        **params: Any,
+    ) -> httpx.Response:
+        """A request to the memory function's ``/v1`` resources (docs/api.md); ``params``
+        become the query string."""
+        sent = {"Authorization": f"Bearer {self.token(user)}"} if user else {}
+        sent.update(headers or {})
+        url = self.memory_url.rstrip("/") + path
+        return httpx.request(method, url, json=body, params=params, headers=sent, timeout=60)
+
+    def facts(self, user: str, where: str = "", history: bool = False) -> list[dict[str, Any]]:
+        """Every fact the user's list answers for a filter (``subject_id = "self"``...),
+        through all its pages."""
+        facts: list[dict[str, Any]] = []
+        query: dict[str, Any] = {"filter": where, "show_history": history, "page_size": 1000}
+        while True:
+            page = self.memory(user, "GET", "/v1/facts", **query)
+            assert page.status_code == 200, page.text
+            facts += page.json()["facts"]
+            if not page.json()["next_page_token"]:
+                return facts
+            query["page_token"] = page.json()["next_page_token"]
 
     def post(self, url: str, user: str | None, body: Any, **kwargs: Any) -> httpx.Response:
         headers = {"Authorization": f"Bearer {self.token(user)}"} if user else {}

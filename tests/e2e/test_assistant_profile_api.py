@@ -1,5 +1,5 @@
-"""The assistant profile paths of the memory function over HTTP, on the real stack:
-Firestore holds the profile, Redis the cached turn context an update drops."""
+"""The assistant profile (``/v1/settings/assistant``) of the memory function over HTTP, on
+the real stack: Firestore holds the profile, Redis the cached turn context an update drops."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from tests.e2e.conftest import Served, new_user, refused
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
 SETTINGS = Settings()
-GET, UPDATE = "/settings/assistant/get", "/settings/assistant/update"
+GET, UPDATE = "GET", "PATCH"
+PATH = "/v1/settings/assistant"
 DEFAULTS = AssistantProfile().model_dump(mode="json")
 
 
@@ -29,15 +30,15 @@ def cache() -> Iterator[redis.Redis]:
     client.close()
 
 
-def call(served: Served, user: str | None, path: str, body: Any = None) -> httpx.Response:
-    return served.memory(user, path, body)
+def call(served: Served, user: str | None, method: str, body: Any = None) -> httpx.Response:
+    return served.memory(user, method, PATH, body)
 
 
-def profile(served: Served, user: str, path: str = GET, body: Any = None) -> dict[str, Any]:
-    response = call(served, user, path, body)
+def profile(served: Served, user: str, method: str = GET, body: Any = None) -> dict[str, Any]:
+    """The profile without its etag (which every change changes)."""
+    response = call(served, user, method, body)
     assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()["profile"]
-    return result
+    return {name: value for name, value in response.json().items() if name != "etag"}
 
 
 def context_key(user: str) -> str:
@@ -99,21 +100,35 @@ def test_invalid_fields_are_bad_requests(served: Served, body: dict[str, Any]) -
     assert profile(served, user) == DEFAULTS
 
 
-@pytest.mark.parametrize("path", [GET, UPDATE])
-def test_a_request_without_a_valid_token_is_unauthenticated(served: Served, path: str) -> None:
-    assert refused(call(served, None, path, {"tone": "x"})) == (401, "unauthenticated")
+@pytest.mark.parametrize("method", [GET, UPDATE])
+def test_a_request_without_a_valid_token_is_unauthenticated(served: Served, method: str) -> None:
+    assert refused(call(served, None, method, {"tone": "x"})) == (401, "unauthenticated")
     garbage = {"Authorization": "Bearer not.a.jwt"}
-    url = served.memory_url.rstrip("/") + path
-    response = httpx.post(url, json={"tone": "x"}, headers=garbage, timeout=30)
+    url = served.memory_url.rstrip("/") + PATH
+    response = httpx.request(method, url, json={"tone": "x"}, headers=garbage, timeout=30)
     assert refused(response) == (401, "unauthenticated")
+
+
+def test_two_devices_saving_the_profile_the_stale_one_gets_412(served: Served) -> None:
+    user = new_user()
+    phone, laptop = call(served, user, GET).json(), call(served, user, GET).json()
+    saved = served.memory(user, UPDATE, PATH, {"tone": "dry", "etag": phone["etag"]})
+    assert saved.status_code == 200, saved.text
+    stale = served.memory(user, UPDATE, PATH, {"persona_name": "Bo", "etag": laptop["etag"]})
+    assert refused(stale) == (412, "stale_etag")
+    assert (profile(served, user)["tone"], profile(served, user)["persona_name"]) == (
+        "dry",
+        DEFAULTS["persona_name"],
+    )
 
 
 def test_the_profile_is_exported_and_erased_with_the_account(served: Served) -> None:
     user = new_user()
     stored = profile(served, user, UPDATE, {"persona_name": "Ada"})
-    exported = call(served, user, "/export").json()["conversations"]["documents"]
+    exported = served.memory(user, "GET", "/v1/account:export").json()
+    exported = exported["conversations"]["documents"]
     [document] = [d for d in exported if d["path"] == "settings/assistant"]
     assert document["data"]["persona_name"] == stored["persona_name"]
 
-    assert call(served, user, "/account/delete", {"confirm": True}).status_code == 200
+    assert served.memory(user, "DELETE", "/v1/account", confirm="true").status_code == 200
     assert profile(served, user) == DEFAULTS

@@ -174,7 +174,7 @@ def test_an_extraction_queued_before_the_account_was_erased_brings_nothing_back(
     served: Served,
 ) -> None:
     user, reply = new_turn(served, "Hello!")
-    deleted = served.post(served.memory_url + "account/delete", user, {"confirm": True})
+    deleted = served.memory(user, "DELETE", "/v1/account", confirm="true")
     assert deleted.status_code == 200, deleted.text
     settings = Settings()
     late = {

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Served
+from tests.e2e.memory_kit import open_stores, seed
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -32,16 +33,12 @@ CHECKS = ",".join(
 )
 
 JOB_PATHS = ("/jobs/pause", "/jobs/resume", "/jobs/cancel", "/jobs/takeover")
-MEMORY_PATHS = (
-    "/facts/list", "/facts/search", "/facts/get", "/facts/edit", "/facts/delete",
-    "/persons/list", "/persons/update", "/persons/merge", "/persons/split", "/persons/delete",
-    "/pending/list", "/pending/resolve", "/settings/assistant/get",
-    "/settings/assistant/update", "/settings/hitl/get", "/settings/hitl/update",
-    "/export", "/account/delete",
-)  # fmt: skip
+MEMORY_PATHS = (r"^/v1/(facts|persons|pendingItems|settings|strategies|account)",)  # regexes
 
 
-def fuzz(base_url: str, token: str, workdir: Path, *paths: str) -> subprocess.CompletedProcess[str]:
+def fuzz(
+    base_url: str, token: str, workdir: Path, *paths: str, stateful: bool = False
+) -> subprocess.CompletedProcess[str]:
     command = [
         str(FUZZER), "run", str(ROOT / "docs" / "openapi.yaml"),
         "--url", base_url.rstrip("/"),
@@ -49,11 +46,12 @@ def fuzz(base_url: str, token: str, workdir: Path, *paths: str) -> subprocess.Co
         "--checks", CHECKS,
         "--max-examples", "25",
         "--seed", "20261122",
-        "--phases", "examples,coverage,fuzzing",
+        # stateful: follows the contract's OpenAPI links (list -> get -> patch/delete...)
+        "--phases", "examples,coverage,fuzzing" + (",stateful" if stateful else ""),
         "--no-color",
     ]  # fmt: skip
     for path in paths:
-        command += ["--include-path", path]
+        command += ["--include-path-regex" if path.startswith("^") else "--include-path", path]
     # Its cache (.schemathesis/) goes to the test's own folder, never into the repository.
     return subprocess.run(
         command, capture_output=True, text=True, timeout=600, check=False, cwd=workdir
@@ -73,6 +71,15 @@ def test_responses_keep_the_documented_contract(
 ) -> None:
     assert FUZZER.exists(), "scripts/bootstrap.sh installs schemathesis into .tools/"
     url = {"turn": served.turn_url, "resume": served.resume_url, "memory": served.memory_url}
-    token = served.token(f"fuzz{uuid.uuid4().hex[:10]}")
-    result = fuzz(url[function], token, tmp_path, *paths)
+    user = f"fuzz{uuid.uuid4().hex[:10]}"
+    if function == "memory":
+        seed_memory(user)
+    token = served.token(user)
+    result = fuzz(url[function], token, tmp_path, *paths, stateful=function == "memory")
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def seed_memory(user: str) -> None:
+    """Facts, persons and pending items, so the stateful phase's links have ids to follow."""
+    with open_stores() as stores:
+        seed(stores, user)

@@ -85,7 +85,7 @@ def test_the_eval_command_scores_a_small_slice(served: Served, tmp_path: Path) -
 
     # the facts were stored at their sessions' dates, through the real extraction
     user = f"eval-{report['run']}-slice"
-    facts = served.memory(user, "/facts/list", {}).json()["facts"]
+    facts = served.facts(user)
     stated = {f["text"]: datetime.fromisoformat(f["valid_from"]).date() for f in facts}
     assert stated["Maya lives in Wipkingen"] == datetime(2023, 3, 4, tzinfo=UTC).date()
     assert stated["Oskar sold Maya a Bianchi"] == datetime(2023, 4, 23, tzinfo=UTC).date()

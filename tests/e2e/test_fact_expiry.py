@@ -48,7 +48,7 @@ def remember(stores: Deps, user: str, text: str, durability: str, when: datetime
 
 
 def search(served: Served, user: str, query: str) -> list[str]:
-    found = served.memory(user, "/facts/search", {"query": query}).json()["results"]
+    found = served.memory(user, "POST", "/v1/facts:search", {"query": query}).json()["results"]
     return [r["fact"]["text"] for r in found]
 
 
@@ -63,12 +63,12 @@ def test_an_expired_fact_leaves_search_and_the_job_closes_it(served: Served, sto
         check=True, cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert json.loads(done.stdout.strip().splitlines()[-1])["closed"] >= 1
-    [version] = served.memory(user, "/facts/versions", {"fact_id": cold}).json()["versions"]
+    [version] = served.memory(user, "GET", f"/v1/facts/{cold}/versions").json()["versions"]
     assert (version["current"], version["ended_by"]) == (False, "expired")
     assert datetime.fromisoformat(version["valid_to"]) == datetime.fromisoformat(
         version["expires_at"]
     )  # closed when it left retrieval, not when the job ran
-    listed = served.memory(user, "/facts/list", {}).json()["facts"]
+    listed = served.facts(user)
     assert [f["text"] for f in listed] == ["I have a cat called Pixel"]
 
 

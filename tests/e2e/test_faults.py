@@ -103,7 +103,7 @@ def test_postgres_stopped_then_restarted(served: Served, db: firestore.Client) -
         asked = send(served.turn_url, served, user, "[ask] What do I like?", "p2", chat)
         simple = send(served.turn_url, served, user, "How are tides made?", "p3", chat)
         extraction = httpx.post(served.extraction_url, json=task, headers=headers, timeout=90)
-        listed = served.memory(user, "/facts/list")
+        listed = served.memory(user, "GET", "/v1/facts")
     assert [greeting.status_code, asked.status_code, simple.status_code] == [200, 200, 200]
     assert asked.json()["reply"]["text"].endswith(NOTE)  # says it cannot remember
     assert NOTE not in simple.json()["reply"]["text"]  # needed no memory

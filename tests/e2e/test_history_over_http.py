@@ -39,7 +39,7 @@ def turn(served: Served, user: str, message: str, chat_id: str | None = None) ->
 
 
 def strategies(served: Served, user: str) -> list[dict[str, Any]]:
-    response = served.memory(user, "/settings/strategies/list")
+    response = served.memory(user, "GET", "/v1/strategies")
     assert response.status_code == 200, response.text
     listed: list[dict[str, Any]] = response.json()["strategies"]
     return listed
@@ -128,14 +128,14 @@ def test_a_plan_that_worked_is_reused_without_a_planning_call(
     redeliver(served, state)
     [strategy] = strategies(served, user)
     assert (strategy["runs"], strategy["done"]) == (2, 2)
-    exported = served.memory(user, "/export").json()["executions"]
+    exported = served.memory(user, "GET", "/v1/account:export").json()["executions"]
     assert sorted(e["request"] for e in exported) == [
         "[complex] Research the AI agent market",
         f"[complex] Research the {NO_PLANNING} market",
     ]
     assert executions_in_postgres(user) == 2
 
-    deleted = served.memory(user, "/account/delete", {"confirm": True})
+    deleted = served.memory(user, "DELETE", "/v1/account", confirm="true")
     assert deleted.status_code == 200, deleted.text
     assert executions_in_postgres(user) == 0
     assert strategies(served, user) == []

@@ -122,8 +122,8 @@ def test_a_new_request_escapes_the_question(served: Served, db: firestore.Client
 
     # The deferred extraction ran without a guessed person: the fact system holds it.
     def held() -> list[dict[str, Any]]:
-        listed = served.post(served.memory_url + "pending/list", user, {})
-        return list(listed.json()["items"])
+        listed = served.memory(user, "GET", "/v1/pendingItems")
+        return list(listed.json()["pending_items"])
 
     [item] = wait_for(held)
     assert item["kind"] == "disambiguation" and item["mention"] == "Thomas"
@@ -142,7 +142,7 @@ def test_erasing_the_account_deletes_its_checkpoint_threads(
         return sum(len(list(c.stream())) for c in thread.collections())
 
     assert checkpoints(asked["turn_id"]) == 2  # the question's turn and the answer's
-    erased = served.post(served.memory_url + "account/delete", user, {"confirm": True})
+    erased = served.memory(user, "DELETE", "/v1/account", confirm="true")
     assert erased.status_code == 200, erased.text
     assert checkpoints(asked["turn_id"]) == 0
     assert checkpoints(kept["turn_id"]) == 1  # another user's thread is untouched

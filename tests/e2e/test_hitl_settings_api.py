@@ -1,5 +1,5 @@
-"""The human-in-the-loop settings paths of the memory function over HTTP, on the real stack:
-Firestore holds the trust record at ``users/{uid}/settings/trust``."""
+"""The human-in-the-loop settings (``/v1/settings/hitl``) of the memory function over HTTP,
+on the real stack: Firestore holds the trust record at ``users/{uid}/settings/trust``."""
 
 from __future__ import annotations
 
@@ -16,18 +16,22 @@ from tests.e2e.conftest import Served, new_user, refused
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
-GET, UPDATE = "/settings/hitl/get", "/settings/hitl/update"
+GET, UPDATE = "GET", "PATCH"
+PATH = "/v1/settings/hitl"
 
 
-def call(served: Served, user: str | None, path: str, body: Any = None) -> httpx.Response:
-    return served.memory(user, path, body)
+def call(
+    served: Served, user: str | None, method: str, body: Any = None, **q: Any
+) -> httpx.Response:
+    return served.memory(user, method, PATH, body, **q)
 
 
-def hitl(served: Served, user: str, path: str = GET, body: Any = None) -> dict[str, Any]:
-    response = call(served, user, path, body)
+def hitl(served: Served, user: str, method: str = GET, body: Any = None) -> dict[str, Any]:
+    """The settings without their etag (which a pin changes)."""
+    response = call(served, user, method, body)
     assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()["hitl"]
-    return result
+    assert response.headers["ETag"] == f'"{response.json()["etag"]}"'
+    return {name: value for name, value in response.json().items() if name != "etag"}
 
 
 def test_pin_get_and_unpin(served: Served, db: firestore.Client) -> None:
@@ -115,40 +119,49 @@ def test_anything_but_a_mode_is_a_bad_request(served: Served, body: Any) -> None
     assert hitl(served, user) == before
 
 
-def test_the_get_path_takes_no_fields(served: Served) -> None:
-    assert refused(call(served, new_user(), GET, {"level": "expert"})) == (400, "invalid_request")
+def test_the_get_takes_no_parameters(served: Served) -> None:
+    assert refused(call(served, new_user(), GET, level="expert")) == (400, "invalid_request")
 
 
-@pytest.mark.parametrize("path", [GET, UPDATE])
-def test_a_request_without_a_valid_token_is_unauthenticated(served: Served, path: str) -> None:
+@pytest.mark.parametrize("method", [GET, UPDATE])
+def test_a_request_without_a_valid_token_is_unauthenticated(served: Served, method: str) -> None:
     body = {"pinned_mode": "human_on_the_loop"}
-    assert refused(call(served, None, path, body)) == (401, "unauthenticated")
-    url = served.memory_url.rstrip("/") + path
+    assert refused(call(served, None, method, body)) == (401, "unauthenticated")
+    url = served.memory_url.rstrip("/") + PATH
     garbage = {"Authorization": "Bearer not.a.jwt"}
-    assert refused(httpx.post(url, json=body, headers=garbage, timeout=30)) == (
-        401,
-        "unauthenticated",
-    )
+    response = httpx.request(method, url, json=body, headers=garbage, timeout=30)
+    assert refused(response) == (401, "unauthenticated")
 
 
-@pytest.mark.parametrize("path", [GET, UPDATE])
-def test_only_post_is_served(served: Served, path: str) -> None:
-    url = served.memory_url.rstrip("/") + path
-    headers = {"Authorization": f"Bearer {served.token(new_user())}"}
-    response = httpx.get(url, headers=headers, timeout=30)
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE"])
+def test_only_get_and_patch_are_served(served: Served, method: str) -> None:
+    response = call(served, new_user(), method)
     assert refused(response) == (405, "method_not_allowed")
+    assert response.headers["Allow"] == "GET, PATCH"
+
+
+def test_a_stale_etag_pins_nothing(served: Served) -> None:
+    user = new_user()
+    read = call(served, user, GET)
+    assert call(served, user, UPDATE, {"pinned_mode": "human_in_the_loop"}).status_code == 200
+    stale = served.memory(
+        user, UPDATE, PATH, {"pinned_mode": None}, headers={"If-Match": read.headers["ETag"]}
+    )
+    assert refused(stale) == (412, "stale_etag")
+    assert hitl(served, user)["pinned_mode"] == "human_in_the_loop"
 
 
 def test_the_trust_record_is_exported_and_erased_with_the_account(served: Served) -> None:
     user = new_user()
     hitl(served, user, UPDATE, {"pinned_mode": "human_on_the_loop"})
-    exported = call(served, user, "/export").json()["conversations"]["documents"]
+    exported = served.memory(user, "GET", "/v1/account:export").json()
+    exported = exported["conversations"]["documents"]
     [document] = [d for d in exported if d["path"] == "settings/trust"]
     assert (document["data"]["pinned_mode"], document["data"]["level"]) == (
         "human_on_the_loop",
         "novice",
     )
 
-    assert call(served, user, "/account/delete", {"confirm": True}).status_code == 200
+    assert served.memory(user, "DELETE", "/v1/account", confirm="true").status_code == 200
     after = hitl(served, user)
     assert (after["pinned_mode"], after["updated_at"]) == (None, None)

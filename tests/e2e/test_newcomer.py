@@ -44,16 +44,17 @@ class Newcomer:
         body = {"chat_id": self.chat_id, "interrupt_id": interrupt["id"], "answer": text}
         return self._sent(self.served.resume_url, body)
 
-    def memory(self, path: str, body: dict[str, Any] | None = None) -> Any:
-        response = self.served.memory(self.user, path, body or {})
+    def memory(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
+        response = self.served.memory(self.user, method, path, body, **params)
         assert response.status_code == 200, response.text
         return response.json()
 
     def persons(self, name: str) -> list[dict[str, Any]]:
-        return [p for p in self.memory("/persons/list")["persons"] if p["display_name"] == name]
+        persons = self.memory("GET", "/v1/persons")["persons"]
+        return [p for p in persons if p["display_name"] == name]
 
     def facts_of(self, person_id: str) -> list[str]:
-        return [f["text"] for f in self.memory("/facts/list", {"subject_id": person_id})["facts"]]
+        return [f["text"] for f in self.served.facts(self.user, f'subject_id = "{person_id}"')]
 
     def _sent(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self.served.token(self.user)}"}
@@ -80,7 +81,7 @@ def on_local_model(served: Served) -> Iterator[Served]:
 @pytest.mark.timeout(900)
 def test_a_newcomers_first_conversation(on_local_model: Served, db: firestore.Client) -> None:
     me = Newcomer(on_local_model)
-    me.memory("/settings/assistant/update", {"timezone": ZONE})  # no currency yet
+    me.memory("PATCH", "/v1/settings/assistant", {"timezone": ZONE})  # no currency yet
 
     # 1. A greeting: the rule answers, no model.
     assert me.say("Hello!")["reply"]["text"].startswith("Hello")
@@ -107,7 +108,9 @@ def test_a_newcomers_first_conversation(on_local_model: Served, db: firestore.Cl
         me.say("someone else")
         annas = wait_for(lambda: len(me.persons("Anna")) == 2 and me.persons("Anna"), 120)
         assert {a["role_to_user"] for a in annas} == {"sibling", "colleague"}
-        assert wait_for(lambda: not me.memory("/pending/list")["items"], 60)  # none left open
+        assert wait_for(
+            lambda: not me.memory("GET", "/v1/pendingItems")["pending_items"], 60
+        )  # none left open
     else:
         annas = wait_for(lambda: len(me.persons("Anna")) == 2 and me.persons("Anna"), 120)
         assert {a["role_to_user"] for a in annas} == {"sibling", "colleague"}
@@ -132,7 +135,7 @@ def test_a_newcomers_first_conversation(on_local_model: Served, db: firestore.Cl
     chf = next(o for o in asked["options"] if o["label"].startswith("CHF"))
     assert asked["options"][0] == chf
     me.answer(asked, chf["id"])
-    assert me.memory("/settings/assistant/get")["profile"]["currency"] == "CHF"
+    assert me.memory("GET", "/v1/settings/assistant")["currency"] == "CHF"
     day = timedelta(days=1)
     now = datetime.now(ZoneInfo(ZONE))
     spent = wait_for(lambda: store.list_expenses(me.user, now - day, now + day, 10), 120)
@@ -144,7 +147,7 @@ def test_a_newcomers_first_conversation(on_local_model: Served, db: firestore.Cl
     family = me.say("What do you know about my family?")["reply"]["text"]
     assert "Anna" in family and "Maria" in family, family
     assert len(store.list_reminders(me.user, 10)) == 1  # still exactly once
-    me.memory("/account/delete", {"confirm": True})
+    me.memory("DELETE", "/v1/account", confirm="true")
 
 
 def _a_bare_name_asked_by_the_way(me: Newcomer) -> None:
@@ -158,4 +161,6 @@ def _a_bare_name_asked_by_the_way(me: Newcomer) -> None:
         me.answer(bike["interrupt"], "the colleague")
     [work] = [a for a in me.persons("Anna") if a["role_to_user"] == "colleague"]
     wait_for(lambda: any("bike" in f for f in me.facts_of(work["id"])), 120)
-    assert wait_for(lambda: not me.memory("/pending/list")["items"], 60)  # none left open
+    assert wait_for(
+        lambda: not me.memory("GET", "/v1/pendingItems")["pending_items"], 60
+    )  # none left open

@@ -138,7 +138,7 @@ def test_unauthenticated_requests(served: Served, victim: tuple[str, str], auth:
 
 @pytest.mark.parametrize("method", ["GET", "PUT", "DELETE", "PATCH", "TRACE"])
 def test_only_post_is_served(served: Served, victim: tuple[str, str], method: str) -> None:
-    for url in (served.turn_url, served.resume_url, served.memory_url + "facts/list"):
+    for url in (served.turn_url, served.resume_url):  # the memory function: test_memory_api
         response = httpx.request(
             method, url, headers={"Authorization": f"Bearer {served.token(victim[0])}"}, timeout=30
         )

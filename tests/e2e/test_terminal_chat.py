@@ -82,8 +82,7 @@ def test_a_question_is_answered_by_typing_its_number(
     assert "Thomas (" not in chat.before
 
     def facts_of(person: str) -> list[str]:
-        body = {"subject_id": ids[person]}
-        return [f["text"] for f in served.memory(user, "/facts/list", body).json()["facts"]]
+        return [f["text"] for f in served.facts(user, f'subject_id = "{ids[person]}"')]
 
     assert wait_for(lambda: facts_of("sibling")) == ["Thomas moved to Bern; what does he like?"]
     assert facts_of("colleague") == []

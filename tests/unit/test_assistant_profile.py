@@ -2,51 +2,45 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from shared.adapters.clock import FixedClock
-from shared.app.settings.api import SettingsApi, operation_for
 from shared.app.settings.profile import is_time_zone
 from shared.deps import Deps
-from shared.errors import BadRequest, DataRejected
 from shared.models.domain import AssistantProfile
-from shared.models.memory_api import Empty, UpdateAssistantRequest
+from shared.models.memory_v1 import AssistantSettings
 from shared.services.context_cache import context_key
-from shared.web import parse_json
+from tests.unit.memory_calls import call, ok
 
 ALICE, BOB = "alice", "bob"
 
 
-def run(deps: Deps, user: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One call as the function makes it: the table's model parses the JSON body."""
-    operation = operation_for(path)
-    request = parse_json(json.dumps(body or {}).encode(), operation.request)
-    result: dict[str, Any] = operation.run(SettingsApi(deps), user, request).model_dump(mode="json")
-    return result
+PATH = "/v1/settings/assistant"
+
+
+def get(deps: Deps, user: str) -> dict[str, Any]:
+    profile: dict[str, Any] = ok(deps, user, "GET", PATH)
+    return profile
 
 
 def update(deps: Deps, user: str, **fields: Any) -> dict[str, Any]:
-    profile: dict[str, Any] = run(deps, user, "/settings/assistant/update", fields)["profile"]
+    profile: dict[str, Any] = ok(deps, user, "PATCH", PATH, fields)
     return profile
+
+
+def without_etag(profile: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in profile.items() if name != "etag"}
 
 
 def cached_context(deps: Deps, user: str) -> None:
     deps.cache.set(context_key(user), b"persona and profile facts", 3600)
 
 
-def test_the_paths_take_their_models() -> None:
-    assert operation_for("/settings/assistant/get").request is Empty
-    assert operation_for("/settings/assistant/update/").request is UpdateAssistantRequest
-
-
 def test_get_answers_the_defaults_until_the_user_sets_something(deps: Deps) -> None:
-    assert run(deps, ALICE, "/settings/assistant/get") == {
-        "profile": AssistantProfile().model_dump(mode="json")
-    }
-    assert run(deps, ALICE, "/settings/assistant/get")["profile"]["updated_at"] is None
+    assert get(deps, ALICE) == AssistantSettings.of(AssistantProfile()).model_dump(mode="json")
+    assert get(deps, ALICE)["updated_at"] is None
 
 
 def test_update_merges_the_given_fields_into_the_stored_profile(
@@ -61,17 +55,18 @@ def test_update_merges_the_given_fields_into_the_stored_profile(
     clock.advance(60)
     second = update(deps, ALICE, tone="dry", presentation_rules=["  no emoji  "], language=None)
     expected = {
-        **first,
+        **without_etag(first),
         "tone": "dry",
         "presentation_rules": ["no emoji"],
         "language": None,  # null: the language the user writes in
         "updated_at": clock.now().isoformat().replace("+00:00", "Z"),
     }
-    assert second == expected
+    assert without_etag(second) == expected
     stored = deps.profiles.get_profile(ALICE)
     assert stored.model_dump(mode="json") == expected
     assert stored.updated_at == clock.now()
-    assert run(deps, ALICE, "/settings/assistant/get")["profile"] == expected
+    assert get(deps, ALICE) == second
+    assert second["etag"] != first["etag"]
 
 
 def test_an_update_changes_only_its_user(deps: Deps) -> None:
@@ -89,7 +84,7 @@ def test_an_update_drops_the_cached_context_of_its_user_only(deps: Deps) -> None
 
 def test_reading_the_profile_keeps_the_cached_context(deps: Deps) -> None:
     cached_context(deps, ALICE)
-    run(deps, ALICE, "/settings/assistant/get")
+    get(deps, ALICE)
     assert deps.cache.get(context_key(ALICE)) is not None
 
 
@@ -102,10 +97,9 @@ def test_an_unknown_time_zone_is_refused_and_nothing_changes(deps: Deps, zone: s
     update(deps, ALICE, persona_name="Ada")
     before = deps.profiles.get_profile(ALICE)
     cached_context(deps, ALICE)
-    with pytest.raises(DataRejected) as refused:
-        update(deps, ALICE, timezone=zone, tone="changed too")
-    assert (refused.value.status, refused.value.code) == (422, "data_rejected")
-    assert "timezone" in refused.value.message
+    refused = call(deps, ALICE, "PATCH", PATH, {"timezone": zone, "tone": "changed too"})
+    assert (refused.status, refused.code) == (422, "data_rejected")
+    assert "timezone" in refused.body["error"]["message"]
     assert deps.profiles.get_profile(ALICE) == before
     assert deps.cache.get(context_key(ALICE)) is not None
 
@@ -137,13 +131,17 @@ def test_iana_zones_are_accepted(deps: Deps, zone: str) -> None:
 )
 def test_invalid_updates_are_bad_requests(deps: Deps, body: dict[str, Any]) -> None:
     cached_context(deps, ALICE)
-    with pytest.raises(BadRequest) as refused:
-        run(deps, ALICE, "/settings/assistant/update", body)
-    assert (refused.value.status, refused.value.code) == (400, "invalid_request")
+    refused = call(deps, ALICE, "PATCH", PATH, body)
+    assert (refused.status, refused.code) == (400, "invalid_request")
     assert deps.profiles.get_profile(ALICE) == AssistantProfile()
     assert deps.cache.get(context_key(ALICE)) is not None
 
 
 def test_get_takes_no_parameters(deps: Deps) -> None:
-    with pytest.raises(BadRequest):
-        run(deps, ALICE, "/settings/assistant/get", {"user_id": BOB})
+    assert call(deps, ALICE, "GET", PATH, user_id=BOB).status == 400
+
+
+def test_a_masked_field_absent_from_the_body_is_reset(deps: Deps) -> None:
+    update(deps, ALICE, language="de", tone="dry")
+    reset = ok(deps, ALICE, "PATCH", PATH, {"tone": "ignored"}, update_mask="language")
+    assert (reset["language"], reset["tone"]) == (None, "dry")

@@ -1,39 +1,29 @@
-"""The human-in-the-loop settings paths of the memory function, on the in-memory fakes, and
-the store-level helpers the turn graph and the agents runner call."""
+"""The human-in-the-loop settings (``/v1/settings/hitl``) of the memory function, on the
+in-memory fakes, and the store-level helpers the turn graph and the agents runner call."""
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from shared.adapters.clock import FixedClock
-from shared.app.settings.api import SettingsApi, operation_for
 from shared.deps import Deps
-from shared.errors import BadRequest
-from shared.models.memory_api import Empty
-from shared.models.trust import ActionContext, Trigger, TrustRecord, UpdateHitlRequest
+from shared.models.trust import ActionContext, Trigger, TrustRecord
 from shared.services.hitl import escalation_for, record_task_outcome
-from shared.web import parse_json
+from tests.unit.memory_calls import call
 
 ALICE, BOB = "alice", "bob"
-GET, UPDATE = "/settings/hitl/get", "/settings/hitl/update"
+GET, UPDATE = "GET", "PATCH"
+PATH = "/v1/settings/hitl"
 
 
-def run(deps: Deps, user: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One call as the function makes it: the table's model parses the JSON body."""
-    operation = operation_for(path)
-    request = parse_json(json.dumps(body or {}).encode(), operation.request)
-    result: dict[str, Any] = operation.run(SettingsApi(deps), user, request).model_dump(mode="json")
-    hitl: dict[str, Any] = result["hitl"]
-    return hitl
-
-
-def test_the_paths_take_their_models() -> None:
-    assert operation_for(GET).request is Empty
-    assert operation_for(UPDATE + "/").request is UpdateHitlRequest
+def run(deps: Deps, user: str, method: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The settings without their etag (the tests below compare the rest)."""
+    answer = call(deps, user, method, PATH, body)
+    assert answer.status == 200, answer.body
+    return {name: value for name, value in answer.body.items() if name != "etag"}
 
 
 def test_a_new_user_is_a_novice_in_command(deps: Deps) -> None:
@@ -102,14 +92,23 @@ def test_pin_and_unpin_change_only_the_mode(deps: Deps, clock: FixedClock) -> No
     ],
 )
 def test_anything_but_a_mode_is_refused(deps: Deps, body: dict[str, Any]) -> None:
-    with pytest.raises(BadRequest):
-        run(deps, ALICE, UPDATE, body)
+    assert call(deps, ALICE, UPDATE, PATH, body).status == 400
     assert deps.trust.get(ALICE) == TrustRecord()
 
 
-def test_the_get_path_takes_no_fields(deps: Deps) -> None:
-    with pytest.raises(BadRequest):
-        run(deps, ALICE, GET, {"level": "expert"})
+def test_the_get_takes_no_parameters(deps: Deps) -> None:
+    assert call(deps, ALICE, GET, PATH, level="expert").status == 400
+
+
+def test_the_etag_is_of_the_pinned_mode_only(deps: Deps, clock: FixedClock) -> None:
+    before = call(deps, ALICE, GET, PATH).body["etag"]
+    record_task_outcome(deps.trust, ALICE, "success", clock.now())  # the product's counters
+    assert call(deps, ALICE, GET, PATH).body["etag"] == before
+    pin = {"pinned_mode": "human_on_the_loop", "etag": before}
+    assert call(deps, ALICE, UPDATE, PATH, pin).status == 200
+    stale = call(deps, ALICE, UPDATE, PATH, {"pinned_mode": None}, {"If-Match": f'"{before}"'})
+    assert (stale.status, stale.code) == (412, "stale_etag")
+    assert deps.trust.get(ALICE).pinned_mode == "human_on_the_loop"
 
 
 def test_the_escalation_follows_the_stored_mode(deps: Deps, clock: FixedClock) -> None:

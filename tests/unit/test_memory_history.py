@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 
 from shared.adapters.clock import FixedClock
 from shared.app.expiry import expire_facts
 from shared.app.extraction import ExtractionService
-from shared.app.settings.api import SettingsApi, operation_for
 from shared.deps import Deps
-from shared.errors import DataRejected, NotFound
 from shared.models.domain import ExtractionTask
 from shared.models.memory import ExtractionChanges, FactDraft, FactFilter, RecallQuery, SessionNote
-from shared.models.memory_api import EditFactRequest, FactRef, SearchFactsRequest
+from shared.models.memory_api import SearchFactsRequest
 from shared.services.context_cache import context_key
+from tests.unit.memory_calls import call, ok
 
 USER = "alice"
 
@@ -41,57 +41,65 @@ def remember(deps: Deps, text: str, durability: str = "durable") -> str:
     return fact.id
 
 
-def call(deps: Deps, path: str, body: dict[str, object]) -> dict[str, object]:
-    operation = operation_for(path)
-    result = operation.run(SettingsApi(deps), USER, operation.request.model_validate(body))
-    return result.model_dump(mode="json")
+def edit(deps: Deps, fact_id: str, text: str) -> Any:
+    return ok(deps, USER, "PATCH", f"/v1/facts/{fact_id}", {"text": text})
+
+
+def versions(deps: Deps, fact_id: str) -> Any:
+    return ok(deps, USER, "GET", f"/v1/facts/{fact_id}/versions")["versions"]
+
+
+def restore(deps: Deps, version_id: str) -> Any:
+    return call(deps, USER, "POST", f"/v1/facts/{version_id}:restore", {})
 
 
 def test_an_edit_can_be_rolled_back_and_searched_as_it_was(deps: Deps, clock: FixedClock) -> None:
     first = remember(deps, "I live in Bern")
     then = clock.now()
     clock.advance(3600)
-    SettingsApi(deps).edit_fact(USER, EditFactRequest(fact_id=first, text="I live in Basel"))  # type: ignore[arg-type]
+    edit(deps, first, "I live in Basel")
     clock.advance(3600)
-    versions = call(deps, "/facts/versions", {"fact_id": first})["versions"]
-    assert [v["text"] for v in versions] == ["I live in Basel", "I live in Bern"]  # type: ignore[index]
-    assert [v["ended_by"] for v in versions] == [None, "superseded"]  # type: ignore[index]
+    listed = versions(deps, first)
+    assert [v["text"] for v in listed] == ["I live in Basel", "I live in Bern"]
+    assert [v["ended_by"] for v in listed] == [None, "superseded"]
 
     def search(**extra: object) -> list[str]:
-        found = call(deps, "/facts/search", {"query": "where do I live", **extra})["results"]
-        return [r["fact"]["text"] for r in found]  # type: ignore[index, union-attr]
+        body = {"query": "where do I live", **extra}
+        found = ok(deps, USER, "POST", "/v1/facts:search", body)["results"]
+        return [r["fact"]["text"] for r in found]
 
     assert search() == ["I live in Basel"]
     assert search(as_of=then.isoformat()) == ["I live in Bern"]
     deps.cache.set(context_key(USER), b"cached", 60)
-    restored = call(deps, "/facts/restore", {"version_id": first})
-    assert restored["fact"]["text"] == "I live in Bern"  # type: ignore[index]
-    assert restored["previous"]["text"] == "I live in Basel"  # type: ignore[index]
+    restored = restore(deps, first).body
+    assert (restored["text"], restored["current"]) == ("I live in Bern", True)
+    assert restored["id"] not in (first, listed[0]["id"])  # a new version
     assert deps.cache.get(context_key(USER)) is None  # the next turn sees the restored fact
     assert search() == ["I live in Bern"]
-    again = call(deps, "/facts/restore", {"version_id": first})
-    assert again["fact"]["id"] == restored["fact"]["id"]  # type: ignore[index]
-    assert len(call(deps, "/facts/versions", {"fact_id": first})["versions"]) == 3  # type: ignore[arg-type]
+    again = restore(deps, first).body
+    assert again["id"] == restored["id"]
+    assert len(versions(deps, first)) == 3
+    first_page = ok(deps, USER, "GET", f"/v1/facts/{first}/versions", page_size=2)
+    token = first_page["next_page_token"]
+    rest = ok(deps, USER, "GET", f"/v1/facts/{first}/versions", page_size=2, page_token=token)
+    paged = [v["id"] for v in first_page["versions"] + rest["versions"]]
+    assert paged == [v["id"] for v in versions(deps, first)]  # the latest first, once each
 
 
 def test_versions_and_restore_of_nobodys_fact_are_not_found(deps: Deps) -> None:
     theirs = remember(deps, "a fact")
-    api = SettingsApi(deps)
-    with pytest.raises(NotFound):
-        api.fact_versions("mallory", FactRef(fact_id=theirs))  # type: ignore[arg-type]
-    with pytest.raises(NotFound):
-        call(deps, "/facts/restore", {"version_id": "6f1d2f7e-61a1-4a0e-9f6e-3b8d2f6f0c11"})
+    assert call(deps, "mallory", "GET", f"/v1/facts/{theirs}/versions").status == 404
+    assert restore(deps, "6f1d2f7e-61a1-4a0e-9f6e-3b8d2f6f0c11").status == 404
     with pytest.raises(ValueError):  # a naive time is refused at the door (400)
         SearchFactsRequest.model_validate({"query": "x", "as_of": "2026-01-01T00:00:00"})
 
 
 def test_a_restore_that_would_duplicate_a_current_fact_is_refused(deps: Deps) -> None:
     first = remember(deps, "I work at Acme")
-    SettingsApi(deps).edit_fact(USER, EditFactRequest(fact_id=first, text="I work at Beta"))  # type: ignore[arg-type]
+    edit(deps, first, "I work at Beta")
     remember(deps, "I work at Acme")
     before = deps.facts.list_facts(USER, FactFilter(include_history=True))
-    with pytest.raises(DataRejected):
-        call(deps, "/facts/restore", {"version_id": first})
+    assert (restore(deps, first).status, restore(deps, first).code) == (422, "data_rejected")
     assert deps.facts.list_facts(USER, FactFilter(include_history=True)) == before
 
 

@@ -1,4 +1,5 @@
-"""The settings API on the in-memory stores: every operation, refusals, retries."""
+"""The memory function's /v1 API on the in-memory stores: every resource and method,
+refusals (which change nothing), retries, and the cached turn context."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -19,15 +21,7 @@ from shared.adapters.firestore_account import json_safe
 from shared.adapters.redis_account import owns
 from shared.adapters.rerankers import IdentityReranker
 from shared.adapters.scripted_llm import HashEmbedder
-from shared.app.settings.api import OPERATIONS, SettingsApi, operation_for
-from shared.errors import (
-    AppError,
-    BadRequest,
-    DependencyUnavailable,
-    FactNotCurrent,
-    NotFound,
-    PendingNotOpen,
-)
+from shared.errors import DependencyUnavailable
 from shared.models.memory import (
     ExtractionChanges,
     FactDraft,
@@ -36,25 +30,12 @@ from shared.models.memory import (
     PendingKind,
     Person,
 )
-from shared.models.memory_api import (
-    ChatExport,
-    ConversationExport,
-    DeleteAccountRequest,
-    EditFactRequest,
-    FactRef,
-    ListFactsRequest,
-    ListPendingRequest,
-    MergePersonsRequest,
-    PersonFields,
-    PersonRef,
-    ResolvePendingRequest,
-    SearchFactsRequest,
-    SplitPersonRequest,
-    UpdatePersonRequest,
-)
+from shared.models.memory_api import ChatExport, ConversationExport
 from shared.ports import ConversationArchive, PendingStore, UserKeyspace
+from shared.rest.paging import PageTokens
 from shared.services.context_cache import context_key
 from shared.services.memory.pending import pending_task_key
+from tests.unit.memory_calls import call, ok, refused
 
 ALICE, BOB = "alice", "bob"
 EMBEDDER = HashEmbedder(dimension=64)
@@ -134,6 +115,7 @@ class SettingsDeps:
     reranker: IdentityReranker = field(default_factory=IdentityReranker)
     sessions: FakeSessionMemory | None = None
     executions: FakeExecutionStore = field(default_factory=FakeExecutionStore)
+    page_tokens: PageTokens = field(default_factory=lambda: PageTokens(b"unit-test-page-key"))
 
 
 def _protocols(deps: SettingsDeps) -> tuple[ConversationArchive, UserKeyspace]:
@@ -154,11 +136,6 @@ def deps() -> SettingsDeps:
         cache=FakeCache(clock),
         sessions=FakeSessionMemory(contacts.data),
     )
-
-
-@pytest.fixture
-def admin(deps: SettingsDeps) -> SettingsApi:
-    return SettingsApi(deps)
 
 
 # -- seeding through the ports -----------------------------------------------------------------
@@ -232,14 +209,24 @@ def world(deps: SettingsDeps) -> dict[str, Person]:
     return {"son": son, "colleague": colleague, "eva": eva}
 
 
-def texts(admin: SettingsApi, user: str, **where: object) -> list[str]:
-    request = ListFactsRequest.model_validate(where)
-    return sorted(f.text for f in admin.list_facts(user, request).facts)
+def texts(deps: SettingsDeps, user: str, history: bool = False, **terms: str) -> list[str]:
+    """Every fact the list answers for this filter, through all its pages."""
+    where = " AND ".join(f'{name} = "{value}"' for name, value in terms.items())
+    params: dict[str, Any] = {"filter": where, "page_size": 2}
+    if history:
+        params["show_history"] = "true"
+    found: list[str] = []
+    while True:
+        page = ok(deps, user, "GET", "/v1/facts", **params)
+        found += [fact["text"] for fact in page["facts"]]
+        if not page["next_page_token"]:
+            return sorted(found)
+        params["page_token"] = page["next_page_token"]
 
 
-def fact_id(deps: SettingsDeps, user: str, text: str) -> uuid.UUID:
+def fact_id(deps: SettingsDeps, user: str, text: str) -> str:
     [fact] = [f for f in deps.facts.list_facts(user, FactFilter()) if f.text == text]
-    return uuid.UUID(fact.id)
+    return fact.id
 
 
 def snapshot(deps: SettingsDeps) -> object:
@@ -255,227 +242,222 @@ def snapshot(deps: SettingsDeps) -> object:
 
 
 # -- facts -------------------------------------------------------------------------------------
-def test_list_facts_by_person_self_and_type(admin: SettingsApi, world: dict[str, Person]) -> None:
+def test_list_facts_by_person_self_and_type(deps: SettingsDeps, world: dict[str, Person]) -> None:
     son = world["son"].id
-    assert texts(admin, ALICE, subject_id=son) == [
+    assert texts(deps, ALICE, subject_id=son) == [
         "Martin is eight years old",
         "Martin plays football on Saturdays",
     ]
-    assert texts(admin, ALICE, subject_id="self") == ["I am allergic to peanuts", "I live in Basel"]
-    assert texts(admin, ALICE, type="Work") == ["Martin works in accounting"]
-    assert texts(admin, ALICE, subject_id=son, type="Hobby") == [
+    assert texts(deps, ALICE, subject_id="self") == ["I am allergic to peanuts", "I live in Basel"]
+    assert texts(deps, ALICE, type="Work") == ["Martin works in accounting"]
+    assert texts(deps, ALICE, subject_id=son, type="Hobby") == [
         "Martin plays football on Saturdays"
     ]
-    assert len(texts(admin, ALICE)) == 5
-    assert texts(admin, BOB) == ["Eva lives in Rome"]
+    assert len(texts(deps, ALICE)) == 5
+    assert texts(deps, BOB) == ["Eva lives in Rome"]
+
+
+@pytest.mark.parametrize(
+    ("where", "status"),
+    [
+        ('type = "Nonsense"', 400),
+        ('colour = "red"', 400),
+        ('type = "Work" OR type = "Hobby"', 400),
+        ("type = Work", 400),
+        ('type = "Work" AND type = "Hobby"', 400),
+    ],
+)
+def test_a_filter_outside_the_grammar_is_refused(
+    deps: SettingsDeps, world: dict[str, Person], where: str, status: int
+) -> None:
+    assert refused(deps, ALICE, "GET", "/v1/facts", filter=where) == (status, "invalid_request")
 
 
 @pytest.mark.parametrize("who", ["stranger", "bob's person"])
 def test_list_facts_of_someone_elses_person_is_not_found(
-    admin: SettingsApi, world: dict[str, Person], who: str
+    deps: SettingsDeps, world: dict[str, Person], who: str
 ) -> None:
     subject = world["eva"].id if who == "bob's person" else str(uuid.uuid4())
-    with pytest.raises(NotFound):
-        admin.list_facts(ALICE, ListFactsRequest.model_validate({"subject_id": subject}))
+    where = f'subject_id = "{subject}"'
+    assert refused(deps, ALICE, "GET", "/v1/facts", filter=where) == (404, "not_found")
+
+
+def search(deps: SettingsDeps, **body: object) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = ok(deps, ALICE, "POST", "/v1/facts:search", body)["results"]
+    return results
 
 
 def test_search_ranks_the_matching_fact_first_and_filters(
-    admin: SettingsApi, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
-    found = admin.search_facts(ALICE, SearchFactsRequest(query="Martin plays football"))
-    assert found.results[0].fact.text == "Martin plays football on Saturdays"
-    assert found.results[0].similarity > 0.5
-    assert all(r.fact.text != "Eva lives in Rome" for r in found.results)  # Bob's, never Alice's
+    found = search(deps, query="Martin plays football")
+    assert found[0]["fact"]["text"] == "Martin plays football on Saturdays"
+    assert found[0]["similarity"] > 0.5
+    assert all(r["fact"]["text"] != "Eva lives in Rome" for r in found)  # Bob's, never Alice's
 
-    hidden = admin.search_facts(
-        ALICE, SearchFactsRequest(query="allergic to peanuts", privacy_mode=True)
-    )
-    assert "I am allergic to peanuts" not in [r.fact.text for r in hidden.results]
-
-    only_self = admin.search_facts(
-        ALICE, SearchFactsRequest.model_validate({"query": "Martin", "subject_id": "self"})
-    )
-    assert all(r.fact.subject_id is None for r in only_self.results)
-    by_type = admin.search_facts(ALICE, SearchFactsRequest(query="Martin", type="Work"))
-    assert [r.fact.text for r in by_type.results] == ["Martin works in accounting"]
+    hidden = search(deps, query="allergic to peanuts", privacy_mode=True)
+    assert "I am allergic to peanuts" not in [r["fact"]["text"] for r in hidden]
+    only_self = search(deps, query="Martin", subject_id="self")
+    assert all(r["fact"]["subject_id"] is None for r in only_self)
+    by_type = search(deps, query="Martin", type="Work")
+    assert [r["fact"]["text"] for r in by_type] == ["Martin works in accounting"]
 
 
-def test_get_fact_only_for_its_owner(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
-) -> None:
+def test_get_fact_only_for_its_owner(deps: SettingsDeps, world: dict[str, Person]) -> None:
     mine = fact_id(deps, ALICE, "I live in Basel")
-    assert admin.get_fact(ALICE, FactRef(fact_id=mine)).fact.text == "I live in Basel"
-    with pytest.raises(NotFound):
-        admin.get_fact(BOB, FactRef(fact_id=mine))
-    with pytest.raises(NotFound):
-        admin.get_fact(ALICE, FactRef(fact_id=uuid.uuid4()))
+    answer = call(deps, ALICE, "GET", f"/v1/facts/{mine}")
+    assert answer.body["text"] == "I live in Basel"
+    assert answer.headers["ETag"] == f'"{answer.body["etag"]}"'
+    assert refused(deps, BOB, "GET", f"/v1/facts/{mine}") == (404, "not_found")
+    assert refused(deps, ALICE, "GET", f"/v1/facts/{uuid.uuid4()}") == (404, "not_found")
+    assert refused(deps, ALICE, "GET", "/v1/facts/not-a-uuid") == (400, "invalid_request")
 
 
-def test_edit_supersedes_keeps_history_and_reembeds(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+def test_patch_supersedes_keeps_history_and_reembeds(
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     old = fact_id(deps, ALICE, "I live in Basel")
-    edited = admin.edit_fact(ALICE, EditFactRequest(fact_id=old, text="I live in Zurich"))
-    assert edited.fact.text == "I live in Zurich" and edited.fact.current
-    assert edited.fact.id != str(old) and edited.fact.confidence == 1.0
-    assert edited.previous.id == str(old) and not edited.previous.current
-    assert edited.previous.valid_to is not None
+    edited = ok(deps, ALICE, "PATCH", f"/v1/facts/{old}", {"text": "I live in Zurich"})
+    assert edited["text"] == "I live in Zurich" and edited["current"]
+    assert edited["id"] != old and edited["confidence"] == 1.0  # a new version, a new id
+    previous = ok(deps, ALICE, "GET", f"/v1/facts/{old}")
+    assert not previous["current"] and previous["valid_to"] is not None
 
-    assert "I live in Zurich" in texts(admin, ALICE, subject_id="self")
-    assert "I live in Basel" not in texts(admin, ALICE, subject_id="self")
-    assert "I live in Basel" in texts(admin, ALICE, subject_id="self", include_history=True)
-    top = admin.search_facts(ALICE, SearchFactsRequest(query="I live in Zurich")).results[0]
-    assert (top.fact.id, top.similarity > 0.99) == (edited.fact.id, True)
+    assert "I live in Zurich" in texts(deps, ALICE, subject_id="self")
+    assert "I live in Basel" not in texts(deps, ALICE, subject_id="self")
+    assert "I live in Basel" in texts(deps, ALICE, history=True, subject_id="self")
+    [top, *_] = search(deps, query="I live in Zurich")
+    assert (top["fact"]["id"], top["similarity"] > 0.99) == (edited["id"], True)
 
-    with pytest.raises(FactNotCurrent):  # history is read-only; so is a retried edit
-        admin.edit_fact(ALICE, EditFactRequest(fact_id=old, text="I live in Bern"))
+    # history is read-only; so is a retried edit
+    again = {"text": "I live in Bern"}
+    assert refused(deps, ALICE, "PATCH", f"/v1/facts/{old}", again) == (409, "fact_not_current")
 
 
-def test_edit_of_the_person_facts_keeps_the_subject(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
-) -> None:
+def test_patch_changes_only_the_masked_fields(deps: SettingsDeps, world: dict[str, Person]) -> None:
     old = fact_id(deps, ALICE, "Martin is eight years old")
-    edited = admin.edit_fact(
-        ALICE, EditFactRequest(fact_id=old, text="Martin is nine years old", type="Other")
-    )
-    assert (edited.fact.subject_id, edited.fact.type) == (world["son"].id, "Other")
+    body = {"text": "ignored: not in the mask", "type": "Other"}
+    edited = ok(deps, ALICE, "PATCH", f"/v1/facts/{old}", body, update_mask="type")
+    assert (edited["text"], edited["type"]) == ("Martin is eight years old", "Other")
+    assert edited["subject_id"] == world["son"].id
+    current = edited["id"]
+    for mask, status in [("colour", 400), ("text", 400)]:  # unknown; masked but null
+        answer = call(deps, ALICE, "PATCH", f"/v1/facts/{current}", {}, update_mask=mask)
+        assert (answer.status, answer.code) == (status, "invalid_request")
+    assert refused(deps, ALICE, "PATCH", f"/v1/facts/{current}", {}) == (400, "invalid_request")
 
 
-def test_edit_without_change_stores_nothing(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
-) -> None:
+def test_patch_without_change_stores_nothing(deps: SettingsDeps, world: dict[str, Person]) -> None:
     before = snapshot(deps)
     same = fact_id(deps, ALICE, "I live in Basel")
-    result = admin.edit_fact(ALICE, EditFactRequest(fact_id=same, text="  I live in Basel "))
-    assert result.fact.id == result.previous.id == str(same)
+    result = ok(deps, ALICE, "PATCH", f"/v1/facts/{same}", {"text": "  I live in Basel "})
+    assert result["id"] == same
     assert snapshot(deps) == before
 
 
 def test_another_users_fact_cannot_be_edited_or_deleted(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     bobs = fact_id(deps, BOB, "Eva lives in Rome")
     before = snapshot(deps)
-    with pytest.raises(NotFound):
-        admin.edit_fact(ALICE, EditFactRequest(fact_id=bobs, text="Eva lives in Paris"))
-    with pytest.raises(NotFound):
-        admin.delete_fact(ALICE, FactRef(fact_id=bobs))
+    edit = {"text": "Eva lives in Paris"}
+    assert refused(deps, ALICE, "PATCH", f"/v1/facts/{bobs}", edit) == (404, "not_found")
+    assert refused(deps, ALICE, "DELETE", f"/v1/facts/{bobs}") == (404, "not_found")
     assert snapshot(deps) == before
 
 
-def test_delete_erases_the_fact_once(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
-) -> None:
+def test_delete_erases_the_fact_once(deps: SettingsDeps, world: dict[str, Person]) -> None:
     gone = fact_id(deps, ALICE, "I am allergic to peanuts")
-    assert admin.delete_fact(ALICE, FactRef(fact_id=gone)).deleted
-    assert "I am allergic to peanuts" not in texts(admin, ALICE, include_history=True)
-    with pytest.raises(NotFound):
-        admin.delete_fact(ALICE, FactRef(fact_id=gone))
+    assert ok(deps, ALICE, "DELETE", f"/v1/facts/{gone}")["deleted"]
+    assert "I am allergic to peanuts" not in texts(deps, ALICE, history=True)
+    assert refused(deps, ALICE, "DELETE", f"/v1/facts/{gone}") == (404, "not_found")
 
 
 # -- persons -----------------------------------------------------------------------------------
-def test_list_and_update_persons(admin: SettingsApi, world: dict[str, Person]) -> None:
-    assert sorted(p.display_name for p in admin.persons.list_persons(ALICE).persons) == [
-        "Martin",
-        "Martin",
-    ]
-    request = UpdatePersonRequest.model_validate(
-        {
-            "person_id": world["colleague"].id,
-            "display_name": "Martin Keller",
-            "aliases": ["Keller"],
-            "descriptors": {"employer": "ACME"},
-        }
-    )
-    updated = admin.persons.update(ALICE, request).person
-    assert (updated.display_name, updated.aliases, updated.descriptors, updated.role_to_user) == (
+def persons(deps: SettingsDeps, user: str) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = ok(deps, user, "GET", "/v1/persons")["persons"]
+    return listed
+
+
+def test_list_get_and_patch_persons(deps: SettingsDeps, world: dict[str, Person]) -> None:
+    assert sorted(p["display_name"] for p in persons(deps, ALICE)) == ["Martin", "Martin"]
+    colleague = world["colleague"].id
+    change = {"display_name": "Martin Keller", "aliases": ["Keller"]}
+    change["descriptors"] = {"employer": "ACME"}  # type: ignore[assignment]
+    updated = ok(deps, ALICE, "PATCH", f"/v1/persons/{colleague}", change)
+    assert (updated["display_name"], updated["aliases"], updated["descriptors"]) == (
         "Martin Keller",
         ["Keller"],
         {"employer": "ACME"},
-        "colleague",
     )
-    with pytest.raises(NotFound):
-        admin.persons.update(
-            BOB, UpdatePersonRequest.model_validate({**request.model_dump(), "aliases": ["X"]})
-        )
+    assert updated["role_to_user"] == "colleague"
+    assert ok(deps, ALICE, "GET", f"/v1/persons/{colleague}") == updated
+    answer = refused(deps, BOB, "PATCH", f"/v1/persons/{colleague}", {"aliases": ["X"]})
+    assert answer == (404, "not_found")
+    nulled = {"display_name": None}
+    assert refused(deps, ALICE, "PATCH", f"/v1/persons/{colleague}", nulled)[0] == 400
 
 
 def test_merge_moves_the_facts_and_deletes_the_absorbed(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     son, colleague = world["son"].id, world["colleague"].id
-    request = MergePersonsRequest.model_validate({"keep_id": son, "absorb_id": colleague})
-    assert admin.persons.merge(ALICE, request).person.id == son
-    assert len(texts(admin, ALICE, subject_id=son)) == 3
-    assert [p.id for p in admin.persons.list_persons(ALICE).persons] == [son]
-    with pytest.raises(NotFound):  # a retry: the absorbed person is gone
-        admin.persons.merge(ALICE, request)
+    merge = f"/v1/persons/{son}:merge"
+    assert ok(deps, ALICE, "POST", merge, {"absorb_id": colleague})["id"] == son
+    assert len(texts(deps, ALICE, subject_id=son)) == 3
+    assert [p["id"] for p in persons(deps, ALICE)] == [son]
+    # a retry: the absorbed person is gone
+    assert refused(deps, ALICE, "POST", merge, {"absorb_id": colleague}) == (404, "not_found")
+    assert refused(deps, ALICE, "POST", merge, {"absorb_id": son}) == (409, "conflict")
 
 
 def test_merge_with_another_users_person_changes_nothing(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     before = snapshot(deps)
-    with pytest.raises(NotFound):
-        admin.persons.merge(
-            ALICE,
-            MergePersonsRequest.model_validate(
-                {"keep_id": world["son"].id, "absorb_id": world["eva"].id}
-            ),
-        )
+    merge = f"/v1/persons/{world['son'].id}:merge"
+    assert refused(deps, ALICE, "POST", merge, {"absorb_id": world["eva"].id})[0] == 404
     assert snapshot(deps) == before
 
 
 def test_split_creates_a_person_and_moves_the_chosen_facts_once(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     son = world["son"].id
     football = fact_id(deps, ALICE, "Martin plays football on Saturdays")
-    request = SplitPersonRequest(
-        person_id=uuid.UUID(son),
-        new_person=PersonFields(display_name="Martin (nephew)", role_to_user="other"),
-        fact_ids=[football],
-    )
-    split = admin.persons.split(ALICE, request)
-    assert (split.person.display_name, split.moved) == ("Martin (nephew)", 1)
-    assert texts(admin, ALICE, subject_id=split.person.id) == ["Martin plays football on Saturdays"]
-    assert texts(admin, ALICE, subject_id=son) == ["Martin is eight years old"]
+    body = {
+        "new_person": {"display_name": "Martin (nephew)", "role_to_user": "other"},
+        "fact_ids": [football],
+    }
+    split = ok(deps, ALICE, "POST", f"/v1/persons/{son}:split", body)
+    assert (split["person"]["display_name"], split["moved"]) == ("Martin (nephew)", 1)
+    new = split["person"]["id"]
+    assert texts(deps, ALICE, subject_id=new) == ["Martin plays football on Saturdays"]
+    assert texts(deps, ALICE, subject_id=son) == ["Martin is eight years old"]
 
-    again = admin.persons.split(ALICE, request)  # a retry: same person, nothing twice
-    assert again.person.id == split.person.id
-    assert len(admin.persons.list_persons(ALICE).persons) == 3
+    again = ok(deps, ALICE, "POST", f"/v1/persons/{son}:split", body)  # a retry: nothing twice
+    assert again["person"]["id"] == new
+    assert len(persons(deps, ALICE)) == 3
 
 
-def test_split_refuses_facts_of_others(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
-) -> None:
+def test_split_refuses_facts_of_others(deps: SettingsDeps, world: dict[str, Person]) -> None:
     before = snapshot(deps)
-    for fact, error in [
-        (fact_id(deps, ALICE, "Martin works in accounting"), BadRequest),  # the colleague's
-        (fact_id(deps, BOB, "Eva lives in Rome"), NotFound),  # Bob's
+    for fact, status in [
+        (fact_id(deps, ALICE, "Martin works in accounting"), 400),  # the colleague's
+        (fact_id(deps, BOB, "Eva lives in Rome"), 404),  # Bob's
     ]:
-        with pytest.raises(error):
-            admin.persons.split(
-                ALICE,
-                SplitPersonRequest(
-                    person_id=uuid.UUID(world["son"].id),
-                    new_person=PersonFields(display_name="Other Martin"),
-                    fact_ids=[fact],
-                ),
-            )
+        body = {"new_person": {"display_name": "Other Martin"}, "fact_ids": [fact]}
+        split = f"/v1/persons/{world['son'].id}:split"
+        assert refused(deps, ALICE, "POST", split, body)[0] == status
     assert snapshot(deps) == before
 
 
-def test_delete_person_deletes_their_facts(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
-) -> None:
-    ref = PersonRef(person_id=uuid.UUID(world["son"].id))
-    assert admin.persons.delete(ALICE, ref).deleted
-    assert not [t for t in texts(admin, ALICE, include_history=True) if "eight" in t]
-    with pytest.raises(NotFound):
-        admin.persons.delete(ALICE, ref)
-    with pytest.raises(NotFound):
-        admin.persons.delete(ALICE, PersonRef(person_id=uuid.UUID(world["eva"].id)))
+def test_delete_person_deletes_their_facts(deps: SettingsDeps, world: dict[str, Person]) -> None:
+    son = f"/v1/persons/{world['son'].id}"
+    assert ok(deps, ALICE, "DELETE", son)["deleted"]
+    assert not [t for t in texts(deps, ALICE, history=True) if "eight" in t]
+    assert refused(deps, ALICE, "DELETE", son) == (404, "not_found")
+    assert refused(deps, ALICE, "DELETE", f"/v1/persons/{world['eva'].id}") == (404, "not_found")
 
 
 # -- pending items -----------------------------------------------------------------------------
@@ -502,27 +484,41 @@ def ambiguity(deps: SettingsDeps, world: dict[str, Person]) -> PendingItem:
     return item
 
 
-def answer(item: PendingItem, choice: str, person_id: str | None = None) -> ResolvePendingRequest:
-    return ResolvePendingRequest.model_validate(
-        {"pending_id": item.id, "choice": choice, "person_id": person_id}
-    )
+def resolve(
+    deps: SettingsDeps,
+    item: PendingItem,
+    choice: str,
+    person_id: str | None = None,
+    user: str = ALICE,
+) -> Any:
+    path = f"/v1/pendingItems/{item.id}:resolve"
+    return call(deps, user, "POST", path, {"choice": choice, "person_id": person_id})
+
+
+def pending(deps: SettingsDeps, user: str, **params: Any) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = ok(deps, user, "GET", "/v1/pendingItems", **params)[
+        "pending_items"
+    ]
+    return items
 
 
 def test_list_pending_shows_open_items_with_their_context(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     conflict_item, ambiguous = conflict(deps), ambiguity(deps, world)
-    items = {i.id: i for i in admin.pending.list_items(ALICE, ListPendingRequest()).items}
+    items = {i["id"]: i for i in pending(deps, ALICE)}
     assert set(items) == {conflict_item.id, ambiguous.id}
     shown = items[conflict_item.id]
-    assert shown.conflicting_fact is not None
-    assert shown.conflicting_fact.text == "I live in Basel"
-    assert [f.text for f in shown.facts] == ["I live in Zurich"]
-    assert shown.choices == ["keep_old", "take_new", "keep_both"]
-    assert [c.role_to_user for c in items[ambiguous.id].candidates] == ["child", "colleague"]
-    assert items[ambiguous.id].choices == ["person", "someone_else"]
-    assert admin.pending.list_items(BOB, ListPendingRequest()).items == []
-    assert admin.pending.list_items(ALICE, ListPendingRequest(chat_id="other")).items == []
+    assert shown["conflicting_fact"]["text"] == "I live in Basel"
+    assert [f["text"] for f in shown["facts"]] == ["I live in Zurich"]
+    assert shown["choices"] == ["keep_old", "take_new", "keep_both"]
+    assert [c["role_to_user"] for c in items[ambiguous.id]["candidates"]] == ["child", "colleague"]
+    assert items[ambiguous.id]["choices"] == ["person", "someone_else"]
+    assert ok(deps, ALICE, "GET", f"/v1/pendingItems/{ambiguous.id}") == items[ambiguous.id]
+    assert pending(deps, BOB) == []
+    assert refused(deps, BOB, "GET", f"/v1/pendingItems/{ambiguous.id}") == (404, "not_found")
+    assert pending(deps, ALICE, filter='chat_id = "other"') == []
+    assert len(pending(deps, ALICE, filter='chat_id = "c1"')) == 2
 
 
 @pytest.mark.parametrize(
@@ -534,7 +530,6 @@ def test_list_pending_shows_open_items_with_their_context(
     ],
 )
 def test_resolving_a_conflict(
-    admin: SettingsApi,
     deps: SettingsDeps,
     world: dict[str, Person],
     choice: str,
@@ -542,51 +537,49 @@ def test_resolving_a_conflict(
     history: list[str],
 ) -> None:
     item = conflict(deps)
-    result = admin.pending.resolve(ALICE, answer(item, choice))
-    assert result.item.resolved_at is not None
-    assert result.stored == (0 if choice == "keep_old" else 1)
-    lives = [t for t in texts(admin, ALICE, subject_id="self") if t.startswith("I live")]
+    result = resolve(deps, item, choice).body
+    assert result["item"]["resolved_at"] is not None
+    assert result["stored"] == (0 if choice == "keep_old" else 1)
+    lives = [t for t in texts(deps, ALICE, subject_id="self") if t.startswith("I live")]
     assert lives == current
-    everything = texts(admin, ALICE, subject_id="self", include_history=True)
+    everything = texts(deps, ALICE, history=True, subject_id="self")
     assert [t for t in everything if t.startswith("I live") and t not in lives] == history
-    with pytest.raises(PendingNotOpen):
-        admin.pending.resolve(ALICE, answer(item, choice))
-    assert admin.pending.list_items(ALICE, ListPendingRequest()).items == []
+    again = resolve(deps, item, choice)
+    assert (again.status, again.code) == (409, "pending_not_open")
+    assert pending(deps, ALICE) == []
 
 
 def test_choosing_a_candidate_stores_the_held_facts_about_them(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     son = world["son"]
     item = ambiguity(deps, world)
-    result = admin.pending.resolve(ALICE, answer(item, "person", son.id))
-    assert result.stored == 1
-    assert "Martin got a new bike" in texts(admin, ALICE, subject_id=son.id)
+    assert resolve(deps, item, "person", son.id).body["stored"] == 1
+    assert "Martin got a new bike" in texts(deps, ALICE, subject_id=son.id)
     [stored] = [f for f in deps.facts.list_facts(ALICE, FactFilter()) if "bike" in f.text]
     assert (stored.subject_entity_id, stored.relation_to_user) == (son.id, "child")
 
 
 def test_someone_else_creates_the_proposed_person(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     item = ambiguity(deps, world)
-    admin.pending.resolve(ALICE, answer(item, "someone_else"))
+    assert resolve(deps, item, "someone_else").status == 200
     assert item.proposed_person is not None
     new = deps.contacts.get_person(ALICE, item.proposed_person.id)
     assert new is not None and new.role_to_user == "friend"
-    assert texts(admin, ALICE, subject_id=new.id) == ["Martin got a new bike"]
+    assert texts(deps, ALICE, subject_id=new.id) == ["Martin got a new bike"]
 
 
 def test_an_answer_retried_after_a_failure_stores_the_facts_once(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     item = ambiguity(deps, world)
     deps.pending.fail_resolves = 1
-    with pytest.raises(DependencyUnavailable):
-        admin.pending.resolve(ALICE, answer(item, "person", world["son"].id))
-    retried = admin.pending.resolve(ALICE, answer(item, "person", world["son"].id))
-    assert (retried.stored, retried.item.resolved_at is not None) == (0, True)
-    assert texts(admin, ALICE, subject_id=world["son"].id).count("Martin got a new bike") == 1
+    assert resolve(deps, item, "person", world["son"].id).status == 503
+    retried = resolve(deps, item, "person", world["son"].id).body
+    assert (retried["stored"], retried["item"]["resolved_at"] is not None) == (0, True)
+    assert texts(deps, ALICE, subject_id=world["son"].id).count("Martin got a new bike") == 1
     # the facts went in with the item's own task key: a redelivery cannot write them again
     again = ExtractionChanges(new_facts=item.facts)
     assert not deps.facts.apply_extraction(
@@ -594,39 +587,33 @@ def test_an_answer_retried_after_a_failure_stores_the_facts_once(
     )
 
 
-def test_refused_answers_change_nothing(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
-) -> None:
+def test_refused_answers_change_nothing(deps: SettingsDeps, world: dict[str, Person]) -> None:
     conflict_item, ambiguous = conflict(deps), ambiguity(deps, world)
     before = snapshot(deps)
     refusals = [
-        (BOB, answer(conflict_item, "keep_both"), NotFound),  # not Bob's item
-        (ALICE, answer(conflict_item, "someone_else"), BadRequest),  # wrong kind of answer
-        (ALICE, answer(ambiguous, "take_new"), BadRequest),
-        (ALICE, answer(ambiguous, "person", world["eva"].id), NotFound),  # Bob's person
-        (ALICE, answer(ambiguous, "person", str(uuid.uuid4())), NotFound),
+        (BOB, conflict_item, "keep_both", None, 404),  # not Bob's item
+        (ALICE, conflict_item, "someone_else", None, 400),  # wrong kind of answer
+        (ALICE, ambiguous, "take_new", None, 400),
+        (ALICE, ambiguous, "person", world["eva"].id, 404),  # Bob's person
+        (ALICE, ambiguous, "person", str(uuid.uuid4()), 404),
+        (ALICE, ambiguous, "person", None, 400),
     ]
-    for user, request, error in refusals:
-        with pytest.raises(error):
-            admin.pending.resolve(user, request)
+    for user, item, choice, person_id, status in refusals:
+        assert resolve(deps, item, choice, person_id, user).status == status
     assert snapshot(deps) == before
 
 
 # -- export and account deletion ---------------------------------------------------------------
-def test_export_holds_everything(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
-) -> None:
+def test_export_holds_everything(deps: SettingsDeps, world: dict[str, Person]) -> None:
     deps.account_conversations.trees[ALICE] = ConversationExport(
         settings={"timezone": "Europe/Zurich"},
         chats=[ChatExport(id="c1", created_at=None, updated_at=None, summary="", messages=[])],
     )
-    admin.edit_fact(
-        ALICE,
-        EditFactRequest(fact_id=fact_id(deps, ALICE, "I live in Basel"), text="I live in Bern"),
-    )
-    exported = admin.account.export(ALICE)
-    assert exported.user_id == ALICE and not exported.facts_truncated
-    assert sorted(f.text for f in exported.facts) == sorted(
+    basel = fact_id(deps, ALICE, "I live in Basel")
+    ok(deps, ALICE, "PATCH", f"/v1/facts/{basel}", {"text": "I live in Bern"})
+    exported = ok(deps, ALICE, "GET", "/v1/account:export")
+    assert exported["user_id"] == ALICE and not exported["facts_truncated"]
+    assert sorted(f["text"] for f in exported["facts"]) == sorted(
         [
             "I live in Basel",
             "I live in Bern",
@@ -636,33 +623,35 @@ def test_export_holds_everything(
             "Martin works in accounting",
         ]
     )
-    assert [f.current for f in exported.facts if "Basel" in f.text] == [False]
-    assert {p.id for p in exported.persons} == {world["son"].id, world["colleague"].id}
-    assert exported.conversations.settings == {"timezone": "Europe/Zurich"}
-    assert [c.id for c in exported.conversations.chats] == ["c1"]
-    assert "Eva lives in Rome" not in exported.model_dump_json()
+    assert [f["current"] for f in exported["facts"] if "Basel" in f["text"]] == [False]
+    assert {p["id"] for p in exported["persons"]} == {world["son"].id, world["colleague"].id}
+    assert exported["conversations"]["settings"] == {"timezone": "Europe/Zurich"}
+    assert [c["id"] for c in exported["conversations"]["chats"]] == ["c1"]
+    assert "Eva lives in Rome" not in str(exported)
 
 
-def test_export_includes_pending_items(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
-) -> None:
+def test_export_includes_pending_items(deps: SettingsDeps, world: dict[str, Person]) -> None:
     item = ambiguity(deps, world)
-    assert [p.id for p in admin.account.export(ALICE).pending] == [item.id]
+    assert [p["id"] for p in ok(deps, ALICE, "GET", "/v1/account:export")["pending"]] == [item.id]
 
 
 def test_delete_account_erases_everything_of_the_user_only(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     conflict(deps)
     deps.account_conversations.trees[ALICE] = ConversationExport(settings={"a": 1})
     deps.account_conversations.trees[BOB] = ConversationExport(settings={"b": 1})
     deps.account_cache.keys |= {"pa:rate:alice:1", "pa:rate:alice_2:1", "pa:rate:bob:1"}
+    before = snapshot(deps)
+    for params in ({}, {"confirm": "false"}, {"confirm": "yes please"}):
+        assert refused(deps, ALICE, "DELETE", "/v1/account", **params)[0] == 400
+    assert snapshot(deps) == before
     deps.account_conversations.fail_deletes = 1
 
-    with pytest.raises(DependencyUnavailable):  # partial failure: the client retries
-        admin.account.delete(ALICE)
-    assert admin.account.delete(ALICE).deleted
-    assert admin.account.delete(ALICE).deleted  # and again: nothing left, nothing to do
+    # a partial failure: the client retries
+    assert refused(deps, ALICE, "DELETE", "/v1/account", confirm="true")[0] == 503
+    assert ok(deps, ALICE, "DELETE", "/v1/account", confirm="true")["deleted"]
+    assert ok(deps, ALICE, "DELETE", "/v1/account", confirm="true")["deleted"]  # nothing left
 
     every = FactFilter(include_history=True, limit=1000)
     assert deps.facts.list_facts(ALICE, every) == []
@@ -675,111 +664,82 @@ def test_delete_account_erases_everything_of_the_user_only(
 
 
 # -- the cached turn context -------------------------------------------------------------------
-Body = Callable[[SettingsDeps, dict[str, Person]], dict[str, object]]
-CHANGES: dict[str, Body] = {
-    "/facts/edit": lambda deps, _: {
-        "fact_id": str(fact_id(deps, ALICE, "I live in Basel")),
-        "text": "I live in Bern",
-    },
-    "/facts/delete": lambda deps, _: {
-        "fact_id": str(fact_id(deps, ALICE, "I am allergic to peanuts"))
-    },
-    "/persons/merge": lambda _, world: {
-        "keep_id": world["son"].id,
-        "absorb_id": world["colleague"].id,
-    },
-    "/persons/split": lambda deps, world: {
-        "person_id": world["son"].id,
-        "new_person": {"display_name": "Martin (nephew)"},
-        "fact_ids": [str(fact_id(deps, ALICE, "Martin plays football on Saturdays"))],
-    },
-    "/persons/delete": lambda _, world: {"person_id": world["son"].id},
-    "/pending/resolve": lambda deps, _: {"pending_id": conflict(deps).id, "choice": "take_new"},
-    "/settings/assistant/update": lambda _, __: {"timezone": "Europe/Zurich"},
+Request = tuple[str, str, dict[str, object] | None]
+Change = Callable[[SettingsDeps, dict[str, Person]], Request]
+CHANGES: dict[str, Change] = {
+    "patch fact": lambda deps, _: (
+        "PATCH",
+        f"/v1/facts/{fact_id(deps, ALICE, 'I live in Basel')}",
+        {"text": "I live in Bern"},
+    ),
+    "delete fact": lambda deps, _: (
+        "DELETE",
+        f"/v1/facts/{fact_id(deps, ALICE, 'I am allergic to peanuts')}",
+        None,
+    ),
+    "merge": lambda _, world: (
+        "POST",
+        f"/v1/persons/{world['son'].id}:merge",
+        {"absorb_id": world["colleague"].id},
+    ),
+    "split": lambda deps, world: (
+        "POST",
+        f"/v1/persons/{world['son'].id}:split",
+        {
+            "new_person": {"display_name": "Martin (nephew)"},
+            "fact_ids": [fact_id(deps, ALICE, "Martin plays football on Saturdays")],
+        },
+    ),
+    "delete person": lambda _, world: ("DELETE", f"/v1/persons/{world['son'].id}", None),
+    "resolve": lambda deps, _: (
+        "POST",
+        f"/v1/pendingItems/{conflict(deps).id}:resolve",
+        {"choice": "take_new"},
+    ),
+    "assistant": lambda _, __: ("PATCH", "/v1/settings/assistant", {"timezone": "Europe/Zurich"}),
 }
 
 
-def run_path(admin: SettingsApi, path: str, body: dict[str, object]) -> None:
-    operation = operation_for(path)
-    operation.run(admin, ALICE, operation.request.model_validate(body))
-
-
-@pytest.mark.parametrize("path", sorted(CHANGES))
+@pytest.mark.parametrize("change", sorted(CHANGES))
 def test_a_change_drops_the_cached_turn_context_of_its_user(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person], path: str
+    deps: SettingsDeps, world: dict[str, Person], change: str
 ) -> None:
-    body = CHANGES[path](deps, world)
+    method, path, body = CHANGES[change](deps, world)
     deps.cache.set(context_key(ALICE), b"context", 3600)
     deps.cache.set(context_key(BOB), b"context", 3600)
-    run_path(admin, path, body)
+    ok(deps, ALICE, method, path, body)
     assert deps.cache.get(context_key(ALICE)) is None
     assert deps.cache.get(context_key(BOB)) == b"context"
 
 
 def test_reads_and_refusals_keep_the_cached_turn_context(
-    admin: SettingsApi, deps: SettingsDeps, world: dict[str, Person]
+    deps: SettingsDeps, world: dict[str, Person]
 ) -> None:
     deps.cache.set(context_key(ALICE), b"context", 3600)
-    for path, body in [
-        ("/facts/list", {}),
-        ("/facts/search", {"query": "Basel"}),
-        ("/facts/get", {"fact_id": str(fact_id(deps, ALICE, "I live in Basel"))}),
-        ("/persons/list", {}),
-        ("/pending/list", {}),
-        ("/settings/assistant/get", {}),
-        ("/export", {}),
+    basel = fact_id(deps, ALICE, "I live in Basel")
+    for method, path, body in [
+        ("GET", "/v1/facts", None),
+        ("POST", "/v1/facts:search", {"query": "Basel"}),
+        ("GET", f"/v1/facts/{basel}", None),
+        ("GET", f"/v1/facts/{basel}/versions", None),
+        ("GET", "/v1/persons", None),
+        ("GET", "/v1/pendingItems", None),
+        ("GET", "/v1/settings/assistant", None),
+        ("GET", "/v1/account:export", None),
     ]:
-        run_path(admin, path, body)
-    for path, body in [
-        ("/facts/delete", {"fact_id": str(uuid.uuid4())}),
-        ("/persons/delete", {"person_id": world["eva"].id}),  # Bob's
-        ("/persons/merge", {"keep_id": world["son"].id, "absorb_id": world["eva"].id}),
-        ("/pending/resolve", {"pending_id": str(uuid.uuid4()), "choice": "keep_old"}),
-        ("/settings/assistant/update", {"timezone": "Mars/Olympus"}),
+        ok(deps, ALICE, method, path, body)
+    for method, path, body in [
+        ("DELETE", f"/v1/facts/{uuid.uuid4()}", None),
+        ("DELETE", f"/v1/persons/{world['eva'].id}", None),  # Bob's
+        ("POST", f"/v1/persons/{world['son'].id}:merge", {"absorb_id": world["eva"].id}),
+        ("POST", f"/v1/pendingItems/{uuid.uuid4()}:resolve", {"choice": "keep_old"}),
+        ("PATCH", "/v1/settings/assistant", {"timezone": "Mars/Olympus"}),
     ]:
-        with pytest.raises(AppError):
-            run_path(admin, path, body)
+        assert call(deps, ALICE, method, path, body).status >= 400
     assert deps.cache.get(context_key(ALICE)) == b"context"
 
 
-# -- the API table and the adapters' pure parts ------------------------------------------------
-def test_every_path_has_an_operation() -> None:
-    assert sorted(OPERATIONS) == [
-        "/account/delete",
-        "/export",
-        "/facts/delete",
-        "/facts/edit",
-        "/facts/get",
-        "/facts/list",
-        "/facts/restore",
-        "/facts/search",
-        "/facts/versions",
-        "/pending/list",
-        "/pending/resolve",
-        "/persons/delete",
-        "/persons/list",
-        "/persons/merge",
-        "/persons/split",
-        "/persons/update",
-        "/settings/assistant/get",
-        "/settings/assistant/update",
-        "/settings/hitl/get",
-        "/settings/hitl/update",
-        "/settings/strategies/forget",
-        "/settings/strategies/forget_all",
-        "/settings/strategies/list",
-    ]
-    assert operation_for("/facts/list/").request is ListFactsRequest
-    assert operation_for("/account/delete").request is DeleteAccountRequest
-    for path in ("/", "", "/facts", "/memory/facts/list", "/facts/list/x"):
-        with pytest.raises(NotFound):
-            operation_for(path)
-
-
-def test_operations_run_through_the_table(admin: SettingsApi, world: dict[str, Person]) -> None:
-    listing = operation_for("/persons/list")
-    result = listing.run(admin, ALICE, listing.request.model_validate({}))
-    assert len(result.model_dump()["persons"]) == 2
+# -- the adapters' pure parts ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

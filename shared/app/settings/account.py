@@ -25,11 +25,11 @@ import time
 from shared.app.settings.ports import SettingsPorts
 from shared.errors import DependencyUnavailable
 from shared.models.history_api import ExecutionView
-from shared.models.memory import SELF, Fact, FactFilter
+from shared.models.memory import Fact, FactFilter, FactPosition
 from shared.models.memory_api import DeletedResponse, ExportResponse, FactView, PersonView
 from shared.services.memory.pending import PendingItems
 
-EXPORT_FACTS_PER_SUBJECT = 1000  # FactFilter's largest page
+EXPORT_PAGE = 1000  # FactFilter's largest page
 TURN_WAIT_SECONDS = 40.0  # a turn's lease (30 s) runs out by then, even if it crashed
 EXPORT_EXECUTIONS = 1000  # the execution memory's largest page (they expire long before)
 
@@ -41,14 +41,14 @@ class AccountAdmin:
     def export(self, user_id: str) -> ExportResponse:
         exported_at = self._deps.clock.now()
         persons = self._deps.contacts.list_persons(user_id)
-        facts, truncated = self._all_facts(user_id, [SELF, *(p.id for p in persons)])
+        facts = self._all_facts(user_id)
         pending = self._deps.pending.list_pending(user_id)
         return ExportResponse(
             user_id=user_id,
             exported_at=exported_at,
             persons=[PersonView.of(person) for person in persons],
             facts=[FactView.of(fact) for fact in facts],
-            facts_truncated=truncated,
+            facts_truncated=False,  # paged through: every fact is there
             pending=PendingItems(self._deps).views(user_id, pending),
             conversations=self._deps.account_conversations.export_user(user_id),
             executions=[
@@ -79,14 +79,12 @@ class AccountAdmin:
                 raise DependencyUnavailable("a turn of the account still runs; retry")
             time.sleep(0.1)
 
-    def _all_facts(self, user_id: str, subjects: list[str]) -> tuple[list[Fact], bool]:
-        found: dict[str, Fact] = {}
-        truncated = False
-        for subject in subjects:
-            where = FactFilter(
-                subject_id=subject, include_history=True, limit=EXPORT_FACTS_PER_SUBJECT
-            )
-            page = self._deps.facts.list_facts(user_id, where)
-            truncated = truncated or len(page) >= EXPORT_FACTS_PER_SUBJECT
-            found.update((fact.id, fact) for fact in page)
-        return sorted(found.values(), key=lambda f: (f.created_at, f.id)), truncated
+    def _all_facts(self, user_id: str) -> list[Fact]:
+        """Every fact with its history, oldest first, a keyset page at a time."""
+        facts: list[Fact] = []
+        where = FactFilter(include_history=True, limit=EXPORT_PAGE)
+        while page := self._deps.facts.list_facts(user_id, where):
+            facts += page
+            last = FactPosition(created_at=page[-1].created_at, id=page[-1].id)
+            where = where.model_copy(update={"after": last})
+        return facts

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from shared.ports import ExecutionMemory
+from shared.rest.paging import PageTokens
 from shared.services.memory.ports import MemoryPorts
 
 
@@ -13,4 +14,9 @@ class SettingsPorts(MemoryPorts, Protocol):
     @property
     def executions(self) -> ExecutionMemory:
         """How earlier jobs were planned and went (``/settings/strategies/*``, export)."""
+        ...
+
+    @property
+    def page_tokens(self) -> PageTokens:
+        """Signs and reads the lists' page tokens (``shared.rest.paging``)."""
         ...

@@ -20,8 +20,6 @@ from shared.models.memory_api import (
     DISAMBIGUATION_CHOICES,
     FactView,
     HeldFact,
-    ListPendingRequest,
-    PendingListResponse,
     PendingView,
     PersonView,
     ResolvePendingRequest,
@@ -40,12 +38,6 @@ def pending_task_key(item_id: str) -> str:
 class PendingItems:
     def __init__(self, deps: MemoryPorts) -> None:
         self._deps = deps
-
-    def list_items(self, user_id: str, request: ListPendingRequest) -> PendingListResponse:
-        items = self._deps.pending.list_pending(user_id, request.chat_id)
-        return PendingListResponse(
-            items=self.views(user_id, [item for item in items if item.resolved_at is None])
-        )
 
     def views(self, user_id: str, items: list[PendingItem]) -> list[PendingView]:
         if not items:

@@ -92,12 +92,10 @@ def test_a_disambiguation_answered_by_a_button_stores_the_fact_on_that_person(
     expect(question).to_have_count(0)
 
     def facts_of_the_sibling() -> list[str]:
-        body = {"subject_id": ids["sibling"]}
-        return [f["text"] for f in served.memory(user, "/facts/list", body).json()["facts"]]
+        return [f["text"] for f in served.facts(user, f'subject_id = "{ids["sibling"]}"')]
 
     assert wait_for(facts_of_the_sibling) == ["Thomas moved to Bern; what does he like?"]
-    colleague = served.memory(user, "/facts/list", {"subject_id": ids["colleague"]}).json()
-    assert colleague["facts"] == []
+    assert served.facts(user, f'subject_id = "{ids["colleague"]}"') == []
     context.close()
 
 

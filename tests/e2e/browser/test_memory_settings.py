@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from shared.adapters.postgres import Database
-from shared.config import Settings
 from shared.deps import Deps
 from tests.e2e.browser.conftest import messages, send, sign_in
 from tests.e2e.conftest import Served, new_user
-from tests.e2e.test_memory_api import seed
+from tests.e2e.memory_kit import open_stores, seed
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -24,10 +22,8 @@ SON_FACTS = {"Martin is eight years old", "Martin plays football on Saturdays"}
 
 @pytest.fixture(scope="module")
 def stores() -> Iterator[Deps]:
-    settings = Settings()
-    database = Database(settings)
-    yield Deps(settings, _database=database)
-    database.close()
+    with open_stores() as deps:
+        yield deps
 
 
 def open_memory(page: Page) -> None:
@@ -56,10 +52,9 @@ def test_merging_two_persons_moves_the_facts(
     expect(shown).to_have_count(3)
     moved = {*SON_FACTS, "Martin works in accounting"}
     assert set(shown.all_inner_texts()) == moved
-    body = {"subject_id": seeded.son.id}
-    stored = served.memory(seeded.user, "/facts/list", body).json()["facts"]
+    stored = served.facts(seeded.user, f'subject_id = "{seeded.son.id}"')
     assert {fact["text"] for fact in stored} == moved
-    persons = served.memory(seeded.user, "/persons/list").json()["persons"]
+    persons = served.memory(seeded.user, "GET", "/v1/persons").json()["persons"]
     assert [p["id"] for p in persons] == [seeded.son.id]
 
 
@@ -94,7 +89,8 @@ def test_export_then_delete_the_account_then_sign_in_to_an_empty_account(
     open_memory(page)
     expect(page.get_by_role("region", name="People")).to_contain_text("No people yet.")
     expect(page.get_by_role("region", name="Open questions")).to_contain_text("Nothing waits")
-    assert served.memory(user, "/persons/list").json() == {"persons": []}
+    no_one = served.memory(user, "GET", "/v1/persons").json()
+    assert no_one == {"persons": [], "next_page_token": ""}
     assert served.post(served.resume_url + "chats", user, {}).json() == {"chats": []}
-    export = served.memory(user, "/export").json()
+    export = served.memory(user, "GET", "/v1/account:export").json()
     assert (export["facts"], export["conversations"]["chats"]) == ([], [])

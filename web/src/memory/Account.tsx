@@ -12,7 +12,7 @@ export function Account({ api, user, onDeleted }: { api: Api; user: string; onDe
 
   async function download() {
     try {
-      const data = await ok(api.POST("/export", { body: {} }));
+      const data = await ok(api.GET("/v1/account:export"));
       const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: "application/json" }));
       const link = document.createElement("a");
       link.href = url;
@@ -27,7 +27,7 @@ export function Account({ api, user, onDeleted }: { api: Api; user: string; onDe
   async function erase() {
     setBusy(true);
     try {
-      await ok(api.POST("/account/delete", { body: { confirm: true } }));
+      await ok(api.DELETE("/v1/account", { params: { query: { confirm: true } } }));
       onDeleted();
     } catch (error) {
       setFailure(error as ApiFailure); // a 503 leaves part done: sending again completes it

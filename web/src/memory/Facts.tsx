@@ -4,14 +4,31 @@ import { Failure, useLoad } from "./useLoad";
 
 const DAY = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 
+/** Every fact about a subject ("self" or a person's id), through all the list's pages. */
+export async function factsAbout(api: Api, subject: string, showHistory: boolean): Promise<Fact[]> {
+  const facts: Fact[] = [];
+  let token = "";
+  do {
+    const query = { filter: `subject_id = "${subject}"`, show_history: showHistory, page_size: 1000, page_token: token };
+    const page = await ok(api.GET("/v1/facts", { params: { query } }));
+    facts.push(...page.facts);
+    token = page.next_page_token;
+  } while (token);
+  return facts;
+}
+
+/** The fact as read: a write names its etag, so another device's edit since is a 412. */
+function ifMatch(fact: Fact) {
+  return { path: { fact: fact.id }, header: { "If-Match": `"${fact.etag}"` } };
+}
+
 /** One subject's facts (the user's, or a person's), current ones editable, with history. */
 export function Facts({ api, persons, version }: { api: Api; persons: Person[]; version: number }) {
   const [subject, setSubject] = useState("self");
   const selectId = useId();
   const load = useCallback(async () => {
     void version; // reload when persons change (a merge moves facts)
-    const body = { subject_id: subject, include_history: true, limit: 200 };
-    return (await ok(api.POST("/facts/list", { body }))).facts;
+    return factsAbout(api, subject, true);
   }, [api, subject, version]);
   const { data: facts, failure, reload, setFailure } = useLoad(load);
   const current = facts?.filter((f) => f.current) ?? [];
@@ -44,8 +61,8 @@ export function Facts({ api, persons, version }: { api: Api; persons: Person[]; 
           <FactRow
             key={fact.id}
             fact={fact}
-            onEdit={(text) => change(() => ok(api.POST("/facts/edit", { body: { fact_id: fact.id, text } })))}
-            onDelete={() => change(() => ok(api.POST("/facts/delete", { body: { fact_id: fact.id } })))}
+            onEdit={(text) => change(() => ok(api.PATCH("/v1/facts/{fact}", { params: ifMatch(fact), body: { text } })))}
+            onDelete={() => change(() => ok(api.DELETE("/v1/facts/{fact}", { params: ifMatch(fact) })))}
           />
         ))}
         {facts && current.length === 0 && <li className="empty">No facts.</li>}

@@ -12,7 +12,7 @@ export function MemoryPage({ api, user, onDeleted }: { api: Api; user: string; o
   const [version, setVersion] = useState(0);
   const load = useCallback(async () => {
     void version; // a change anywhere reloads the people and the facts
-    return (await ok(api.POST("/persons/list", { body: {} }))).persons;
+    return (await ok(api.GET("/v1/persons", { params: { query: { page_size: 500 } } }))).persons;
   }, [api, version]);
   const { data: persons, failure } = useLoad(load);
   const changed = () => setVersion((v) => v + 1);

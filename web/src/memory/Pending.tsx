@@ -2,10 +2,11 @@ import { useCallback, useState } from "react";
 import { type Api, ApiFailure, type PendingItem, type Schemas, ok } from "../api/client";
 import { Failure, useLoad } from "./useLoad";
 
-// The two shapes `/pending/resolve` takes (the call checks them against the schema).
-type Resolve =
-  | { pending_id: string; choice: "person"; person_id: string }
-  | { pending_id: string; choice: Exclude<Schemas["PendingChoice"], "person"> };
+// The two shapes `:resolve` takes (the call checks them against the schema).
+type Resolve = { item: string } & (
+  | { choice: "person"; person_id: string }
+  | { choice: Exclude<Schemas["PendingChoice"], "person"> }
+);
 
 function personLabel(person: Schemas["Person"]): string {
   return `${person.display_name} (${person.role_to_user})`;
@@ -13,13 +14,16 @@ function personLabel(person: Schemas["Person"]): string {
 
 /** Facts held back until the user answers: which person, or which of two facts. */
 export function Pending({ api, onChange }: { api: Api; onChange: () => void }) {
-  const load = useCallback(async () => (await ok(api.POST("/pending/list", { body: {} }))).items, [api]);
+  const load = useCallback(
+    async () => (await ok(api.GET("/v1/pendingItems", { params: { query: { page_size: 200 } } }))).pending_items,
+    [api],
+  );
   const { data: items, failure, reload, setFailure } = useLoad(load);
   const [notice, setNotice] = useState<string | null>(null);
 
-  async function resolve(request: Resolve) {
+  async function resolve({ item, ...answer }: Resolve) {
     try {
-      await ok(api.POST("/pending/resolve", { body: request }));
+      await ok(api.POST("/v1/pendingItems/{item}:resolve", { params: { path: { item } }, body: answer }));
       setNotice(null);
       onChange();
     } catch (error) {
@@ -55,11 +59,11 @@ function PendingQuestion({ item, onResolve }: { item: PendingItem; onResolve: (r
           Which <strong>{item.mention}</strong>: “{held}”?
         </p>
         {item.candidates.map((person) => (
-          <button key={person.id} type="button" onClick={() => onResolve({ pending_id: item.id, choice: "person", person_id: person.id })}>
+          <button key={person.id} type="button" onClick={() => onResolve({ item: item.id, choice: "person", person_id: person.id })}>
             {personLabel(person)}
           </button>
         ))}
-        <button type="button" onClick={() => onResolve({ pending_id: item.id, choice: "someone_else" })}>
+        <button type="button" onClick={() => onResolve({ item: item.id, choice: "someone_else" })}>
           Someone else{item.proposed_person ? ` (new: ${personLabel(item.proposed_person)})` : ""}
         </button>
       </div>
@@ -72,7 +76,7 @@ function PendingQuestion({ item, onResolve }: { item: PendingItem; onResolve: (r
         “{held}” contradicts “{item.conflicting_fact?.text}”.
       </p>
       {(["keep_old", "take_new", "keep_both"] as const).map((choice) => (
-        <button key={choice} type="button" onClick={() => onResolve({ pending_id: item.id, choice })}>
+        <button key={choice} type="button" onClick={() => onResolve({ item: item.id, choice })}>
           {labels[choice]}
         </button>
       ))}

@@ -1,6 +1,12 @@
 import { type FormEvent, useEffect, useId, useState } from "react";
 import { type Api, ApiFailure, type Fact, type Person, type Schemas, ok } from "../api/client";
+import { factsAbout } from "./Facts";
 import { Failure } from "./useLoad";
+
+/** The person as read: a write names its etag, so another device's change since is a 412. */
+function asRead(person: Person) {
+  return { path: { person: person.id }, header: { "If-Match": `"${person.etag}"` } };
+}
 
 type Role = Schemas["PersonRole"];
 const ROLES: Role[] = ["partner", "child", "parent", "sibling", "friend", "colleague", "pet", "service_provider", "other"];
@@ -68,20 +74,22 @@ function PersonCard({ api, person, others, change }: CardProps) {
         ))}
       </div>
       {mode === "rename" && (
-        <Rename person={person} onSave={(display_name) => done(() => ok(api.POST("/persons/update", { body: { person_id: person.id, display_name } })))} />
+        <Rename person={person} onSave={(display_name) => done(() => ok(api.PATCH("/v1/persons/{person}", { params: asRead(person), body: { display_name } })))} />
       )}
       {mode === "merge" && (
         <Merge
           person={person}
           others={others}
-          onMerge={(keep_id) => done(() => ok(api.POST("/persons/merge", { body: { keep_id, absorb_id: person.id } })))}
+          onMerge={(keep) => done(() => ok(api.POST("/v1/persons/{person}:merge", { params: { path: { person: keep } }, body: { absorb_id: person.id } })))}
         />
       )}
-      {mode === "split" && <Split api={api} person={person} onSplit={(body) => done(() => ok(api.POST("/persons/split", { body })))} />}
+      {mode === "split" && (
+        <Split api={api} person={person} onSplit={(body) => done(() => ok(api.POST("/v1/persons/{person}:split", { params: { path: { person: person.id } }, body })))} />
+      )}
       {mode === "delete" && (
         <p>
           Delete {name} and every fact about them?{" "}
-          <button type="button" className="danger" onClick={() => done(() => ok(api.POST("/persons/delete", { body: { person_id: person.id } })))}>
+          <button type="button" className="danger" onClick={() => done(() => ok(api.DELETE("/v1/persons/{person}", { params: asRead(person) })))}>
             Delete {person.display_name}
           </button>
         </p>
@@ -131,7 +139,7 @@ function Merge({ person, others, onMerge }: { person: Person; others: Person[]; 
   );
 }
 
-function Split({ api, person, onSplit }: { api: Api; person: Person; onSplit: (body: Schemas["SplitPersonRequest"]) => void }) {
+function Split({ api, person, onSplit }: { api: Api; person: Person; onSplit: (body: Schemas["SplitRequest"]) => void }) {
   const [facts, setFacts] = useState<Fact[] | null>(null);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [name, setName] = useState("");
@@ -139,8 +147,8 @@ function Split({ api, person, onSplit }: { api: Api; person: Person; onSplit: (b
   const nameId = useId();
   const roleId = useId();
   useEffect(() => {
-    ok(api.POST("/facts/list", { body: { subject_id: person.id } }))
-      .then((r) => setFacts(r.facts))
+    factsAbout(api, person.id, false)
+      .then(setFacts)
       .catch(() => setFacts([]));
   }, [api, person.id]);
   if (facts === null) return <p aria-busy="true">Loading facts…</p>;
@@ -148,7 +156,7 @@ function Split({ api, person, onSplit }: { api: Api; person: Person; onSplit: (b
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (name.trim() && chosen.size) {
-      onSplit({ person_id: person.id, new_person: { display_name: name.trim(), role_to_user: role }, fact_ids: [...chosen] });
+      onSplit({ new_person: { display_name: name.trim(), role_to_user: role }, fact_ids: [...chosen] });
     }
   };
   return (

@@ -12,7 +12,7 @@ const MODES: Record<Mode, string> = {
 
 /** The assistant's persona, tone, language, time zone, currency, rules and privacy mode. */
 export function AssistantProfile({ api }: { api: Api }) {
-  const load = useCallback(async () => (await ok(api.POST("/settings/assistant/get", { body: {} }))).profile, [api]);
+  const load = useCallback(async () => await ok(api.GET("/v1/settings/assistant")), [api]);
   const { data, failure, setFailure, reload } = useLoad(load);
   if (!data) return <Failure failure={failure} />;
   return <ProfileForm key={data.updated_at ?? "defaults"} api={api} profile={data} failure={failure} onSaved={reload} onFailure={setFailure} />;
@@ -46,9 +46,10 @@ function ProfileForm({ api, profile, failure, onSaved, onFailure }: FormProps) {
       presentation_rules: form.rules.split("\n").map((r) => r.trim()).filter(Boolean),
       privacy_mode: form.privacy_mode,
       currency: form.currency.trim() || null,
+      etag: profile.etag, // another device's save since this page loaded answers 412
     };
     try {
-      await ok(api.POST("/settings/assistant/update", { body }));
+      await ok(api.PATCH("/v1/settings/assistant", { body }));
       setSaved(true);
       await onSaved();
     } catch (error) {
@@ -87,14 +88,14 @@ function ProfileForm({ api, profile, failure, onSaved, onFailure }: FormProps) {
 
 /** Trust level, effective mode, what the next level needs, and a mode to pin. */
 export function HitlSettings({ api }: { api: Api }) {
-  const load = useCallback(async () => (await ok(api.POST("/settings/hitl/get", { body: {} }))).hitl, [api]);
+  const load = useCallback(async () => await ok(api.GET("/v1/settings/hitl")), [api]);
   const { data, failure, reload, setFailure } = useLoad(load);
   const id = useId();
 
   async function pin(value: string) {
     const pinned_mode = value ? (value as Mode) : null;
     try {
-      await ok(api.POST("/settings/hitl/update", { body: { pinned_mode } }));
+      await ok(api.PATCH("/v1/settings/hitl", { body: { pinned_mode, etag: data?.etag } }));
     } catch (error) {
       setFailure(error as ApiFailure);
     }
