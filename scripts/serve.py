@@ -33,6 +33,14 @@ FUNCTIONS = {
 # Everything `up` starts: the functions, and the web client's server (scripts/web_serve.py).
 PROCESSES = {**FUNCTIONS, "web": (25, "web")}
 BASES = {"dev": 8500, "test": 8600}
+
+
+def base_port(profile: str) -> int:
+    """The functions' ports follow the stack's: ``STACK_PORT_BASE`` moves the test stack."""
+    if profile == "test" and os.environ.get("STACK_PORT_BASE"):
+        return int(os.environ["STACK_PORT_BASE"])
+    return BASES[profile]
+
 # Processes this interpreter started, kept so they are reaped (tests start and stop them).
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
@@ -113,7 +121,7 @@ def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
     _pidfile(profile, "x").parent.mkdir(parents=True, exist_ok=True)
     started: list[tuple[str, int]] = []
     for name, (offset, _) in PROCESSES.items():
-        port = BASES[profile] + offset
+        port = base_port(profile) + offset
         if _running_pid(profile, name):
             continue
         with open(logs / f"fn-{name}.log", "ab") as log:
@@ -148,7 +156,7 @@ def down(profile: str) -> None:
 def status(profile: str) -> None:
     for name, (offset, _) in PROCESSES.items():
         pid = _running_pid(profile, name)
-        where = f"pid {pid} port {BASES[profile] + offset}" if pid else "stopped"
+        where = f"pid {pid} port {base_port(profile) + offset}" if pid else "stopped"
         print(f"{name}: {where}")
 
 
