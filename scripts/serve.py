@@ -41,6 +41,7 @@ def base_port(profile: str) -> int:
         return int(os.environ["STACK_PORT_BASE"])
     return BASES[profile]
 
+
 # Processes this interpreter started, kept so they are reaped (tests start and stop them).
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 

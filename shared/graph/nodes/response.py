@@ -98,16 +98,16 @@ def _stream_answer(
     history = [
         ChatTurn(role="assistant" if m.role == "assistant" else "user", text=m.text)
         for m in state.conversation.history
-        if m.role in ("user", "assistant")
+        if m.role in ("user", "assistant") and m.text.strip()  # an old empty reply: skipped
     ]
     request = LLMRequest(system=system, messages=[*history, ChatTurn(role="user", text=focus)])
     parts: list[str] = []
     for chunk in runtime.context.llm.stream(request):
+        if stop.is_set():  # stopped while waiting: what arrives after it is not said
+            return "".join(parts).strip(), True
         if chunk.text:
             parts.append(chunk.text)
             _emit(runtime, chunk.text)
-        if stop.is_set():
-            return "".join(parts).strip(), True
     return "".join(parts).strip(), False
 
 
