@@ -245,6 +245,12 @@ class Settings(BaseSettings):
             "judge": self.vertex_judge_model,
         }
 
+    @staticmethod
+    def one_model(model: str) -> dict[str, str]:
+        """Settings keywords that give every kind of work ``model`` (a local service)."""
+        kinds = ("", "routing_", "planning_", "extraction_", "watchdog_", "judge_")
+        return {f"vertex_{kind}model": model for kind in kinds}
+
     @property
     def is_local(self) -> bool:
         return self.env in ("dev", "test")

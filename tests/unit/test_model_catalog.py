@@ -101,3 +101,8 @@ def test_thinking_is_a_level_or_a_budget_by_family_never_both(
     model: str, kind: str, expected: dict[str, object]
 ) -> None:
     assert thinking_fields(model, kind) == expected  # type: ignore[arg-type]
+
+
+def test_one_model_names_every_kind_of_work() -> None:
+    settings = Settings(model_provider="vertex", **Settings.one_model("smollm2-135m-instruct"))  # type: ignore[arg-type]
+    assert set(settings.models().values()) == {"smollm2-135m-instruct"}

@@ -84,7 +84,7 @@ class Running:
             "model_provider": "vertex",
             "vertex_base_url": self.url,
             "vertex_access_token": token,
-            "vertex_model": TEXT_MODEL,
+            **Settings.one_model(TEXT_MODEL),
             "vertex_embedding_model": EMBEDDING_MODEL,
             "embedding_dimension": 384,
             **changes,
