@@ -52,9 +52,11 @@ def allow_model_requests() -> Iterator[None]:
         yield
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeVertexServer]:
-    with FakeVertexServer(token="test-token") as server:
+@pytest.fixture(params=["faithful", "gemini-like"])
+def fake(request: pytest.FixtureRequest) -> Iterator[FakeVertexServer]:
+    """Each test runs against the faithful fake and its Gemini-like mode."""
+    gemini_like = request.param == "gemini-like"
+    with FakeVertexServer(token="test-token", gemini_like=gemini_like) as server:
         yield server
     assert server.pending == 0, "a scripted reply was never requested"
 
