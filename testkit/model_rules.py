@@ -9,8 +9,8 @@ needs the user's approval), ``[facts]`` -> extractable facts (about the first
 ``@Name`` if any; a phone number is a Contact fact, ``[unsure]`` lowers its confidence),
 ``[ask]`` -> semantic retrieval, ``@Name`` -> a person mentioned.
 ``[slowly]`` -> the reply streams a word every 0.15 s (a client sees it arrive);
-``[late]`` -> its first word comes after 2 s (a reply a newer message stops before it
-starts); ``[unsafe]`` -> the reply stops for SAFETY before its first word;
+``[late]`` -> the classification answers after 2 s (a newer message stops the turn's reply
+before its first word); ``[unsafe]`` -> the reply stops for SAFETY before its first word;
 ``[team]`` -> three research steps, the third needing the other two (one job of three
 subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that always
 fails). A job's agent finishes at its first step with "Result for: <its goal>", unless its
@@ -22,6 +22,7 @@ test sends it where the plan must come from the execution memory, never from the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
@@ -135,8 +136,7 @@ def _streamed(text: str) -> FakeReply:
         return finish_reply("SAFETY")
     words = f"You said: {text}".split(" ")
     pause = 0.15 if "[slowly]" in text else 0.0
-    delay = 2.0 if "[late]" in text else 0.0
-    return stream_reply([w + " " for w in words[:-1]] + [words[-1]], pause=pause, delay=delay)
+    return stream_reply([w + " " for w in words[:-1]] + [words[-1]], pause=pause)
 
 
 def reply_for(request: RecordedRequest) -> FakeReply:
@@ -155,7 +155,8 @@ def reply_for(request: RecordedRequest) -> FakeReply:
         return error_reply(400, "the planner was asked for a plan that history should give")
     structured = _STRUCTURED.get(next(iter(_schema_fields(request) & set(_STRUCTURED)), ""))
     if structured is not None:
-        return json_reply(structured(text))
+        delay = 2.0 if "[late]" in text and "route" in _schema_fields(request) else 0.0
+        return dataclasses.replace(json_reply(structured(text)), delay=delay)
     return text_reply(f"Result for: {text}")
 
 

@@ -103,11 +103,11 @@ def _stream_answer(
     request = LLMRequest(system=system, messages=[*history, ChatTurn(role="user", text=focus)])
     parts: list[str] = []
     for chunk in runtime.context.llm.stream(request):
-        if stop.is_set():  # stopped while waiting: what arrives after it is not said
-            return "".join(parts).strip(), True
         if chunk.text:
             parts.append(chunk.text)
             _emit(runtime, chunk.text)
+        if stop.is_set():
+            return "".join(parts).strip(), True
     return "".join(parts).strip(), False
 
 
