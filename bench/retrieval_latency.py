@@ -20,7 +20,7 @@ from shared.adapters.postgres import Database
 from shared.adapters.postgres_fact_recall import recall_statement, statement_rows
 from shared.adapters.rerankers import IdentityReranker
 from shared.models.memory import RecallQuery
-from shared.ports import FactStore, KeyRing, SessionMemory
+from shared.ports import EmbedTask, FactStore, KeyRing, SessionMemory
 from shared.services.memory.retrieval import POOL, RecallRequest, Retriever
 from shared.services.memory.understanding import understand
 
@@ -33,7 +33,9 @@ class GivenVector:
     def __init__(self) -> None:
         self.vector: list[float] = []
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(
+        self, texts: Sequence[str], task: EmbedTask = "RETRIEVAL_DOCUMENT"
+    ) -> list[list[float]]:
         return [list(self.vector) for _ in texts]
 
 

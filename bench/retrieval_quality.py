@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from shared.models.memory import ExtractionChanges, FactDraft, SemanticQuery, SessionNote, Source
-from shared.ports import Embedder, FactStore, Reranker, SessionMemory
+from shared.ports import Embedder, EmbedTask, FactStore, Reranker, SessionMemory
 from shared.services.memory.retrieval import Channels, RecallRequest, Retriever
 from testkit.locomo import evidence_ids, split_ids
 
@@ -77,7 +77,9 @@ class CachedEmbedder:
         self.model_name = inner.model_name
         self._cache: dict[str, list[float]] = {}
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(
+        self, texts: Sequence[str], task: EmbedTask = "RETRIEVAL_DOCUMENT"
+    ) -> list[list[float]]:
         missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
         if missing:
             self._cache.update(zip(missing, self._inner.embed(missing), strict=True))

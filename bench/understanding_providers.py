@@ -86,7 +86,7 @@ def local_model() -> LLM:
         model_provider="vertex",
         vertex_base_url=env["VERTEX_BASE_URL"],
         vertex_access_token=env["VERTEX_ACCESS_TOKEN"],
-        vertex_model=env["VERTEX_MODEL"],
+        **Settings.one_model(env["VERTEX_MODEL"]),
         vertex_embedding_model=env["VERTEX_EMBEDDING_MODEL"],
         embedding_dimension=int(env["EMBEDDING_DIMENSION"]),
     )

@@ -34,6 +34,7 @@ def rubric() -> str:
 def judge_request(question: str, gold: str, answer: str) -> LLMRequest:
     text = f"Question: {question}\nGold answer: {gold}\nAssistant's answer: {answer[:4000]}"
     return LLMRequest(
+        kind="judge",
         system=rubric(),
         messages=[ChatTurn(role="user", text=text)],
         max_output_tokens=200,

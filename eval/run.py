@@ -40,6 +40,7 @@ from eval.product import Product, TurnResult
 from eval.report import QuestionResult, summary
 from shared.config import Settings
 from shared.errors import ModelOutputInvalid
+from shared.model_catalog import DEFAULT_EMBEDDING_MODEL, DEFAULT_MODELS
 from shared.models.domain import TurnRecord
 from shared.ports import LLM, Usage
 from testkit.stack_env import require_stack_env
@@ -146,8 +147,10 @@ VERTEX = {
     "MODEL_PROVIDER": "vertex",
     "VERTEX_BASE_URL": "",
     "VERTEX_ACCESS_TOKEN": "",
-    "VERTEX_MODEL": "gemini-2.5-flash",
-    "VERTEX_EMBEDDING_MODEL": "gemini-embedding-001",
+    # each kind of work on its default model (shared/model_catalog.py)
+    "VERTEX_MODEL": DEFAULT_MODELS["reply"],
+    **{f"VERTEX_{k.upper()}_MODEL": m for k, m in DEFAULT_MODELS.items() if k != "reply"},
+    "VERTEX_EMBEDDING_MODEL": DEFAULT_EMBEDDING_MODEL,
     "EMBEDDING_DIMENSION": "768",
     "UNDERSTANDING_ANSWERS": "ground",
     "UNDERSTANDING_ROUTE": "model",

@@ -14,6 +14,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from shared.errors import ConfigurationError
+from shared.model_catalog import DEFAULT_EMBEDDING_MODEL, DEFAULT_MODELS, ModelKind
 
 Environment = Literal["dev", "test", "staging", "prod"]
 ModelProvider = Literal["vertex", "scripted"]
@@ -68,8 +69,14 @@ class Settings(BaseSettings):
     # fake) at vertex_base_url with a static vertex_access_token. "scripted" is for tests.
     model_provider: ModelProvider = "vertex"
     vertex_location: str = "europe-west4"
-    vertex_model: str = "gemini-2.5-flash"
-    vertex_embedding_model: str = "gemini-embedding-001"
+    # One model per kind of work (shared/model_catalog.py: defaults, retirement dates).
+    vertex_model: str = DEFAULT_MODELS["reply"]  # the reply the user reads
+    vertex_routing_model: str = DEFAULT_MODELS["routing"]
+    vertex_planning_model: str = DEFAULT_MODELS["planning"]
+    vertex_extraction_model: str = DEFAULT_MODELS["extraction"]
+    vertex_watchdog_model: str = DEFAULT_MODELS["watchdog"]
+    vertex_judge_model: str = DEFAULT_MODELS["judge"]
+    vertex_embedding_model: str = DEFAULT_EMBEDDING_MODEL
     vertex_base_url: str | None = None  # dev/test only: a local endpoint of the Vertex API
     vertex_access_token: str | None = None  # dev/test only: that endpoint's static token
     embedding_dimension: int = 768
@@ -231,6 +238,23 @@ class Settings(BaseSettings):
         if self.auth_audience.strip().lower() in _PLACEHOLDERS or "local" in self.auth_audience:
             raise ConfigurationError("auth_audience is a placeholder")
         return self
+
+    def models(self) -> dict[ModelKind, str]:
+        """The model of each kind of work."""
+        return {
+            "routing": self.vertex_routing_model,
+            "reply": self.vertex_model,
+            "planning": self.vertex_planning_model,
+            "extraction": self.vertex_extraction_model,
+            "watchdog": self.vertex_watchdog_model,
+            "judge": self.vertex_judge_model,
+        }
+
+    @staticmethod
+    def one_model(model: str) -> dict[str, str]:
+        """Settings keywords that give every kind of work ``model`` (a local service)."""
+        kinds = ("", "routing_", "planning_", "extraction_", "watchdog_", "judge_")
+        return {f"vertex_{kind}model": model for kind in kinds}
 
     @property
     def is_local(self) -> bool:

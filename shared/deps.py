@@ -7,7 +7,8 @@ it. Tests build ``Deps(settings)`` and replace any component with a fake by keyw
 
 from __future__ import annotations
 
-from datetime import timedelta
+import logging
+from datetime import date, timedelta
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
 from shared.config import Settings, get_settings
 from shared.errors import ConfigurationError
+from shared.model_catalog import retirement_problems
 from shared.ports import (
     LLM,
     AgentDataStore,
@@ -359,4 +361,18 @@ def get_deps() -> Deps:
 
     settings = get_settings()
     configure(settings.gcp_project, settings.log_level)
-    return Deps(settings)
+    deps = Deps(settings)
+    if settings.model_provider == "vertex":
+        log_retired_models(settings, deps.clock.now().date())
+    return deps
+
+
+def log_retired_models(settings: Settings, today: date) -> list[str]:
+    """At start-up, an error the operator sees for each configured model past its retirement
+    (every call to it would fail with 404), or unknown to the catalog."""
+    models = {str(kind): model for kind, model in settings.models().items()}
+    models["embeddings"] = settings.vertex_embedding_model
+    problems = retirement_problems(models, today)
+    for problem in problems:
+        logging.getLogger("models").error("model configuration: %s", problem)
+    return problems

@@ -47,7 +47,17 @@ AppError
 ├── PayloadTooLarge (413)         payload_too_large
 ├── RateLimited (429)             rate_limited
 ├── DependencyUnavailable (503)   dependency_unavailable  (transient: a queue should retry)
+│   ├── ModelThrottled            model_throttled   (Vertex 429 past the wait the call allows;
+│   │                                                ``retry_after`` is Vertex's RetryInfo)
+│   └── ModelNotFound             model_not_found   (Vertex 404: the configured model is
+│                                                    retired or unknown; an operator error,
+│                                                    logged as such; retried once it is fixed)
 ├── ModelOutputInvalid (502)      model_output_invalid    (the model broke its schema twice)
+├── ModelRequestRefused (502)     model_request_refused   (Vertex 400: a request we built
+│                                                    wrongly; no retry helps)
+├── ModelDeclined (422)           model_declined    (the model would not answer: a blocked
+│                                                    prompt or a SAFETY/RECITATION/... stop;
+│                                                    a turn answers it with a clear reply)
 ├── BudgetExceeded (429)          turn_budget_exceeded    (the turn spent its token budget)
 ├── NodeFailed                    node_failed   (a graph node failed: the turn answers with a
 │                                               fallback reply; ``cause`` is the typed error)
@@ -217,6 +227,30 @@ class DependencyUnavailable(AppError):
 class ModelOutputInvalid(AppError):
     status = 502
     code = "model_output_invalid"
+
+
+class ModelThrottled(DependencyUnavailable):
+    code = "model_throttled"
+
+
+class ModelNotFound(DependencyUnavailable):
+    code = "model_not_found"
+
+
+class ModelRequestRefused(AppError):
+    status = 502
+    code = "model_request_refused"
+
+
+class ModelDeclined(AppError):
+    """``reason``: Vertex's finish reason or prompt block reason (e.g. ``SAFETY``)."""
+
+    status = 422
+    code = "model_declined"
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message, reason=reason)
+        self.reason = reason
 
 
 class BudgetExceeded(AppError):

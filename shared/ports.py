@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, Field
 
+from shared.model_catalog import ModelKind
 from shared.models.agent_data import (
     Budget,
     CalendarEvent,
@@ -605,11 +606,13 @@ class LLMRequest(Strict):
     temperature: float = 0.2
     # Vertex request labels: which work the call does (shared.services.model_work)
     labels: dict[str, str] = Field(default_factory=dict)
+    kind: ModelKind = "reply"  # which configured model answers (shared.model_catalog)
 
 
 class Usage(Strict):
     input_tokens: int = 0
-    output_tokens: int = 0
+    output_tokens: int = 0  # thought tokens included: they are billed as output
+    thought_tokens: int = 0  # Vertex usageMetadata.thoughtsTokenCount
 
 
 class Generation(Strict):
@@ -634,11 +637,18 @@ class LLM(Protocol):
         ...
 
 
+# What a text is embedded for: stored (a fact) or searched with (a query). Gemini embeds the
+# two sides differently; a model without task types ignores it.
+EmbedTask = Literal["RETRIEVAL_DOCUMENT", "RETRIEVAL_QUERY"]
+
+
 class Embedder(Protocol):
     model_name: str
     dimension: int
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(
+        self, texts: Sequence[str], task: EmbedTask = "RETRIEVAL_DOCUMENT"
+    ) -> list[list[float]]:
         """Unit-length vectors, one per text."""
         ...
 

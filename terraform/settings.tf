@@ -25,11 +25,16 @@ locals {
     APPROVAL_TIMEOUT_SECONDS = 1800
     MAX_EVENT_AGE_SECONDS    = 3600
 
-    MODEL_PROVIDER         = "vertex"
-    VERTEX_LOCATION        = var.vertex_location
-    VERTEX_MODEL           = var.vertex_model
-    VERTEX_EMBEDDING_MODEL = var.vertex_embedding_model
-    EMBEDDING_DIMENSION    = var.embedding_dimension
+    MODEL_PROVIDER          = "vertex"
+    VERTEX_LOCATION         = var.vertex_location
+    VERTEX_MODEL            = var.vertex_model
+    VERTEX_ROUTING_MODEL    = var.vertex_routing_model
+    VERTEX_PLANNING_MODEL   = var.vertex_planning_model
+    VERTEX_EXTRACTION_MODEL = var.vertex_extraction_model
+    VERTEX_WATCHDOG_MODEL   = var.vertex_watchdog_model
+    VERTEX_JUDGE_MODEL      = var.vertex_judge_model
+    VERTEX_EMBEDDING_MODEL  = var.vertex_embedding_model
+    EMBEDDING_DIMENSION     = var.embedding_dimension
     # Retrieval reranks its fused candidates with the Vertex AI ranking API.
     RERANKER         = "vertex"
     RANKING_MODEL    = "semantic-ranker-default-004"
@@ -74,7 +79,7 @@ locals {
     IDEMPOTENCY_TTL_DAYS   = 7
 
     # The turn graph: summarization thresholds, the per-turn token budget, and the prices of
-    # var.vertex_model (gemini-2.5-flash) for the turn's cost accounting.
+    # gemini-2.5-flash for the turn's cost accounting (to be updated for the 3.5 defaults).
     SUMMARIZE_AFTER_MESSAGES      = 20
     SUMMARIZE_AFTER_TOKENS        = 4000
     KEEP_RECENT_MESSAGES          = 8

@@ -53,9 +53,42 @@ variable "vertex_location" {
   default     = "europe-west4"
 }
 
+# One model per kind of work; the defaults, their retirement dates and the page each date
+# comes from are in shared/model_catalog.py (a retired id answers 404 to every call).
 variable "vertex_model" {
-  type    = string
-  default = "gemini-2.5-flash"
+  description = "The model of the reply the user reads."
+  type        = string
+  default     = "gemini-3.5-flash"
+}
+
+variable "vertex_routing_model" {
+  description = "The model that classifies and routes a message."
+  type        = string
+  default     = "gemini-3.5-flash-lite"
+}
+
+variable "vertex_planning_model" {
+  description = "The model that plans and runs agent steps."
+  type        = string
+  default     = "gemini-3.5-flash"
+}
+
+variable "vertex_extraction_model" {
+  description = "The model that reads facts out of messages and summarises chats."
+  type        = string
+  default     = "gemini-3.5-flash-lite"
+}
+
+variable "vertex_watchdog_model" {
+  description = "The model that watches agent jobs for loops."
+  type        = string
+  default     = "gemini-3.5-flash-lite"
+}
+
+variable "vertex_judge_model" {
+  description = "The model that judges the evaluation's answers."
+  type        = string
+  default     = "gemini-3.5-flash"
 }
 
 variable "vertex_embedding_model" {

@@ -9,6 +9,8 @@ needs the user's approval), ``[facts]`` -> extractable facts (about the first
 ``@Name`` if any; a phone number is a Contact fact, ``[unsure]`` lowers its confidence),
 ``[ask]`` -> semantic retrieval, ``@Name`` -> a person mentioned.
 ``[slowly]`` -> the reply streams a word every 0.15 s (a client sees it arrive);
+``[late]`` -> the classification answers after 2 s (a newer message stops the turn's reply
+before its first word); ``[unsafe]`` -> the reply stops for SAFETY before its first word;
 ``[team]`` -> three research steps, the third needing the other two (one job of three
 subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that always
 fails). A job's agent finishes at its first step with "Result for: <its goal>", unless its
@@ -20,6 +22,7 @@ test sends it where the plan must come from the execution memory, never from the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
@@ -30,6 +33,7 @@ from testkit.vertex_server import (
     RecordedRequest,
     embeddings_reply,
     error_reply,
+    finish_reply,
     json_reply,
     stream_reply,
     text_reply,
@@ -38,7 +42,9 @@ from testkit.vertex_server import (
 _EMBEDDER = HashEmbedder(dimension=768)
 NO_PLANNING = "Unplanned"  # the planner must not be asked about it
 FAILS = "[fails]"  # a subtask whose goal holds it fails for good
-_MARKERS = re.compile(r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly)\]\s*")
+_MARKERS = re.compile(
+    r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly|late|unsafe)\]\s*"
+)
 
 
 def _user_text(request: RecordedRequest) -> str:
@@ -125,6 +131,14 @@ def _agent_step(text: str) -> dict[str, Any]:
     return {"action": "finish", "text": f"Result for: {goal}{suffix}"}
 
 
+def _streamed(text: str) -> FakeReply:
+    if "[unsafe]" in text:
+        return finish_reply("SAFETY")
+    words = f"You said: {text}".split(" ")
+    pause = 0.15 if "[slowly]" in text else 0.0
+    return stream_reply([w + " " for w in words[:-1]] + [words[-1]], pause=pause)
+
+
 def reply_for(request: RecordedRequest) -> FakeReply:
     if request.rpc in ("embedContent", "batchEmbedContents"):
         texts = [
@@ -136,14 +150,13 @@ def reply_for(request: RecordedRequest) -> FakeReply:
     if "[poison]" in text:  # a job the model never serves: the agents function fails each time
         return error_reply(503, "poisoned")
     if request.rpc == "streamGenerateContent":
-        words = f"You said: {text}".split(" ")
-        pause = 0.15 if "[slowly]" in text else 0.0
-        return stream_reply([w + " " for w in words[:-1]] + [words[-1]], pause=pause)
+        return _streamed(text)
     if "steps" in _schema_fields(request) and NO_PLANNING in text:
         return error_reply(400, "the planner was asked for a plan that history should give")
     structured = _STRUCTURED.get(next(iter(_schema_fields(request) & set(_STRUCTURED)), ""))
     if structured is not None:
-        return json_reply(structured(text))
+        delay = 2.0 if "[late]" in text and "route" in _schema_fields(request) else 0.0
+        return dataclasses.replace(json_reply(structured(text)), delay=delay)
     return text_reply(f"Result for: {text}")
 
 

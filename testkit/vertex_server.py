@@ -15,6 +15,12 @@ gets 501, never an invented answer.
 
 ``latency`` makes the model as slow as a real one, deterministically: a pause before the
 first byte of every generation (not of embeddings) and between the events of a stream.
+
+Faithful by default: before any scripted reply, a request Vertex would refuse is refused with
+Vertex's status and error body (``scripts/model_service/vertex_rules.py``: an empty text part,
+a retired or unknown model, both thinking fields, an unsupported schema keyword, too many
+texts to embed). ``gemini_like`` accepts ``pattern``/``minLength``/``maxLength`` and ignores
+them, as Gemini is reported to; ``today`` dates the retirement check (default: today).
 """
 
 from __future__ import annotations
@@ -25,12 +31,27 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-Json = dict[str, Any]
+from scripts.model_service import vertex_rules
+from testkit.vertex_replies import (
+    FakeReply,
+    Json,
+    RecordedRequest,
+    blocked_reply,
+    embeddings_reply,
+    error_reply,
+    finish_reply,
+    json_reply,
+    ranking_reply,
+    stream_reply,
+    text_reply,
+    throttled_reply,
+)
 
 _PATH = re.compile(
     r"^/v1beta1/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
@@ -40,38 +61,6 @@ _RANK_PATH = re.compile(
     r"^/v1/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)"
     r"/rankingConfigs/(?P<model>[^/:]+):(?P<rpc>rank)$"
 )
-_STATUS_NAMES = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    429: "RESOURCE_EXHAUSTED",
-    500: "INTERNAL",
-    501: "UNIMPLEMENTED",
-    503: "UNAVAILABLE",
-}
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    body: Json
-    authorized: bool
-    project: str = ""
-    location: str = ""
-    model: str = ""
-    rpc: str = ""
-
-
-@dataclass(frozen=True)
-class FakeReply:
-    status: int = 200
-    body: Json = field(default_factory=dict)
-    events: tuple[Json, ...] = ()  # set for a streamed reply: one SSE event each
-    pause: float = 0.0  # seconds between streamed events (a reply a client sees arrive)
-
-
 Scripted = FakeReply | Callable[[RecordedRequest], FakeReply]
 
 
@@ -85,101 +74,19 @@ NO_LATENCY = Latency()
 _GENERATIONS = {"generateContent", "streamGenerateContent"}
 
 
-def _usage(input_tokens: int, output_tokens: int) -> Json:
-    return {
-        "promptTokenCount": input_tokens,
-        "candidatesTokenCount": output_tokens,
-        "totalTokenCount": input_tokens + output_tokens,
-    }
-
-
-def _candidate(text: str, finish: str | None) -> Json:
-    candidate: Json = {"content": {"role": "model", "parts": [{"text": text}]}, "index": 0}
-    if finish:
-        candidate["finishReason"] = finish
-    return candidate
-
-
-def text_reply(text: str, input_tokens: int = 5, output_tokens: int = 7) -> FakeReply:
-    return FakeReply(
-        body={
-            "candidates": [_candidate(text, "STOP")],
-            "usageMetadata": _usage(input_tokens, output_tokens),
-            "modelVersion": "gemini-fake",
-        }
-    )
-
-
-def json_reply(value: Json, input_tokens: int = 5, output_tokens: int = 7) -> FakeReply:
-    return text_reply(json.dumps(value), input_tokens, output_tokens)
-
-
-def stream_reply(
-    pieces: Sequence[str], input_tokens: int = 5, output_tokens: int = 9, pause: float = 0.0
-) -> FakeReply:
-    """Like Vertex: every event carries (cumulative) usage, the last one a finish reason."""
-    events = []
-    for i, piece in enumerate(pieces):
-        last = i == len(pieces) - 1
-        events.append(
-            {
-                "candidates": [_candidate(piece, "STOP" if last else None)],
-                "usageMetadata": _usage(input_tokens, output_tokens if last else i + 1),
-            }
-        )
-    return FakeReply(events=tuple(events), pause=pause)
-
-
-def error_reply(status: int, message: str = "scripted failure") -> FakeReply:
-    return FakeReply(
-        status=status,
-        body={
-            "error": {
-                "code": status,
-                "message": message,
-                "status": _STATUS_NAMES.get(status, "UNKNOWN"),
-            }
-        },
-    )
-
-
-def embeddings_reply(vectors: Sequence[Sequence[float]]) -> Callable[[RecordedRequest], FakeReply]:
-    """Answer whichever embedding call the SDK made, in that call's response shape."""
-
-    def reply(request: RecordedRequest) -> FakeReply:
-        if request.rpc == "embedContent":
-            return FakeReply(
-                body={
-                    "embedding": {"values": list(vectors[0])},
-                    "usageMetadata": {"promptTokenCount": 3},
-                }
-            )
-        return FakeReply(body={"embeddings": [{"values": list(v)} for v in vectors]})
-
-    return reply
-
-
-def ranking_reply(request: RecordedRequest) -> FakeReply:
-    """The ranking API's answer, scoring each record by the words it shares with the query
-    (a stand-in for the semantic ranker: deterministic, and not the input order)."""
-    query = set(str(request.body.get("query", "")).lower().split())
-    records = request.body.get("records") or []
-    scored = [
-        {"id": r["id"], "score": len(query & set(str(r.get("content", "")).lower().split()))}
-        for r in records
-    ]
-    scored.sort(key=lambda r: -r["score"])
-    top = int(request.body.get("topN") or len(scored))
-    return FakeReply(body={"records": scored[:top]})
-
-
 class FakeVertexServer:
     def __init__(
         self,
         token: str = "test-token",
         fallback: Callable[[RecordedRequest], FakeReply] | None = None,
         latency: Latency = NO_LATENCY,
+        faithful: bool = True,
+        gemini_like: bool = False,
+        today: date | None = None,
     ) -> None:
+        self.faithful = faithful
+        self.gemini_like = gemini_like
+        self.today = today
         self.token = token
         self.fallback = fallback  # answers whatever the queue does not
         self.latency = latency  # may be changed while serving
@@ -233,12 +140,26 @@ class FakeVertexServer:
                 return error_reply(401, "Request had invalid authentication credentials.")
             if not request.rpc:
                 return error_reply(404, f"unknown path {request.path}")
+            refusal = self._refusal(request) if self.faithful else None
+            if refusal is not None:
+                return FakeReply(status=refusal.status, body=refusal.body())
             scripted = self._replies.popleft() if self._replies else None
         if scripted is None and self.fallback is not None:
             return self.fallback(request)
         if scripted is None:
             return error_reply(501, f"fake Vertex: no scripted reply for {request.rpc}")
         return scripted(request) if callable(scripted) else scripted
+
+    def _refusal(self, request: RecordedRequest) -> vertex_rules.Refusal | None:
+        if request.rpc == "rank":
+            return None
+        today = self.today or date.today()
+        found = vertex_rules.model_refusal(request.model, today)
+        if found is None and request.rpc in _GENERATIONS:
+            found = vertex_rules.generate_refusal(request.model, request.body, self.gemini_like)
+        if found is None:
+            found = vertex_rules.embed_refusal(request.model, request.rpc, request.body)
+        return found
 
 
 def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
@@ -258,7 +179,7 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
             )
             reply = fake._answer(request)
             latency = fake.latency if request.rpc in _GENERATIONS else NO_LATENCY
-            time.sleep(latency.first_token_seconds)
+            time.sleep(latency.first_token_seconds + reply.delay)
             if reply.events and reply.status == 200:
                 self._send_events(reply.events, reply.pause or latency.between_events_seconds)
             else:
@@ -290,3 +211,20 @@ def _handler_for(fake: FakeVertexServer) -> type[BaseHTTPRequestHandler]:
             pass  # keep test output clean; requests are recorded instead
 
     return Handler
+
+
+__all__ = [
+    "FakeReply",
+    "FakeVertexServer",
+    "Latency",
+    "RecordedRequest",
+    "blocked_reply",
+    "embeddings_reply",
+    "error_reply",
+    "finish_reply",
+    "json_reply",
+    "ranking_reply",
+    "stream_reply",
+    "text_reply",
+    "throttled_reply",
+]

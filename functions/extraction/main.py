@@ -2,7 +2,8 @@
 Scheduler's expiry job (same invoker account and audience).
 
 Status codes steer Cloud Tasks: 2xx for done, duplicate, or a task that can never succeed
-(an invalid payload, rows the schema refuses, a model that breaks its schema twice), each
+(an invalid payload, rows the schema refuses, a model that breaks its schema twice, declines
+to answer, or refuses the request as built), each
 recorded in the log; 503 for transient failures, which Cloud Tasks retries with backoff.
 """
 
@@ -21,7 +22,9 @@ from shared.errors import (
     BadRequest,
     DataRejected,
     InvalidEvent,
+    ModelDeclined,
     ModelOutputInvalid,
+    ModelRequestRefused,
     PayloadTooLarge,
 )
 from shared.logs import set_trace
@@ -50,7 +53,8 @@ def extraction(request: flask.Request) -> flask.Response:
         task_key = header_name or None  # else named from the turn, as the turn named it
         try:
             outcome = ExtractionService(deps).run(task, task_key)
-        except (DataRejected, ModelOutputInvalid) as error:  # no retry can help
+        except (DataRejected, ModelOutputInvalid, ModelDeclined, ModelRequestRefused) as error:
+            # no retry can help
             log.error("extraction failed", extra={"task": header_name, "code": error.code})
             return json_response({"status": "failed", **error.to_body()}, status=200)
         return json_response(outcome.as_body())

@@ -65,6 +65,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--max-queue-seconds", type=float, default=defaults.max_queue_seconds)
     parser.add_argument("--max-waiting", type=int, default=defaults.max_waiting)
+    parser.add_argument(
+        "--gemini-like",
+        action="store_true",
+        help="accept and ignore pattern/minLength/maxLength in responseJsonSchema, as Gemini",
+    )
     args = parser.parse_args(argv)
     background = args.background_slots
     if args.parallel < 1 or (background is not None and not 1 <= background <= args.parallel):
@@ -101,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         slots=args.parallel,
         background_slots=args.background_slots,
         preempt=args.preempt,
+        gemini_like=args.gemini_like,
     )
     server = build_server(ModelService(text, embeddings, limits), token, args.host, args.port)
 

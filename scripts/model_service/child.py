@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from scripts.model_service.llama import MODEL_NAME
+from shared.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 EMBEDDING_MODEL = "all-MiniLM-L6-v2"
@@ -41,7 +42,7 @@ class Child:
             "model_provider": "vertex",
             "vertex_base_url": self.url,
             "vertex_access_token": self.token,
-            "vertex_model": self.model,
+            **Settings.one_model(self.model),
             "vertex_embedding_model": EMBEDDING_MODEL,
             "embedding_dimension": 384,
         }

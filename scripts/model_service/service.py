@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from scripts.model_service import vertex_rules
 from scripts.model_service import vertex_wire as wire
 from scripts.model_service.calls import EmbeddingEngine, Json, Outcome, TextEngine
 from scripts.model_service.lanes import Hold, Lane, Preempted
@@ -41,6 +42,9 @@ class Limits:
     slots: int = 1
     background_slots: int | None = None
     preempt: bool = True  # a waiting reply stops a running background generation
+    # Gemini-like: responseJsonSchema's pattern/minLength/maxLength are accepted and dropped
+    # before the grammar is built, as Gemini ignores them; otherwise they are refused.
+    gemini_like: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,8 @@ class ModelService:
     def generate(self, route: wire.Route, body: object, budget: Budget) -> Json:
         request = wire.parse(wire.GenerateRequest, body)
         self._check_model(route.model, self.text.name)
-        call = wire.chat_call(request, self.limits.max_output_tokens)
+        self._refuse(route.model, body)
+        call = wire.chat_call(request, self.limits.max_output_tokens, self.limits.gemini_like)
         pieces: list[str] = []
 
         def keep(text: str) -> bool:
@@ -107,7 +112,8 @@ class ModelService:
         and the usage (one piece is held back so that it can)."""
         request = wire.parse(wire.GenerateRequest, body)
         self._check_model(route.model, self.text.name)
-        call = wire.chat_call(request, self.limits.max_output_tokens)
+        self._refuse(route.model, body)
+        call = wire.chat_call(request, self.limits.max_output_tokens, self.limits.gemini_like)
         held: list[str] = []
         name = self.text.name
 
@@ -126,6 +132,9 @@ class ModelService:
 
     def embed(self, route: wire.Route, body: object, budget: Budget) -> Json:
         self._check_model(route.model, self.embeddings.model_name)
+        refusal = vertex_rules.embed_refusal(route.model, route.rpc, _as_json(body))
+        if refusal is not None:
+            raise wire.WireError(refusal.status, refusal.message)
         texts = wire.embed_texts(route.rpc, body, self.embeddings.dimension, route.model)
         with self.embedding_lane.slot(budget.queue):
             vectors = self.embeddings.embed(texts)
@@ -142,6 +151,12 @@ class ModelService:
             "embedding_lane": asdict(self.embedding_lane.stats()),
             "finished": outcomes,
         }
+
+    def _refuse(self, model: str, body: object) -> None:
+        """What Vertex would refuse is refused here too (``vertex_rules``)."""
+        refusal = vertex_rules.generate_refusal(model, _as_json(body), self.limits.gemini_like)
+        if refusal is not None:
+            raise wire.WireError(refusal.status, refusal.message)
 
     def _check_model(self, asked: str, served: str) -> None:
         if asked != served:
@@ -165,3 +180,7 @@ class ModelService:
             outcome.cached_tokens,
             outcome.output_tokens,
         )
+
+
+def _as_json(body: object) -> Json:
+    return body if isinstance(body, dict) else {}

@@ -6,8 +6,9 @@ stop sequences, JSON output with ``responseJsonSchema``), one or several texts t
 Anything that would change what is asked (tools, cached content, an OpenAPI
 ``responseSchema``, several candidates, non-text parts) is refused with 400, as Vertex
 refuses what it does not support, rather than silently ignored. Settings that only tune
-Gemini (thinking, safety) are ignored; of the request labels (billing, on Vertex),
-``priority: background`` puts the call behind interactive ones.
+Gemini (thinking, safety) are ignored once ``vertex_rules`` found nothing Vertex refuses;
+of the request labels (billing, on Vertex), ``priority: background`` puts the call behind
+interactive ones.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from scripts.model_service import vertex_rules
 from scripts.model_service.calls import ChatCall, Json, Outcome, Role
 
 PATH = re.compile(
@@ -155,8 +157,11 @@ def parse(schema: type[M], body: object) -> M:
         raise WireError(400, f"invalid {schema.__name__}: {problems}") from exc
 
 
-def chat_call(request: GenerateRequest, max_output_tokens: int) -> ChatCall:
-    """The engine's call for a generateContent body; max tokens clamped to the service's cap."""
+def chat_call(
+    request: GenerateRequest, max_output_tokens: int, gemini_like: bool = False
+) -> ChatCall:
+    """The engine's call for a generateContent body; max tokens clamped to the service's cap.
+    Gemini-like: the schema's pattern and length keywords are dropped (Gemini ignores them)."""
     config = request.generation_config
     wants_json = config.response_mime_type == "application/json"
     if config.response_json_schema is not None and not wants_json:
@@ -172,7 +177,11 @@ def chat_call(request: GenerateRequest, max_output_tokens: int) -> ChatCall:
         top_k=config.top_k,
         stop=tuple(config.stop_sequences),
         seed=config.seed,
-        schema=config.response_json_schema,
+        schema=(
+            vertex_rules.gemini_enforced(config.response_json_schema)
+            if gemini_like
+            else config.response_json_schema
+        ),
         json_mode=wants_json and config.response_json_schema is None,
     )
 

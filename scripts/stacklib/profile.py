@@ -19,6 +19,8 @@ PUSH_SUBSCRIPTION = "agent-jobs-push"
 # What the local model service serves (scripts/model_service), as the functions name it.
 LOCAL_MODEL = "smollm2-135m-instruct"
 LOCAL_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+# Settings' per-kind models besides the reply's (shared/model_catalog.py): all SmolLM2 here.
+LOCAL_KINDS = ("routing", "planning", "extraction", "watchdog", "judge")
 LOCAL_EMBEDDING_DIMENSION = 384
 # The same defaults as shared.config.Settings (kept literal: this must not import the app).
 TASKS_INVOKER_EMAIL = f"tasks-invoker@{PROJECT}.iam.gserviceaccount.com"
@@ -104,6 +106,7 @@ class Profile:
             "VERTEX_BASE_URL": self.url("model").rstrip("/"),
             "VERTEX_ACCESS_TOKEN": token,
             "VERTEX_MODEL": LOCAL_MODEL,
+            **{f"VERTEX_{kind.upper()}_MODEL": LOCAL_MODEL for kind in LOCAL_KINDS},
             "VERTEX_EMBEDDING_MODEL": LOCAL_EMBEDDING_MODEL,
             "EMBEDDING_DIMENSION": str(LOCAL_EMBEDDING_DIMENSION),
             # SmolLM2 garbles a stored fact it is asked to phrase: the quote is the reply.

@@ -32,6 +32,7 @@ from threadpoolctl import ThreadpoolController
 from tokenizers import Tokenizer
 
 from shared.adapters.model_guard import check_allow_model_requests
+from shared.ports import EmbedTask
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +186,9 @@ class LocalEmbedder:
         check_allow_model_requests("local embedder")
         _encoder(self._model_dir or bundled_model_dir())
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(
+        self, texts: Sequence[str], task: EmbedTask = "RETRIEVAL_DOCUMENT"
+    ) -> list[list[float]]:
         check_allow_model_requests("local embedder")
         if not texts:
             return []

@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeAlias, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from shared.errors import ModelOutputInvalid
-from shared.ports import Generation, LLMRequest, StreamChunk, Usage
+from shared.ports import EmbedTask, Generation, LLMRequest, StreamChunk, Usage
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -143,7 +143,9 @@ class HashEmbedder:
         self.dimension = dimension
         self.model_name = f"hash-{dimension}"
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(
+        self, texts: Sequence[str], task: EmbedTask = "RETRIEVAL_DOCUMENT"
+    ) -> list[list[float]]:
         return [self._embed_one(text) for text in texts]
 
     def _embed_one(self, text: str) -> list[float]:

@@ -5,8 +5,9 @@
 endpoint in tests, so the production code path, URL shape included
 (``/v1beta1/projects/P/locations/L/publishers/google/models/M``), is what the tests run.
 
-SDK errors are translated at this edge: throttling, 5xx and transport failures become
-``DependencyUnavailable`` (a queue should retry), rejected credentials ``ConfigurationError``.
+SDK errors are translated at this edge (the mapping is ``vertex_failures``). The SDK itself
+retries 408 and 5xx only: a 429 comes back to the adapter, which waits Vertex's RetryInfo
+delay when the call allows it.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from google.genai import errors as genai_errors
 from google.genai import types
 from google.oauth2.credentials import Credentials
 
+from shared.adapters.vertex_failures import from_api_error
 from shared.config import Settings
 from shared.errors import ConfigurationError, DependencyUnavailable
 
-_TRANSIENT_STATUS = {408, 429}
-_AUTH_STATUS = {401, 403}
+_SDK_RETRIES = [408, 500, 502, 503, 504]
 
 
 def build_vertex_client(
@@ -40,7 +41,11 @@ def build_vertex_client(
         base_url=settings.vertex_base_url or None,  # "": unset over a dev env
         timeout=timeout_ms,
         retry_options=types.HttpRetryOptions(
-            attempts=retry_attempts, initial_delay=0.25, max_delay=2.0, jitter=0.25
+            attempts=retry_attempts,
+            initial_delay=0.25,
+            max_delay=2.0,
+            jitter=0.25,
+            http_status_codes=_SDK_RETRIES,
         ),
     )
     return genai.Client(
@@ -69,12 +74,7 @@ def vertex_errors(operation: str) -> Iterator[None]:
     try:
         yield
     except genai_errors.APIError as exc:
-        message = f"{operation}: Vertex AI answered {exc.code} {exc.status or ''}".strip()
-        if exc.code in _AUTH_STATUS:
-            raise ConfigurationError(message) from exc
-        if exc.code in _TRANSIENT_STATUS or exc.code >= 500:
-            raise DependencyUnavailable(message) from exc
-        raise  # any other 4xx is a bug in the request we built: keep its full detail
+        raise from_api_error(operation, exc) from exc
     except auth_errors.DefaultCredentialsError as exc:
         raise ConfigurationError(f"{operation}: no Google credentials") from exc
     except _transport_errors() as exc:

@@ -1,13 +1,18 @@
 """Gemini on Vertex AI through google-genai: the production model.
 
 ``build_vertex`` makes the model and the embedder of ``vertex_embedder`` on one client of
-``vertex_client``, which also translates the SDK's errors for both.
+``vertex_client``. Each request names its kind of work (``LLMRequest.kind``), which picks
+the configured model and its thinking control (``shared.model_catalog``). Failures are
+mapped in ``vertex_failures``; schemas are made ones Gemini honors in ``vertex_schema``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+import itertools
+import json
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypeVar
 
 from google import genai
 from google.genai import types
@@ -16,34 +21,41 @@ from pydantic import BaseModel, ValidationError
 from shared.adapters.model_guard import check_allow_model_requests
 from shared.adapters.vertex_client import build_vertex_client, vertex_errors
 from shared.adapters.vertex_embedder import VertexEmbedder
+from shared.adapters.vertex_failures import without_text
+from shared.adapters.vertex_schema import fit, for_gemini, inline_refs
 from shared.config import Settings
-from shared.errors import ModelOutputInvalid
+from shared.errors import ModelOutputInvalid, ModelThrottled
+from shared.model_catalog import ModelKind, thinking_fields
 from shared.ports import Generation, LLMRequest, StreamChunk, Usage
 
 if TYPE_CHECKING:
     from shared.ports import LLM, Embedder
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 
 def build_vertex(settings: Settings) -> tuple[LLM, Embedder]:
     client = build_vertex_client(settings)
-    llm = VertexLLM(client, settings.vertex_model)
+    llm = VertexLLM(client, settings.models())
     embedder = VertexEmbedder(client, settings.vertex_embedding_model, settings.embedding_dimension)
     return llm, embedder
 
 
-def _contents(request: LLMRequest) -> list[types.Content]:
+def contents(request: LLMRequest) -> list[types.Content]:
+    """The conversation as Vertex takes it: a blank turn is left out (Vertex refuses an
+    empty text part with 400, and an old chat may hold one)."""
     return [
         types.Content(
             role="model" if turn.role == "assistant" else "user",
             parts=[types.Part(text=turn.text)],
         )
         for turn in request.messages
+        if turn.text.strip()
     ]
 
 
-def _text(response: types.GenerateContentResponse) -> str:
+def answer_text(response: types.GenerateContentResponse) -> str:
     """The answer's text parts, without thoughts (``response.text`` logs on other parts)."""
     if not response.candidates or response.candidates[0].content is None:
         return ""
@@ -51,87 +63,129 @@ def _text(response: types.GenerateContentResponse) -> str:
     return "".join(part.text for part in parts if part.text and not part.thought)
 
 
-def _usage(metadata: types.GenerateContentResponseUsageMetadata | None) -> Usage:
+def usage_of(metadata: types.GenerateContentResponseUsageMetadata | None) -> Usage:
     if metadata is None:
         return Usage()
-    # Thinking tokens are billed as output.
-    output = (metadata.candidates_token_count or 0) + (metadata.thoughts_token_count or 0)
-    return Usage(input_tokens=metadata.prompt_token_count or 0, output_tokens=output)
-
-
-def _describe_empty(response: types.GenerateContentResponse) -> str:
-    feedback = response.prompt_feedback
-    if feedback is not None and feedback.block_reason is not None:
-        return f"prompt blocked ({feedback.block_reason})"
-    if response.candidates:
-        return f"no text (finish reason {response.candidates[0].finish_reason})"
-    return "no candidates"
+    thoughts = metadata.thoughts_token_count or 0  # billed as output tokens
+    return Usage(
+        input_tokens=metadata.prompt_token_count or 0,
+        output_tokens=(metadata.candidates_token_count or 0) + thoughts,
+        thought_tokens=thoughts,
+    )
 
 
 class VertexLLM:
-    def __init__(self, client: genai.Client, model: str, thinking_budget: int | None = 0) -> None:
-        """``thinking_budget=0`` turns thinking off: thought tokens count against
-        ``max_output_tokens`` and could leave a short reply empty. ``None`` keeps the default."""
+    def __init__(
+        self,
+        client: genai.Client,
+        models: dict[ModelKind, str] | str,
+        max_wait_seconds: float = 4.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """``models``: the model of each kind of work (one id: every kind). A 429 whose
+        retry delay is at most ``max_wait_seconds`` is waited out once, within the call."""
         self._client = client
-        self._model = model
-        self._thinking_budget = thinking_budget
-        self.name = f"vertex:{model}"
+        self._models = models if isinstance(models, dict) else {}
+        self._default = models["reply"] if isinstance(models, dict) else models
+        self._max_wait = max_wait_seconds
+        self._sleep = sleep
+        self.name = f"vertex:{self._default}"
+
+    def model_for(self, kind: ModelKind) -> str:
+        return self._models.get(kind, self._default)
 
     def generate(self, request: LLMRequest) -> Generation:
         response = self._call(request, self._config(request))
-        text = _text(response)
+        text = answer_text(response)
         if not text:
-            raise ModelOutputInvalid(f"{self.name}: {_describe_empty(response)}")
-        return Generation(text=text, usage=_usage(response.usage_metadata))
+            raise without_text(self._label(request), response)
+        return Generation(text=text, usage=usage_of(response.usage_metadata))
 
     def stream(self, request: LLMRequest) -> Iterator[StreamChunk]:
         check_allow_model_requests(self.name)
-        usage = Usage()
-        with vertex_errors(f"{self.name} stream"):
+        model, label = self.model_for(request.kind), self._label(request)
+        usage, last, said = Usage(), None, False
+
+        def start() -> Iterator[types.GenerateContentResponse]:
+            # The request goes out on the first next(): a 429 is raised there.
             responses = self._client.models.generate_content_stream(
-                model=self._model, contents=_contents(request), config=self._config(request)
+                model=model, contents=contents(request), config=self._config(request)
             )
+            first = next(responses, None)
+            return itertools.chain([] if first is None else [first], responses)
+
+        operation = f"{label} stream"
+        responses = self._waiting_out_throttling(start, operation)
+        with vertex_errors(operation):
             for response in responses:
-                text = _text(response)
+                last, text = response, answer_text(response)
                 if text:
+                    said = True
                     yield StreamChunk(text=text)
                 if response.usage_metadata is not None:
-                    usage = _usage(response.usage_metadata)  # cumulative: the last one counts
+                    usage = usage_of(response.usage_metadata)  # cumulative: the last counts
+        if not said:
+            raise without_text(label, last)
         yield StreamChunk(usage=usage)
 
     def structured(self, request: LLMRequest, schema: type[M]) -> tuple[M, Usage]:
         config = self._config(request)
         config.response_mime_type = "application/json"
-        config.response_json_schema = schema.model_json_schema()
+        own = schema.model_json_schema()
+        config.response_json_schema = for_gemini(own)
         response = self._call(request, config)
-        text = _text(response)
-        try:
-            value = schema.model_validate_json(text)
-        except ValidationError as exc:
-            raise ModelOutputInvalid(
-                f"{self.name}: output does not match {schema.__name__}"
-                + ("" if text else f" ({_describe_empty(response)})")
-            ) from exc
-        return value, _usage(response.usage_metadata)
+        text = answer_text(response)
+        if not text:
+            raise without_text(self._label(request), response)
+        return parse_answer(schema, text, own, self._label(request)), usage_of(
+            response.usage_metadata
+        )
 
     def _call(
         self, request: LLMRequest, config: types.GenerateContentConfig
     ) -> types.GenerateContentResponse:
         check_allow_model_requests(self.name)
-        with vertex_errors(f"{self.name} generate"):
-            return self._client.models.generate_content(
-                model=self._model, contents=_contents(request), config=config
-            )
+        model = self.model_for(request.kind)
+        return self._waiting_out_throttling(
+            lambda: self._client.models.generate_content(
+                model=model, contents=contents(request), config=config
+            ),
+            f"{self._label(request)} generate",
+        )
+
+    def _waiting_out_throttling(self, call: Callable[[], T], operation: str) -> T:
+        """One wait for Vertex's RetryInfo delay when it fits in ``max_wait_seconds``."""
+        try:
+            with vertex_errors(operation):
+                return call()
+        except ModelThrottled as throttled:
+            delay = throttled.retry_after
+            if delay is None or delay > self._max_wait:
+                raise
+            self._sleep(float(delay))
+        with vertex_errors(operation):
+            return call()
+
+    def _label(self, request: LLMRequest) -> str:
+        return f"vertex:{self.model_for(request.kind)}"
 
     def _config(self, request: LLMRequest) -> types.GenerateContentConfig:
-        extra: dict[str, Any] = {}
-        if self._thinking_budget is not None:
-            extra["thinking_config"] = types.ThinkingConfig(thinking_budget=self._thinking_budget)
+        thinking = thinking_fields(self.model_for(request.kind), request.kind)
         return types.GenerateContentConfig(
             system_instruction=request.system or None,
             max_output_tokens=request.max_output_tokens,
             temperature=request.temperature,
             automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             labels=dict(request.labels) or None,
-            **extra,
+            thinking_config=types.ThinkingConfig(**thinking) if thinking else None,
         )
+
+
+def parse_answer(schema: type[M], text: str, own: dict[str, object], label: str) -> M:
+    """The structured answer, over-long strings trimmed where safe (``vertex_schema.fit``);
+    anything else that breaks the schema is ``ModelOutputInvalid`` (retried once upstream)."""
+    try:
+        value = fit(json.loads(text), inline_refs(own))
+        return schema.model_validate(value)
+    except (ValueError, ValidationError) as exc:  # JSONDecodeError is a ValueError
+        raise ModelOutputInvalid(f"{label}: output does not match {schema.__name__}") from exc

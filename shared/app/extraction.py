@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from shared.deps import Deps
-from shared.errors import DataRejected, ModelOutputInvalid
+from shared.errors import DataRejected, ModelDeclined, ModelOutputInvalid
 from shared.models.domain import ExtractionTask
 from shared.models.extraction import MAX_ENTITIES, MAX_FACTS, ExtractedFact, Extraction
 from shared.models.memory import ExtractionChanges, Fact, FactDraft, PendingItem
@@ -140,7 +140,7 @@ class ExtractionService:
             return _tier_reading(task)
         try:
             return structured_with_retry(self._llm, prompt.request, Extraction)[0]
-        except ModelOutputInvalid:
+        except (ModelOutputInvalid, ModelDeclined):
             if task.fallback is None:
                 raise
             log.warning("extraction output invalid: the tier's fallback is stored")

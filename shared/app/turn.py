@@ -38,6 +38,7 @@ from shared.errors import (
     BadRequest,
     InterruptNotPending,
     MessageTooLong,
+    ModelDeclined,
     NodeFailed,
     NotFound,
     TurnInProgress,
@@ -245,7 +246,8 @@ class TurnService:
         if control is None:
             return None
         before = turn.chat.message_count if turn.chat is not None else 0
-        written = 1 if state.hitl.timed_out else 2  # turn_messages: no user message then
+        # turn_messages: no user message after a timeout, no reply stopped before its start
+        written = (0 if state.hitl.timed_out else 1) + (1 if state.response.text.strip() else 0)
         update = {"checkpoint_id": checkpoint_id, "message_count": before + written}
         return control.model_copy(update=update)
 
@@ -269,7 +271,8 @@ class TurnService:
             "turn failed, answering with the fallback",
             extra={"turn_id": context.turn_id, "node": failure.node, "code": failure.cause.code},
         )
-        text = phrase("fallback", state.conversation.language)
+        declined = isinstance(failure.cause, ModelDeclined)  # a clear answer, not "try again"
+        text = phrase("declined" if declined else "fallback", state.conversation.language)
         failed = state.model_copy(  # a question asked before the failure is not left open
             update={
                 "response": ResponseState(text=text, kind="fallback"),

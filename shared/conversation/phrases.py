@@ -10,6 +10,14 @@ _PHRASES: dict[str, dict[str, str]] = {
         "it": "Scusa, qualcosa è andato storto. Riprova tra un momento.",
         "es": "Lo siento, algo ha fallado. Inténtalo de nuevo en un momento.",
     },
+    # The model would not answer (a blocked prompt, a SAFETY or RECITATION stop).
+    "declined": {
+        "en": "I can't help with that one. Could you put it another way?",
+        "de": "Dabei kann ich leider nicht helfen. Kannst du es anders formulieren?",
+        "fr": "Je ne peux pas vous aider sur ce point. Pouvez-vous le formuler autrement ?",
+        "it": "Su questo non posso aiutarti. Puoi dirlo in un altro modo?",
+        "es": "Con eso no puedo ayudarte. ¿Puedes decirlo de otra manera?",
+    },
     "memory_unavailable": {
         "en": "(I can't reach my memory right now, so this may miss what you told me before.)",
         "de": "(Ich komme gerade nicht an mein Gedächtnis; mir fehlt vielleicht, was du mir "

@@ -300,7 +300,9 @@ def _messages(context: TurnContext, state: TurnState, now: datetime) -> list[Mes
 def turn_messages(
     turn_id: str, message_id: str, asked: str, reply: str, now: datetime, timed_out: bool
 ) -> list[Message]:
-    """A turn's two messages (its reply only, when the approval timeout answered)."""
+    """A turn's two messages (its reply only, when the approval timeout answered). A reply
+    stopped before its first word is not stored: sent back to the model in a later turn, an
+    empty message would be refused (Vertex answers 400 to an empty text part)."""
     answer = Message(
         id=f"{turn_id}-a",
         role="assistant",
@@ -308,7 +310,8 @@ def turn_messages(
         created_at=now + timedelta(microseconds=1),
         turn_id=turn_id,
     )
+    answers = [answer] if reply.strip() else []
     if timed_out:  # nobody typed: the timeout answered
-        return [answer]
+        return answers
     said = Message(id=message_id, role="user", text=asked, created_at=now, turn_id=turn_id)
-    return [said, answer]
+    return [said, *answers]

@@ -34,3 +34,8 @@ class Confirmation(Strict):
 
 SUBTASK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$"  # a step of a plan, a job's subtask
 MAX_PLANNED_SUBTASKS = 10
+
+
+# A string field whose over-long answer must be refused, not trimmed (an id, a code):
+# shared/adapters/vertex_schema.py trims the others.
+NO_TRIM = "x-no-trim"

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from shared.models.base import Strict
+from shared.models.base import NO_TRIM, Strict
 from shared.models.memory import Durability, FactType, PersonRole, Sensitivity
 
 MAX_FACTS = 10
@@ -42,7 +42,9 @@ class ExtractedFact(Strict):
     durability: Durability = "durable"
     temporal_marker: str | None = Field(default=None, max_length=60)  # "next Friday"
     date: str | None = Field(default=None, max_length=10)  # ISO date, if known
-    replaces: str | None = Field(default=None, max_length=8)  # a known fact's ref: "F3"
+    replaces: str | None = Field(
+        default=None, max_length=8, json_schema_extra={NO_TRIM: True}
+    )  # a known fact's ref: "F3"
 
 
 class EntityMention(Strict):

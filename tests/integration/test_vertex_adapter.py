@@ -18,7 +18,12 @@ from shared.adapters.vertex_client import build_vertex_client
 from shared.adapters.vertex_embedder import VertexEmbedder
 from shared.adapters.vertex_llm import VertexLLM, build_vertex
 from shared.config import Settings
-from shared.errors import ConfigurationError, DependencyUnavailable, ModelOutputInvalid
+from shared.errors import (
+    ConfigurationError,
+    DependencyUnavailable,
+    ModelDeclined,
+    ModelOutputInvalid,
+)
 from shared.ports import LLM, ChatTurn, Embedder, LLMRequest, Usage
 from shared.services.model_work import for_work
 from testkit.vertex_server import (
@@ -47,9 +52,11 @@ def allow_model_requests() -> Iterator[None]:
         yield
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeVertexServer]:
-    with FakeVertexServer(token="test-token") as server:
+@pytest.fixture(params=["faithful", "gemini-like"])
+def fake(request: pytest.FixtureRequest) -> Iterator[FakeVertexServer]:
+    """Each test runs against the faithful fake and its Gemini-like mode."""
+    gemini_like = request.param == "gemini-like"
+    with FakeVertexServer(token="test-token", gemini_like=gemini_like) as server:
         yield server
     assert server.pending == 0, "a scripted reply was never requested"
 
@@ -102,7 +109,7 @@ def test_generate_posts_the_vertex_request_and_reads_text_and_usage(
     assert generation.text == "Sure."
     assert generation.usage == Usage(input_tokens=21, output_tokens=2)
     (sent,) = fake.requests
-    assert sent.path == MODEL_PATH + "gemini-2.5-flash:generateContent"
+    assert sent.path == MODEL_PATH + "gemini-3.5-flash:generateContent"
     assert sent.headers["authorization"] == "Bearer test-token"
     assert [c["role"] for c in sent.body["contents"]] == ["user", "model", "user"]
     assert sent.body["systemInstruction"]["parts"] == [{"text": "You are terse."}]
@@ -168,31 +175,39 @@ def test_structured_output_that_breaks_the_schema_is_model_output_invalid(
         llm.structured(conversation(), Reminder)
 
 
+def test_a_blocked_prompt_is_model_declined(fake: FakeVertexServer, llm: LLM) -> None:
+    fake.add(FakeReply(body={"promptFeedback": {"blockReason": "SAFETY"}}))
+
+    with pytest.raises(ModelDeclined, match="blocked") as declined:
+        llm.generate(conversation())
+    assert declined.value.reason == "SAFETY"
+
+
 def test_a_reply_without_candidates_is_model_output_invalid(
     fake: FakeVertexServer, llm: LLM
 ) -> None:
-    fake.add(FakeReply(body={"promptFeedback": {"blockReason": "SAFETY"}}))
+    fake.add(FakeReply(body={"usageMetadata": {"promptTokenCount": 3}}))
 
-    with pytest.raises(ModelOutputInvalid, match="blocked"):
+    with pytest.raises(ModelOutputInvalid, match="no text"):
         llm.generate(conversation())
 
 
-def test_embeddings_are_batched_normalised_and_sized_from_settings(
+def test_embeddings_go_one_per_request_normalised_and_sized_from_settings(
     fake: FakeVertexServer, embedder: Embedder
 ) -> None:
+    """gemini-embedding-001 takes one text per request on Vertex (its batch limit)."""
     raw = [[3.0, 4.0] + [0.0] * 766, [1.0] * 768, [0.0, 0.0, 2.0] + [0.0] * 765]
-    fake.add(embeddings_reply(raw))
+    fake.add(*(embeddings_reply([vector]) for vector in raw))
 
     vectors = embedder.embed(["a", "b", "c"])
 
     assert [len(v) for v in vectors] == [768, 768, 768]
     assert all(math.isclose(math.fsum(x * x for x in v), 1.0) for v in vectors)
     assert vectors[0][:2] == pytest.approx([0.6, 0.8])
-    (sent,) = fake.requests
-    assert sent.path == MODEL_PATH + "gemini-embedding-001:batchEmbedContents"
-    assert len(sent.body["requests"]) == 3
-    assert sent.body["requests"][0]["embedContentConfig"]["outputDimensionality"] == 768
-    assert sent.body["requests"][2]["content"]["parts"] == [{"text": "c"}]
+    assert [r.path for r in fake.requests] == [MODEL_PATH + "gemini-embedding-001:embedContent"] * 3
+    sent = fake.requests[2].body
+    assert sent["embedContentConfig"]["outputDimensionality"] == 768
+    assert sent["content"]["parts"] == [{"text": "c"}]
 
 
 def test_a_single_text_uses_embed_content(fake: FakeVertexServer, embedder: Embedder) -> None:
@@ -205,24 +220,24 @@ def test_a_single_text_uses_embed_content(fake: FakeVertexServer, embedder: Embe
     assert fake.requests[0].body["embedContentConfig"]["outputDimensionality"] == 768
 
 
-def test_large_inputs_are_split_into_several_batch_requests(fake: FakeVertexServer) -> None:
+def test_a_batch_size_over_the_models_limit_is_capped_to_it(fake: FakeVertexServer) -> None:
     client = build_vertex_client(settings_for(fake))
     embedder = VertexEmbedder(client, dimension=4, batch_size=2)
-    fake.add(embeddings_reply([[1.0, 0, 0, 0]] * 2), embeddings_reply([[0, 1.0, 0, 0]]))
+    fake.add(embeddings_reply([[1.0, 0, 0, 0]]), embeddings_reply([[0, 1.0, 0, 0]]))
 
-    vectors = embedder.embed(["a", "b", "c"])
+    vectors = embedder.embed(["a", "b"])
 
-    assert vectors == [[1.0, 0, 0, 0], [1.0, 0, 0, 0], [0, 1.0, 0, 0]]
-    assert [r.rpc for r in fake.requests] == ["batchEmbedContents", "embedContent"]
+    assert vectors == [[1.0, 0, 0, 0], [0, 1.0, 0, 0]]
+    assert [r.rpc for r in fake.requests] == ["embedContent", "embedContent"]
 
 
 def test_embeddings_of_the_wrong_dimension_are_model_output_invalid(
     fake: FakeVertexServer, embedder: Embedder
 ) -> None:
-    fake.add(embeddings_reply([[1.0] * 3072, [1.0] * 3072]))
+    fake.add(embeddings_reply([[1.0] * 3072]))
 
     with pytest.raises(ModelOutputInvalid, match="768"):
-        embedder.embed(["a", "b"])
+        embedder.embed(["a"])
 
 
 def test_a_rejected_token_is_a_configuration_error(fake: FakeVertexServer) -> None:
@@ -249,11 +264,12 @@ def test_a_single_503_is_absorbed_by_the_retry(fake: FakeVertexServer, llm: LLM)
     assert llm.generate(conversation()).text == "after retry"
 
 
-@pytest.mark.parametrize("status", [429, 500])
+@pytest.mark.parametrize(("status", "sdk_retries"), [(429, 0), (500, 1)])
 def test_throttling_and_server_errors_are_dependency_unavailable(
-    fake: FakeVertexServer, embedder: Embedder, status: int
+    fake: FakeVertexServer, embedder: Embedder, status: int, sdk_retries: int
 ) -> None:
-    fake.add(error_reply(status), error_reply(status))
+    """The SDK retries a 500 once; a 429 is the adapter's to wait out (RetryInfo)."""
+    fake.add(*[error_reply(status)] * (1 + sdk_retries))
 
     with pytest.raises(DependencyUnavailable):
         embedder.embed(["a", "b"])
@@ -291,7 +307,7 @@ def test_the_vertex_provider_builds_without_any_request(fake: FakeVertexServer) 
     llm, embedder = build_models(settings_for(fake))
 
     assert isinstance(llm, VertexLLM)
-    assert llm.name == "vertex:gemini-2.5-flash"
+    assert llm.name == "vertex:gemini-3.5-flash"
     assert isinstance(embedder, VertexEmbedder)
     assert (embedder.model_name, embedder.dimension) == ("gemini-embedding-001", 768)
     assert fake.requests == []

@@ -96,6 +96,6 @@ def test_an_unsafe_value_is_noticed(tmp_path: Path) -> None:
 
 
 def test_a_variable_without_value_is_noticed(tmp_path: Path) -> None:
-    directory = _broken(tmp_path, "variables.tf", '  default = "gemini-2.5-flash"\n', "")
+    directory = _broken(tmp_path, "variables.tf", '  default     = "gemini-3.5-flash"\n', "")
     with pytest.raises(MissingValue):
         setting_value_problems(load(directory), "dev")

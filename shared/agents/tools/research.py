@@ -33,7 +33,7 @@ class MemorySearch(ToolBase[MemorySearchArgs]):
     def call(self, context: ToolContext, args: MemorySearchArgs) -> str:
         ports = context.ports
         profile = ports.profiles.get_profile(context.user_id)
-        [embedding] = ports.embedder.embed([args.query])
+        [embedding] = ports.embedder.embed([args.query], task="RETRIEVAL_QUERY")
         query = SemanticQuery(
             embedding=embedding,
             embedding_model=ports.embedder.model_name,

@@ -9,7 +9,7 @@ what the tier was sure of (route, people, times, facts) is kept over it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
@@ -20,6 +20,7 @@ from shared.graph import understood
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.state import Conversation, EntityRef, Intent, TurnState
+from shared.models.base import NO_TRIM
 from shared.ports import ChatTurn, LLMRequest
 from shared.services.structured import structured_with_retry
 
@@ -44,14 +45,14 @@ class MentionedEntity(BaseModel):
 
 
 class Classification(BaseModel):
-    route: str = Field(pattern="^(simple|complex)$")
+    route: Literal["simple", "complex"]  # an enum: Gemini does not enforce a pattern
     entities: list[MentionedEntity] = Field(default_factory=list, max_length=8)
     temporal_references: list[str] = Field(default_factory=list, max_length=4)
     has_extractable_facts: bool
     has_preferences: bool
     needs_semantic_retrieval: bool
     needs_temporal_retrieval: bool
-    language: str = Field(min_length=2, max_length=5)
+    language: str = Field(min_length=2, max_length=5, json_schema_extra={NO_TRIM: True})
 
 
 @node("classify")
@@ -81,6 +82,7 @@ def _by_model(state: TurnState, runtime: Runtime[TurnContext]) -> tuple[Intent, 
     recent = state.conversation.history[-CONTEXT_MESSAGES:]
     context = "\n".join(f"{m.role}: {m.text}" for m in recent)
     request = LLMRequest(
+        kind="routing",
         system=_INSTRUCTIONS + (f"\n\nRecent conversation:\n{context}" if context else ""),
         messages=[ChatTurn(role="user", text=message)],
         max_output_tokens=300,

@@ -77,6 +77,7 @@ def summarize(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]
     older, recent = conversation.history[:-keep], conversation.history[-keep:]
     transcript = "\n".join(f"{m.role}: {m.text}" for m in older)
     request = LLMRequest(
+        kind="extraction",
         system=_SUMMARY_INSTRUCTIONS,
         messages=[
             ChatTurn(

@@ -30,6 +30,7 @@ from shared.graph.state import (
     ResumePoint,
     TurnState,
 )
+from shared.models.base import NO_TRIM
 from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.wire import Interrupt
 from shared.ports import ChatTurn, LLMRequest
@@ -39,7 +40,7 @@ from shared.services.structured import structured_with_retry
 
 class AnswerMatch(BaseModel):
     answers_question: bool
-    option_id: str | None = Field(default=None, max_length=80)
+    option_id: str | None = Field(default=None, max_length=80, json_schema_extra={NO_TRIM: True})
 
 
 @node("hitl_handler")
@@ -67,6 +68,7 @@ def _trusted(context: TurnContext) -> bool:
 def _ask_model(context: TurnContext, interrupt: Interrupt, message: str) -> str | None:
     options = "\n".join(f"- {o.id}: {o.label}" for o in interrupt.options)
     request = LLMRequest(
+        kind="routing",
         system="The assistant asked the user a question. Decide whether the user's reply "
         "answers it and, if so, which option id it picks (null if none fits).",
         messages=[

@@ -14,11 +14,11 @@ approval, which ends the turn; the answer continues here.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
-from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, JsonValue, ValidationError, field_validator, model_validator
 
 from shared.agents.registry import AGENTS, TOOLS, catalogue
 from shared.agents.spec import ToolRefused, parse_args
@@ -51,8 +51,9 @@ RESPONSE_RESERVE = 3000  # tokens kept for the reply: beyond it, inline work is 
 
 
 class PlannedStep(BaseModel):
-    id: str = Field(pattern=r"^s[1-9]$")
-    agent: str
+    # Closed sets as enums (Gemini enforces enums, not patterns): step ids, registry agents.
+    id: Literal["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"]
+    agent: str = Field(json_schema_extra={"enum": list[JsonValue](sorted(AGENTS))})
     goal: str = Field(min_length=3, max_length=500)
     depends_on: list[str] = Field(default_factory=list)
 
@@ -89,6 +90,7 @@ def global_planner(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str,
         f"{who}: {'; '.join(facts)}" for who, facts in state.memory.facts_by_entity.items()
     )
     request = LLMRequest(
+        kind="planning",
         system="Plan the user's request as ordered steps for these agents (ids s1, s2, ...; "
         f"depends_on lists earlier ids whose results a step needs):\n{catalogue()}"
         + (f"\n\nWhat you know:\n{memory}" if memory else "")
@@ -271,6 +273,7 @@ def _run_inline(planning: Planning, runtime: Runtime[TurnContext], step: PlanSte
     earlier = {r.step_id: r.output for r in planning.results if r.output}
     inputs = "\n".join(f"Result of {d}: {earlier[d]}" for d in step.depends_on if d in earlier)
     request = LLMRequest(
+        kind="planning",
         system=spec.instructions,
         messages=[ChatTurn(role="user", text=f"{step.inputs.get('goal', '')}\n{inputs}".strip())],
         max_output_tokens=600,

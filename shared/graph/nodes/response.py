@@ -99,7 +99,7 @@ def _stream_answer(
     history = [
         ChatTurn(role="assistant" if m.role == "assistant" else "user", text=m.text)
         for m in state.conversation.history
-        if m.role in ("user", "assistant")
+        if m.role in ("user", "assistant") and m.text.strip()  # an old empty reply: skipped
     ]
     request = LLMRequest(system=system, messages=[*history, ChatTurn(role="user", text=focus)])
     parts: list[str] = []

@@ -59,6 +59,7 @@ def step_request(
         last = messages[-1]
         messages[-1] = ChatTurn(role="user", text=f"{last.text}\n\n{news}")
     return LLMRequest(
+        kind="planning",
         system=_system(spec, job, subtask, tools, helpers),
         messages=messages,
         max_output_tokens=800,

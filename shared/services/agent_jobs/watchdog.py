@@ -79,6 +79,7 @@ def evaluate(llm: LLM, goal: str, window: Sequence[StepRecord]) -> tuple[Verdict
         for i, s in enumerate(window, 1)
     )
     request = LLMRequest(
+        kind="watchdog",
         system=_SYSTEM,
         messages=[ChatTurn(role="user", text=f"Goal: {goal}\nRecent steps:\n{steps}")],
         max_output_tokens=120,

@@ -98,7 +98,7 @@ class HistoryAdvisor:
 
     def _related(self, user_id: str, request: str, language: str) -> list[Execution]:
         embedder = self._ports.embedder
-        [vector] = embedder.embed([shape(request, language)])
+        [vector] = embedder.embed([shape(request, language)], task="RETRIEVAL_QUERY")
         query = HistoryQuery(
             embedding=vector, embedding_model=embedder.model_name, limit=NEAREST_RUNS
         )

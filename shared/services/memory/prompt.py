@@ -84,6 +84,7 @@ def extraction_prompt(
     )
     system = _EXTRACT + (_PREFERENCES_ON if has_preferences else _PREFERENCES_OFF)
     request = LLMRequest(
+        kind="extraction",
         system=system,
         messages=[ChatTurn(role="user", text=text)],
         max_output_tokens=1024,
@@ -101,6 +102,7 @@ def red_flag_request(
         f"Just mentioned: {mentioned}\nIn the message:\n{message[:MAX_MESSAGE_CHARS]}"
     )
     return LLMRequest(
+        kind="extraction",
         system=_RED_FLAG,
         messages=[ChatTurn(role="user", text=text)],
         max_output_tokens=160,

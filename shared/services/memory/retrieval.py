@@ -156,7 +156,7 @@ class Retriever:
             if on.understanding
             else literal(request.question)
         )
-        [vector] = self._embedder.embed([plan.text])
+        [vector] = self._embedder.embed([plan.text], task="RETRIEVAL_QUERY")
         query = RecallQuery(
             embedding=vector,
             embedding_model=self._embedder.model_name,

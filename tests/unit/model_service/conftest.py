@@ -20,7 +20,7 @@ from scripts.model_service.service import Limits, ModelService
 from shared.adapters import model_guard
 from shared.adapters.vertex_llm import build_vertex
 from shared.config import Settings
-from shared.ports import LLM, Embedder
+from shared.ports import LLM, Embedder, EmbedTask
 
 TOKEN = "unit-token"
 TEXT_MODEL = "scripted-text"
@@ -62,7 +62,9 @@ class UnitVectors:
     model_name = EMBEDDING_MODEL
     dimension = 384
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(
+        self, texts: Sequence[str], task: EmbedTask = "RETRIEVAL_DOCUMENT"
+    ) -> list[list[float]]:
         vectors = []
         for text in texts:
             vector = [0.0] * self.dimension
@@ -82,7 +84,7 @@ class Running:
             "model_provider": "vertex",
             "vertex_base_url": self.url,
             "vertex_access_token": token,
-            "vertex_model": TEXT_MODEL,
+            **Settings.one_model(TEXT_MODEL),
             "vertex_embedding_model": EMBEDDING_MODEL,
             "embedding_dimension": 384,
             **changes,

@@ -49,7 +49,7 @@ class _OtherEmbedder:
     model_name = "gemini-embedding-001"
     dimension = 768
 
-    def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str], task: str = "RETRIEVAL_DOCUMENT") -> list[list[float]]:
         raise AssertionError("never called")
 
 
