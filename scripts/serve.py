@@ -21,6 +21,9 @@ import urllib.request
 from pathlib import Path
 from typing import IO
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from scripts.stacklib.profile import Profile
+
 ROOT = Path(__file__).resolve().parent.parent
 # name -> (port offset from the profile's base, signature type)
 FUNCTIONS = {
@@ -112,8 +115,8 @@ def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
     logs.mkdir(parents=True, exist_ok=True)
     _pidfile(profile, "x").parent.mkdir(parents=True, exist_ok=True)
     started: list[tuple[str, int]] = []
-    for name, (offset, _) in PROCESSES.items():
-        port = BASES[profile] + offset
+    for name in PROCESSES:
+        port = Profile(profile).port(name)  # STACK_PORT_BASE moves the test stack
         if _running_pid(profile, name):
             continue
         with open(logs / f"fn-{name}.log", "ab") as log:
@@ -146,9 +149,9 @@ def down(profile: str) -> None:
 
 
 def status(profile: str) -> None:
-    for name, (offset, _) in PROCESSES.items():
+    for name in PROCESSES:
         pid = _running_pid(profile, name)
-        where = f"pid {pid} port {BASES[profile] + offset}" if pid else "stopped"
+        where = f"pid {pid} port {Profile(profile).port(name)}" if pid else "stopped"
         print(f"{name}: {where}")
 
 

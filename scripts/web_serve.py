@@ -37,9 +37,8 @@ from scripts.stacklib.tokens import mint_user_token  # noqa: E402
 from shared.rest.origin import function_for as api_function_for  # noqa: E402
 
 DIST = ROOT / "web" / "dist"
-# Path (or prefix, ending in "/") -> the function serving it; everything else documented is
-# the memory function's. tests/unit/test_web_serve.py checks this against docs/openapi.yaml.
-RESUME_PATHS = ("/resume", "/messages", "/chats", "/jobs/")
+# The memory function's paths not yet under /v1 (prefixes, ending in "/"); /v1 follows
+# shared.rest.origin. tests/unit/test_web_serve.py checks this against docs/openapi.yaml.
 MEMORY_PREFIXES = ("/facts/", "/persons/", "/pending/", "/settings/", "/export", "/account/")
 DEV_ENVS = ("dev", "test")
 MAX_BODY = 1 << 20  # the functions refuse far less (64 KiB); this only bounds the proxy
@@ -53,10 +52,6 @@ def function_for(path: str) -> str | None:
     """The function that serves an API path, or None for anything else."""
     if path.startswith("/v1/"):
         return api_function_for(path)
-    if path == "/turn":
-        return "turn"
-    if any(path == p or (p.endswith("/") and path.startswith(p)) for p in RESUME_PATHS):
-        return "resume"
     if any(path == p or (p.endswith("/") and path.startswith(p)) for p in MEMORY_PREFIXES):
         return "memory"
     return None

@@ -131,7 +131,7 @@ class TurnService:
             answer=claim.option_id,
             timed_out=timed_out,
             owner=owner,
-            title=None if claim.chat is not None and claim.chat.title else title_from(message),
+            title=None if resume or (claim.chat and claim.chat.title) else title_from(message),
         )
 
     def events(self, turn: PreparedTurn) -> Iterator[TurnEvent]:

@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
 def _turn(served: Served, user: str, message: str) -> dict[str, Any]:
     body = {"message": message, "client_message_id": uuid.uuid4().hex}
-    response = served.post(served.turn_url, user, body)
+    response = served.say(user, body)
     assert response.status_code == 200, response.text
     return dict(response.json())
 

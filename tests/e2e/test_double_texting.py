@@ -31,7 +31,7 @@ def slow_model(served: Served) -> Iterator[Served]:
 
 
 def start_chat(served: Served, user: str) -> str:
-    first = served.post(served.turn_url, user, {"message": "Hello", "client_message_id": "c0"})
+    first = served.say(user, {"message": "Hello", "client_message_id": "c0"})
     assert first.status_code == 200, first.text
     chat_id: str = first.json()["chat_id"]
     return chat_id
@@ -54,7 +54,7 @@ def test_three_messages_at_once_give_three_ordered_replies_each_seeing_the_last(
     def send(n: int) -> httpx.Response:
         gate.wait()
         body = {"message": texts[n], "client_message_id": f"c{n + 1}", "chat_id": chat}
-        return served.post(served.turn_url, user, body)
+        return served.say(user, body)
 
     before = len(served.model.requests)
     with ThreadPoolExecutor(3) as pool:
@@ -88,9 +88,7 @@ def test_reject_answers_409_chat_busy_with_retry_after_and_changes_nothing(
     chat = start_chat(served, user)
     long_text = "Tell me " + " ".join(f"word{n}" for n in range(40))
     with _streaming(served, user, chat, long_text, "c1"):
-        refused = served.post(
-            served.turn_url,
-            user,
+        refused = served.say(user,
             {"message": "now", "client_message_id": "c2", "chat_id": chat,
              "multitask_strategy": "reject"},
         )  # fmt: skip
@@ -106,9 +104,7 @@ def test_interrupt_stops_the_running_reply_and_keeps_its_part(
     chat = start_chat(served, user)
     long_text = "[facts] Tell me " + " ".join(f"word{n}" for n in range(40))
     with _streaming(served, user, chat, long_text, "c1") as first:
-        second = served.post(
-            served.turn_url,
-            user,
+        second = served.say(user,
             {"message": "stop, this instead", "client_message_id": "c2", "chat_id": chat,
              "multitask_strategy": "interrupt"},
         )  # fmt: skip

@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
 def _turn(served: Served, user: str, message: str, chat_id: str | None = None) -> dict[str, Any]:
     body = {"message": message, "client_message_id": uuid.uuid4().hex, "chat_id": chat_id}
-    response = served.post(served.turn_url, user, body)
+    response = served.say(user, body)
     assert response.status_code == 200, response.text
     return dict(response.json())
 

@@ -151,21 +151,13 @@ def test_rate_limit_per_user(served: Served, victim: tuple[str, str], db: firest
     user, chat = victim
     codes = []
     for n in range(25):
-        response = served.post(
-            served.turn_url,
+        response = served.say(
             user,
             {"message": "x" * 8001, "chat_id": chat, "client_message_id": f"rl{n}"},
         )
         codes.append(response.json()["error"]["code"])
     assert "rate_limited" in codes
-    limited = served.post(
-        served.turn_url, user, {"message": "Hello", "chat_id": chat, "client_message_id": "rl-ok"}
-    )
+    limited = served.say(user, {"message": "Hello", "chat_id": chat, "client_message_id": "rl-ok"})
     assert limited.status_code == 429
     other = f"u{uuid.uuid4().hex[:12]}"
-    assert (
-        served.post(
-            served.turn_url, other, {"message": "Hello", "client_message_id": "rl"}
-        ).status_code
-        == 200
-    )
+    assert served.say(other, {"message": "Hello", "client_message_id": "rl"}).status_code == 200

@@ -56,7 +56,7 @@ def test_static_files_never_leave_the_build(tmp_path: Path) -> None:
 
 
 class _Function(BaseHTTPRequestHandler):
-    """Stands in for a function: records requests; ``/turn`` streams two events, the second
+    """Stands in for a function: records requests; a chat's messages stream two events, the second
     only once the test has seen the first."""
 
     seen: list[dict[str, Any]]
@@ -65,7 +65,7 @@ class _Function(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.seen.append({"path": self.path, "headers": dict(self.headers), "body": body})
-        if self.path != "/turn":
+        if self.path != "/v1/chats/c1/messages":
             data = json.dumps({"error": {"code": "not_found", "message": "x"}}).encode()
             self.send_response(404)
             self.send_header("Content-Type", "application/json")
@@ -116,7 +116,9 @@ def test_the_api_is_passed_on_unchanged_and_a_stream_relayed_as_it_comes(
 ) -> None:
     url, handler = function
     with web(url, tmp_path) as browser:
-        browser.request("POST", "/turn", b'{"message": "hi"}', {"Authorization": "Bearer t"})
+        browser.request(
+            "POST", "/v1/chats/c1/messages", b'{"message": "hi"}', {"Authorization": "Bearer t"}
+        )
         response = browser.getresponse()
         assert (response.status, response.getheader("Content-Type")) == (200, "text/event-stream")
         first = response.read1(1024)
@@ -129,7 +131,7 @@ def test_the_api_is_passed_on_unchanged_and_a_stream_relayed_as_it_comes(
         assert (refused.status, json.loads(refused.read())["error"]["code"]) == (404, "not_found")
     turn, facts = handler.seen
     assert (turn["path"], turn["body"], turn["headers"]["Authorization"]) == (
-        "/turn",
+        "/v1/chats/c1/messages",
         b'{"message": "hi"}',
         "Bearer t",
     )
@@ -139,7 +141,7 @@ def test_the_api_is_passed_on_unchanged_and_a_stream_relayed_as_it_comes(
 def test_an_oversized_or_unmeasured_body_is_refused_before_any_function(tmp_path: Path) -> None:
     for length in (str((1 << 20) + 1), "-5", "lots"):
         with web("http://127.0.0.1:1/", tmp_path) as browser:
-            browser.putrequest("POST", "/turn")
+            browser.putrequest("POST", "/v1/chats/c1/messages")
             browser.putheader("Content-Length", length)
             browser.endheaders()
             response = browser.getresponse()
@@ -149,7 +151,7 @@ def test_an_oversized_or_unmeasured_body_is_refused_before_any_function(tmp_path
 
 def test_a_missing_function_is_a_503_with_the_products_error_shape(tmp_path: Path) -> None:
     with socket_free_port() as port, web(f"http://127.0.0.1:{port}/", tmp_path) as browser:
-        browser.request("POST", "/messages", b"{}")
+        browser.request("POST", "/v1/chats", b"{}")
         response = browser.getresponse()
         body = json.loads(response.read())
     assert (response.status, body["error"]["code"]) == (503, "dependency_unavailable")
