@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from shared.app import agent_control
 from shared.app.api_call import ApiCall, next_token, page_start
 from shared.errors import NotFound
+from shared.models.base import Strict
 from shared.models.chat_api import JobPage, JobResource, JobSubtask
 from shared.models.jobs import JobState
 from shared.models.wire import CLIENT_ID_PATTERN
@@ -62,12 +63,22 @@ def read(call: ApiCall) -> JobResource:
     return job_resource(state)
 
 
+class JobCommand(Strict):
+    """A custom method's body: nothing (``{}`` or empty)."""
+
+
 def act(command: Callable[..., JobState]) -> Callable[[ApiCall], BaseModel]:
     """A custom method that changes the job and answers it."""
-    return lambda call: job_resource(command(call.deps, call.user_id, _job_id(call)))
+
+    def run(call: ApiCall) -> BaseModel:
+        call.body(JobCommand)
+        return job_resource(command(call.deps, call.user_id, _job_id(call)))
+
+    return run
 
 
 def take_over(call: ApiCall) -> BaseModel:
+    call.body(JobCommand)
     return agent_control.takeover(call.deps, call.user_id, _job_id(call))
 
 

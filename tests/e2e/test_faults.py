@@ -41,9 +41,14 @@ NOTE = phrase("memory_unavailable", "en")
 def send(
     url: str, served: Served, user: str, text: str, cmid: str, chat: str | None = None
 ) -> httpx.Response:
-    body = {"message": text, "client_message_id": cmid, **({"chat_id": chat} if chat else {})}
+    """A message to the turn function at ``url``, in ``chat`` or a chat made for it."""
+    body = {"message": text, "client_message_id": cmid}
+    chat = chat or served.new_chat(user, cmid)
     return httpx.post(
-        url, json=body, headers={"Authorization": f"Bearer {served.token(user)}"}, timeout=90
+        url.rstrip("/") + f"/v1/chats/{chat}/messages",
+        json=body,
+        headers={"Authorization": f"Bearer {served.token(user)}"},
+        timeout=90,
     )
 
 
