@@ -103,7 +103,8 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self._json(404, {"error": {"code": "not_found", "message": f"no API at {path}"}})
 
-    do_PUT = do_DELETE = do_PATCH = do_POST  # the functions answer 405 themselves
+    # Every other method goes to the function too: it answers 405 with ``Allow`` itself.
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_QUERY = do_POST
 
     def _file(self, found: Path) -> None:
         body = found.read_bytes()

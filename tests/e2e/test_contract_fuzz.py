@@ -31,7 +31,6 @@ CHECKS = ",".join(
     )
 )
 
-JOB_PATHS = ("/jobs/pause", "/jobs/resume", "/jobs/cancel", "/jobs/takeover")
 MEMORY_PATHS = (
     "/facts/list", "/facts/search", "/facts/get", "/facts/edit", "/facts/delete",
     "/persons/list", "/persons/update", "/persons/merge", "/persons/split", "/persons/delete",
@@ -41,7 +40,9 @@ MEMORY_PATHS = (
 )  # fmt: skip
 
 
-def fuzz(base_url: str, token: str, workdir: Path, *paths: str) -> subprocess.CompletedProcess[str]:
+def fuzz(
+    base_url: str, token: str, workdir: Path, *paths: str, phases: str = "examples,coverage,fuzzing"
+) -> subprocess.CompletedProcess[str]:
     command = [
         str(FUZZER), "run", str(ROOT / "docs" / "openapi.yaml"),
         "--url", base_url.rstrip("/"),
@@ -49,11 +50,11 @@ def fuzz(base_url: str, token: str, workdir: Path, *paths: str) -> subprocess.Co
         "--checks", CHECKS,
         "--max-examples", "25",
         "--seed", "20261122",
-        "--phases", "examples,coverage,fuzzing",
+        "--phases", phases,
         "--no-color",
     ]  # fmt: skip
     for path in paths:
-        command += ["--include-path", path]
+        command += ["--include-path-regex" if path.startswith("^") else "--include-path", path]
     # Its cache (.schemathesis/) goes to the test's own folder, never into the repository.
     return subprocess.run(
         command, capture_output=True, text=True, timeout=600, check=False, cwd=workdir
@@ -63,8 +64,6 @@ def fuzz(base_url: str, token: str, workdir: Path, *paths: str) -> subprocess.Co
 @pytest.mark.parametrize(
     ("function", "paths"),
     [
-        ("turn", ("/turn",)),
-        ("resume", ("/resume", "/messages", "/chats", *JOB_PATHS)),
         ("memory", MEMORY_PATHS),
     ],
 )
@@ -72,7 +71,17 @@ def test_responses_keep_the_documented_contract(
     served: Served, function: str, paths: tuple[str, ...], tmp_path: Path
 ) -> None:
     assert FUZZER.exists(), "scripts/bootstrap.sh installs schemathesis into .tools/"
-    url = {"turn": served.turn_url, "resume": served.resume_url, "memory": served.memory_url}
+    url = {"memory": served.memory_url}
     token = served.token(f"fuzz{uuid.uuid4().hex[:10]}")
     result = fuzz(url[function], token, tmp_path, *paths)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+
+
+def test_chats_and_jobs_keep_the_contract_and_its_links(served: Served, tmp_path: Path) -> None:
+    """Through the one origin, as clients reach them; the stateful phase follows the links
+    (create a chat, then get, rename, send to and list it; list jobs, get one, pause it)."""
+    token = served.token(f"fuzz{uuid.uuid4().hex[:10]}")
+    phases = "examples,coverage,fuzzing,stateful"
+    result = fuzz(served.origin_url, token, tmp_path, "^/v1/(chats|jobs)", phases=phases)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+    assert "Stateful" in result.stdout or "stateful" in result.stdout
