@@ -19,10 +19,12 @@ now and then), after warm-up turns that are not counted:
 Per path it prints who decided the intent (rule, understanding tier, model) and the model
 calls a turn made before its reply.
 
-Then the same three as the first turn of a new chat. Printed: p50/p95/max of
-prepare + events (``time.perf_counter``), time to the first chunk, round trips per turn per
-store (counted at the client libraries, see ``testkit/probes.py``), time spent in each
-store, the nodes' own timings from the turn record, and the targets it is held to.
+Then the same three as the first turn of a new chat. Every chat is made first, untimed, as
+``/v1`` clients make it (``POST /v1/chats``, one Firestore create), then the turn is timed.
+Printed: p50/p95/max of prepare + events (``time.perf_counter``), time to the first chunk,
+round trips per turn per store (counted at the client libraries, see ``testkit/probes.py``),
+time spent in each store, the nodes' own timings from the turn record, and the targets it
+is held to.
 
     .venv/bin/python -m bench.turn [--turns 200] [--warmup 20] [--new-chat-turns 50]
 
@@ -251,8 +253,10 @@ class Bench:
     def path(self, path: str, turns: int, warmup: int, new_chats: bool) -> list[Sample]:
         chat_id, samples = None, []
         for i in range(warmup + turns):
-            sample, chat = self.turn(path, None if new_chats else chat_id)
-            chat_id = chat
+            if new_chats or chat_id is None:  # as /v1 clients do: made first (not timed)
+                chat_id = f"bench-{uuid.uuid4().hex[:16]}"
+                self.deps.conversations.create_chat(self.user, chat_id, self.deps.clock.now())
+            sample, chat_id = self.turn(path, chat_id)
             if i >= warmup:
                 samples.append(sample)
         if path == "full" and "Known about Anna" not in self.model.last_system:

@@ -68,12 +68,11 @@ class TurnResult:
 
 
 class Product:
-    def __init__(self, settings: Settings, state_dir: Path, turn_url: str) -> None:
+    def __init__(self, settings: Settings, state_dir: Path, origin: str) -> None:
         if not settings.clock_offset_file or not settings.local_kek_file:
             raise SystemExit("the stack's env lacks CLOCK_OFFSET_FILE or LOCAL_KEK_FILE")
         self._state = state_dir
-        self._turn_url = turn_url
-        self._http = httpx.Client(timeout=600)
+        self._http = httpx.Client(base_url=origin, timeout=600)  # the one origin: /v1
         self._conversations = FirestoreConversationStore(
             firestore.Client(project=settings.gcp_project)
         )
@@ -99,12 +98,13 @@ class Product:
         """One message as the app sends it; a rate limit, a busy chat or an outage is
         waited out (``retry_delay``) and the same ``client_id`` sent again (the turn is
         idempotent by it): never counted as a failure unless it lasts."""
-        body = {"message": text[:8000], "client_message_id": client_id,
-                **({"chat_id": chat_id} if chat_id else {})}  # fmt: skip
+        body = {"message": text[:8000], "client_message_id": client_id}
+        chat_id = chat_id or self._new_chat(user, client_id)
         for attempt in range(RETRIES):
             headers = {"Authorization": f"Bearer {mint_user_token(self._state, user)}"}
             started = time.perf_counter()
-            response = self._http.post(self._turn_url, json=body, headers=headers)
+            path = f"/v1/chats/{chat_id}/messages"
+            response = self._http.post(path, json=body, headers=headers)
             ms = (time.perf_counter() - started) * 1000
             if response.status_code == 200:
                 data = response.json()
@@ -144,6 +144,15 @@ class Product:
         except NotFound:
             return False
         return True
+
+    def _new_chat(self, user: str, request_id: str) -> str:
+        """The chat a first message goes to (made once per request id, as the app does)."""
+        headers = {"Authorization": f"Bearer {mint_user_token(self._state, user)}"}
+        params = {"request_id": request_id}
+        response = self._http.post("/v1/chats", json={}, params=params, headers=headers)
+        if response.status_code != 200:
+            raise TurnFailed(f"create chat answered {response.status_code}: {response.text[:300]}")
+        return str(response.json()["id"])
 
     def agent_result(self, user: str, chat_id: str, turn_id: str, seconds: float) -> str | None:
         """The final message of the agent job a turn handed its work to (a research

@@ -6,11 +6,11 @@
         [--out report.json]
 
 Every session of the dataset (LoCoMo or LongMemEval layout, ``eval/layouts.py``) is sent as
-turns over HTTP to the served ``turn`` function, one chat per session, at the session's date
-(the functions' clock is moved, ``eval/product.py``); extraction runs through the Cloud
-Tasks queue into PostgreSQL, and the next session starts when it is done. Then each
-question is asked as a turn in a chat of its own (after its ``context`` messages, if any),
-the day after the last session. Scored per question:
+turns over HTTP to ``/v1`` through the stack's one origin, one chat per session, at the
+session's date (the functions' clock is moved, ``eval/product.py``); extraction runs
+through the Cloud Tasks queue into PostgreSQL, and the next session starts when it is done.
+Then each question is asked as a turn in a chat of its own (after its ``context`` messages,
+if any), the day after the last session. Scored per question:
 
 - **evidence recall@k**: the rank of the first item the turn's retrieval put before the
   model (its record's ``retrieved``) that came from an evidence message: a fact extracted
@@ -38,6 +38,7 @@ from eval import layouts
 from eval.judge import judge_patiently, overlap_judge
 from eval.product import Product, TurnResult
 from eval.report import QuestionResult, summary
+from scripts.stacklib.profile import Profile
 from shared.config import Settings
 from shared.errors import ModelOutputInvalid
 from shared.model_catalog import DEFAULT_EMBEDDING_MODEL, DEFAULT_MODELS
@@ -182,7 +183,7 @@ def run(args: argparse.Namespace) -> dict[str, object]:
     conversations = layouts.read(Path(args.dataset))[: args.conversations]
     settings = Settings()
     state = Path(os.environ["STACK_STATE_DIR"])
-    product = Product(settings, state, os.environ["TURN_URL"])
+    product = Product(settings, state, Profile(args.profile).url("web").rstrip("/"))
     llm, run_id, results = _judge_model(args.provider), uuid.uuid4().hex[:8], []
     try:
         for conversation in conversations:

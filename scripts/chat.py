@@ -1,13 +1,16 @@
-"""Terminal chat against the local turn endpoint: streams replies, answers interrupts.
+"""Terminal chat against the local stack's one origin (``/v1``): streams replies, answers
+questions.
 
     .venv/bin/python scripts/chat.py [--profile dev] [--user dev-user]
 
-It uses the same path as a real client: a minted ID token, POST to the turn URL streaming
-Server-Sent Events. A question (an interrupt) streams with numbered options; the next input
-goes to the resume URL as its answer (a number, the option's words), and if it picks no
-option (400), to the turn URL as a new message. Before each prompt (an empty line asks
-again) it polls the chat (``/messages`` on the resume function): agent results and
-questions background work asked in the meantime are shown, and answered the same way.
+It uses the same path as a real client (docs/api.md): a minted ID token, one base URL (the
+stack's origin, scripts/web_serve.py), a chat made with ``POST /v1/chats`` and messages sent
+to ``/v1/chats/{chat}/messages`` streaming Server-Sent Events. A question streams with
+numbered options; the next input goes to ``.../questions/{question}:answer`` (a number, the
+option's words), and if it picks no option (400), to the chat as a new message. Before each
+prompt (an empty line asks again) it polls the chat (``GET .../messages`` with a
+``create_time`` filter): agent results and questions background work asked in the meantime
+are shown, and answered the same way.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scripts.serve import read_env, state_dir  # noqa: E402
+from scripts.stacklib.profile import Profile  # noqa: E402
 from scripts.stacklib.tokens import mint_user_token  # noqa: E402
 
 
@@ -57,8 +61,8 @@ class Exchange:
 class Poll:
     """What arrived in the chat since the last look: printed once each."""
 
-    def __init__(self, client: httpx.Client, url: str) -> None:
-        self._client, self._url = client, url
+    def __init__(self, client: httpx.Client) -> None:
+        self._client = client
         self._after: str | None = None
         self._asked: set[str] = set()  # questions whose options were shown
 
@@ -66,8 +70,10 @@ class Poll:
         """Print new assistant messages; the open question's id, if any."""
         if chat_id is None:
             return None
-        body = {"chat_id": chat_id, "after": self._after}
-        response = self._client.post(self._url, json=body)
+        query: dict[str, str | int] = {"page_size": 200}
+        if self._after:
+            query["filter"] = f'create_time > "{self._after}"'
+        response = self._client.get(f"/v1/chats/{chat_id}/messages", params=query)
         if response.status_code != 200:
             return None
         view = response.json()
@@ -75,7 +81,7 @@ class Poll:
             self._after = message["created_at"]
             if show and message["role"] == "assistant":
                 print(f"\nassistant > {message['text']}")
-        interrupt = view.get("interrupt")
+        interrupt = view.get("question")
         if interrupt is None:
             return None
         if show and interrupt["id"] not in self._asked:
@@ -85,11 +91,11 @@ class Poll:
         return str(interrupt["id"])
 
 
-def chat(turn_url: str, resume_url: str, headers: dict[str, str]) -> None:
+def chat(origin: str, headers: dict[str, str]) -> None:
     chat_id: str | None = None
     interrupt_id: str | None = None
-    with httpx.Client(timeout=300, headers=headers) as client:
-        poll = Poll(client, resume_url.rstrip("/") + "/messages")
+    with httpx.Client(base_url=origin, timeout=300, headers=headers) as client:
+        poll = Poll(client)
         while True:
             interrupt_id = poll.news(chat_id) or interrupt_id
             try:
@@ -100,11 +106,14 @@ def chat(turn_url: str, resume_url: str, headers: dict[str, str]) -> None:
                 continue
             reply = None
             if interrupt_id is not None:  # try it as the answer; if it picks nothing, move on
-                answer = {"chat_id": chat_id, "interrupt_id": interrupt_id, "answer": message}
-                reply = exchange(client, resume_url, answer)
+                path = f"/v1/chats/{chat_id}/questions/{interrupt_id}:answer"
+                reply = exchange(client, path, {"answer": message})
             if reply is None or reply.error == "invalid_request":
-                body = {"chat_id": chat_id, "message": message, "client_message_id": uuid4()}
-                reply = exchange(client, turn_url, body)
+                chat_id = chat_id or new_chat(client)
+                if chat_id is None:
+                    continue
+                body = {"message": message, "client_message_id": uuid4()}
+                reply = exchange(client, f"/v1/chats/{chat_id}/messages", body)
             chat_id, interrupt_id = reply.chat_id or chat_id, reply.interrupt_id
             poll.news(chat_id, show=False)  # what was just streamed is seen
 
@@ -113,13 +122,22 @@ def uuid4() -> str:
     return uuid.uuid4().hex
 
 
+def new_chat(client: httpx.Client) -> str | None:
+    """A chat for the first message (its title comes from that message)."""
+    response = client.post("/v1/chats", json={}, params={"request_id": uuid4()})
+    if response.status_code != 200:
+        print_error(response.json())
+        return None
+    return str(response.json()["id"])
+
+
 def exchange(client: httpx.Client, url: str, body: dict[str, Any]) -> Exchange:
     """POST, stream the reply to the terminal, and say what it left open."""
     with client.stream("POST", url, json=body, headers={"Accept": "text/event-stream"}) as r:
         if r.status_code != 200:
             r.read()
             code = r.json().get("error", {}).get("code")
-            if not (code == "invalid_request" and "interrupt_id" in body):
+            if not (code == "invalid_request" and "answer" in body):
                 print_error(r.json())
             return Exchange(error=code)
         print("assistant > ", end="", flush=True)
@@ -143,10 +161,11 @@ def main() -> None:
     parser.add_argument("--profile", default="dev")
     parser.add_argument("--user", default="dev-user")
     args = parser.parse_args()
-    env = read_env(args.profile)
+    read_env(args.profile)  # exits, saying how, when the stack is not up
     token = mint_user_token(state_dir(args.profile), args.user, ttl=12 * 3600)
     print(f"chatting as {args.user!r} (offline local model; Ctrl-D to quit)")
-    chat(env["TURN_URL"], env["RESUME_URL"], {"Authorization": f"Bearer {token}"})
+    origin = Profile(args.profile).url("web").rstrip("/")  # scripts/web_serve.py
+    chat(origin, {"Authorization": f"Bearer {token}"})
 
 
 if __name__ == "__main__":

@@ -44,10 +44,6 @@ from shared.errors import (  # noqa: E402
 from shared.rest.origin import function_for as api_function_for  # noqa: E402
 
 DIST = ROOT / "web" / "dist"
-# Path (or prefix, ending in "/") -> the function serving it; everything else documented is
-# the memory function's. tests/unit/test_web_serve.py checks this against docs/openapi.yaml.
-RESUME_PATHS = ("/resume", "/messages", "/chats", "/jobs/")
-MEMORY_PREFIXES = ("/facts/", "/persons/", "/pending/", "/settings/", "/export", "/account/")
 DEV_ENVS = ("dev", "test")
 MAX_BODY = 1 << 20  # the functions refuse far less (64 KiB); this only bounds the proxy
 USER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -57,16 +53,9 @@ _NOT_FORWARDED = {"connection", "keep-alive", "transfer-encoding", "host", "cont
 
 
 def function_for(path: str) -> str | None:
-    """The function that serves an API path, or None for anything else."""
-    if path.startswith("/v1/"):
-        return api_function_for(path)
-    if path == "/turn":
-        return "turn"
-    if any(path == p or (p.endswith("/") and path.startswith(p)) for p in RESUME_PATHS):
-        return "resume"
-    if any(path == p or (p.endswith("/") and path.startswith(p)) for p in MEMORY_PREFIXES):
-        return "memory"
-    return None
+    """The function that serves an API path (shared.rest.origin), or None for anything else.
+    tests/unit/test_web_serve.py checks it against docs/openapi.yaml."""
+    return api_function_for(path)
 
 
 def static_file(dist: Path, path: str) -> Path | None:
@@ -115,7 +104,8 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self._error(NotFound(f"no API at {path}"))
 
-    do_PUT = do_DELETE = do_PATCH = do_POST  # the functions answer 405 themselves
+    # Every other method goes to the function too: it answers 405 with ``Allow`` itself.
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = do_QUERY = do_POST
 
     def _file(self, found: Path) -> None:
         body = found.read_bytes()

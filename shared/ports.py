@@ -71,6 +71,20 @@ M = TypeVar("M", bound=BaseModel)
 # A stored vector as retrieval reads it back (for diversity): numpy, never a list of floats.
 Embedding = npt.NDArray[np.float32]
 R = TypeVar("R")
+# A list's position: the ``(time, id)`` of the last item a page gave (keyset paging).
+Keyset = tuple[datetime, str]
+
+
+@dataclass(frozen=True)
+class MessagePage:
+    """Which messages of a chat a page holds: ``limit`` of them in ``(created_at, id)``
+    order (newest first with ``newest_first``), created after ``since`` if given, past
+    ``after`` (the position of the previous page's last message)."""
+
+    limit: int
+    since: datetime | None = None
+    after: Keyset | None = None
+    newest_first: bool = False
 
 
 class Clock(Protocol):
@@ -82,7 +96,16 @@ class ConversationStore(Protocol):
 
     def get_chat(self, user_id: str, chat_id: str) -> Chat | None: ...
 
-    def create_chat(self, user_id: str, chat_id: str, now: datetime) -> Chat: ...
+    def create_chat(self, user_id: str, chat_id: str, now: datetime, title: str = "") -> Chat:
+        """Create the chat, or answer the one already stored under this id (a retry)."""
+        ...
+
+    def retitle(
+        self, user_id: str, chat_id: str, title: str, check: Callable[[Chat], None]
+    ) -> Chat | None:
+        """Set the chat's title in one transaction, after ``check`` accepted the chat as read
+        (it raises to refuse: nothing is written); None when there is no such chat."""
+        ...
 
     def recent_messages(
         self, user_id: str, chat_id: str, limit: int, after: datetime | None = None
@@ -90,8 +113,13 @@ class ConversationStore(Protocol):
         """The newest ``limit`` messages created after ``after``, oldest first."""
         ...
 
-    def list_chats(self, user_id: str, limit: int) -> list[Chat]:
-        """The user's ``limit`` most recently updated chats, most recent first."""
+    def list_chats(self, user_id: str, limit: int, after: Keyset | None = None) -> list[Chat]:
+        """The user's ``limit`` most recently updated chats, most recent first (by
+        ``(updated_at, id)`` descending); ``after``: only those past that position."""
+        ...
+
+    def list_messages(self, user_id: str, chat_id: str, page: MessagePage) -> list[Message]:
+        """One page of the chat's messages in ``(created_at, id)`` order (``page``)."""
         ...
 
     def claim_turn(
@@ -749,6 +777,11 @@ class JobStore(Protocol):
     """Agent job documents (``shared.models.jobs``), one per job under its user."""
 
     def get(self, user_id: str, job_id: str) -> JobState | None: ...
+
+    def list_jobs(self, user_id: str, limit: int, after: Keyset | None = None) -> list[JobState]:
+        """The user's ``limit`` most recently updated jobs (finished ones until their TTL),
+        by ``(updated_at, job_id)`` descending; ``after``: only those past that position."""
+        ...
 
     def update(
         self,

@@ -30,6 +30,7 @@ from bench.load.checks import duplicates
 from bench.load.model_server import TOKEN
 from scripts import serve
 from scripts.stacklib import procs
+from scripts.stacklib.profile import Profile
 from testkit.stack_env import load_stack_env
 
 HERE = Path(__file__).resolve().parent
@@ -85,16 +86,17 @@ def _serve_with_model(profile: str, base_url: str) -> None:
 
 
 def _run(profile: str, users: int, seconds: int, report: bool = True) -> dict[str, Any]:
-    env = serve.read_env(profile)
+    serve.read_env(profile)  # exits, saying how, when the stack is not up
+    origin = Profile(profile).url("web").rstrip("/")  # /v1 through the one origin
     with tempfile.TemporaryDirectory(prefix="load-") as tmp:
         out = Path(tmp)
         started = time.monotonic()
         subprocess.run(
             [sys.executable, "-m", "locust", "-f", str(HERE / "locustfile.py"), "--headless",
-             "-u", str(users), "-r", str(users), "-t", f"{seconds}s", "--host", env["TURN_URL"],
+             "-u", str(users), "-r", str(users), "-t", f"{seconds}s", "--host", origin,
              "--csv", str(out / "run"), "--only-summary", "--loglevel", "ERROR"],
             env={**os.environ, "LOAD_STATE_DIR": str(serve.state_dir(profile)),
-                 "LOAD_RESUME_URL": env["RESUME_URL"], "LOAD_USERS_FILE": str(out / "users.json")},
+                 "LOAD_USERS_FILE": str(out / "users.json")},
             check=False, capture_output=True, text=True,
         )  # fmt: skip
         elapsed = time.monotonic() - started

@@ -20,7 +20,7 @@ from locust import HttpUser, between, events, task
 
 from scripts.stacklib.tokens import mint_user_token
 
-STATE: dict[str, Any] = {"state_dir": "", "resume_url": ""}
+STATE: dict[str, Any] = {"state_dir": ""}
 CODES: Counter[tuple[str, int]] = Counter()
 CHATS: dict[str, str] = {}  # user -> chat
 _lock = threading.Lock()
@@ -33,20 +33,18 @@ class ChatUser(HttpUser):
         self.user = f"load{uuid.uuid4().hex[:12]}"
         token = mint_user_token(STATE["state_dir"], self.user, ttl=7200)
         self.headers = {"Authorization": f"Bearer {token}"}
-        self.chat: str | None = None
-        answer = self._turn("greeting", "Hello")
-        if answer is not None:
-            self.chat = answer["chat_id"]
-            with _lock:
-                CHATS[self.user] = answer["chat_id"]
+        made = self._post("create chat", "/v1/chats", {})
+        self.chat: str = made["id"] if made else "none"
+        with _lock:
+            CHATS[self.user] = self.chat
+        self._turn("greeting", "Hello")
 
     def _turn(self, path: str, message: str) -> dict[str, Any] | None:
         body = {"message": message, "client_message_id": uuid.uuid4().hex}
-        if self.chat:
-            body["chat_id"] = self.chat
-        return self._post(path, self.host or "", body)
+        return self._post(path, f"/v1/chats/{self.chat}/messages", body)
 
     def _post(self, path: str, url: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        """``url`` is a path under the host (the one origin)."""
         with self.client.post(
             url, json=body, headers=self.headers, name=path, catch_response=True
         ) as response:
@@ -82,17 +80,16 @@ class ChatUser(HttpUser):
         interrupt = (asked or {}).get("interrupt")
         if asked is None or not interrupt:
             return
-        body = {"chat_id": asked["chat_id"], "interrupt_id": interrupt["id"], "answer": "yes"}
-        self._post("approval resume", STATE["resume_url"], body)
+        answer = f"/v1/chats/{asked['chat_id']}/questions/{interrupt['id']}:answer"
+        self._post("approval answer", answer, {"answer": "yes"})
 
 
 def _settings_from_environment() -> None:
     """The runner (``python -m bench.load``) passes where the stack is through the
-    environment: the stack's state (to mint tokens), resume's URL, where to list the users."""
+    environment: the stack's state (to mint tokens); the host is the one origin."""
     import os
 
     STATE["state_dir"] = os.environ.get("LOAD_STATE_DIR", "")
-    STATE["resume_url"] = os.environ.get("LOAD_RESUME_URL", "")
 
 
 _settings_from_environment()

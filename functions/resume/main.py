@@ -1,9 +1,8 @@
-"""HTTP entry point of the resume function: the conversation's continuations.
+"""HTTP entry point of the resume function: chats, their questions, and agent jobs.
 
-``/`` (or ``/resume``): the user answers a waiting interrupt (JSON, or Server-Sent Events).
-``/messages``: a poll of one chat (new messages, the question it waits on); ``/chats``: the
-user's chats.
-``/jobs/pause|resume|cancel|takeover``: the user's control over a running agent job.
+``/v1/chats...`` and ``/v1/jobs...`` (``shared.app.api_routes``): the user's chats (create,
+list, get, rename), answers to a chat's question (JSON, or Server-Sent Events), and the
+user's agent jobs (list, get, pause, resume, cancel, take over).
 ``/timeout``: Cloud Tasks delivers an approval's deadline (OIDC of the tasks invoker); the
 interrupt is rejected unless it was answered. 2xx either way, so the queue stops.
 ``/outbox/drain``: Cloud Scheduler (OIDC of the tasks invoker) sends the handoffs that
@@ -17,15 +16,13 @@ import logging
 import flask
 import functions_framework
 
+from shared.app.api_routes import RESUME_ROUTES, serve
 from shared.app.handoff_drain import drain_due, drain_url
 from shared.app.resume import ResumeService
-from shared.app.resume_operations import json_operation
-from shared.app.turn_stream import reply
 from shared.auth import InternalCaller
 from shared.deps import Deps, get_deps
 from shared.errors import BadRequest, InvalidEvent, PayloadTooLarge
 from shared.logs import set_trace
-from shared.models.wire import ResumeRequest
 from shared.services.hitl_timeouts import TimeoutTask, timeout_url
 from shared.web import guarded, json_response, parse_json, read_body, require_post, trace_header
 
@@ -37,23 +34,17 @@ def resume(request: flask.Request) -> flask.Response:
     def work() -> flask.Response:
         trace = trace_header(request)
         set_trace(trace)
-        require_post(request)
         path = request.path.rstrip("/") or "/"
         deps = get_deps()
         if path == "/timeout":
+            require_post(request)
             return _time_out(deps, request, trace)
         if path == "/outbox/drain":
+            require_post(request)
             caller = InternalCaller(drain_url(deps.settings), deps.settings.tasks_invoker_email)
             deps.internal_tokens.verify(request.headers.get("Authorization"), caller)
             return json_response(drain_due(deps).as_body())
-        user_id = deps.user_tokens.user_id(request.headers.get("Authorization"))
-        body = read_body(request, deps.settings.max_body_bytes)
-        if path in ("/", "/resume"):  # the function's root, as docs/openapi.yaml names it
-            service = ResumeService(deps)
-            prepared = service.prepare(user_id, parse_json(body, ResumeRequest), trace=trace)
-            return reply(request, service.turns, prepared)
-        answer = json_operation(deps, user_id, path, body)
-        return json_response(answer.model_dump(mode="json"))
+        return serve(RESUME_ROUTES, deps, request, trace)
 
     return guarded(work)
 

@@ -7,11 +7,12 @@ repeated one, or one of an unclaimed turn, changes nothing.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from shared.adapters import keyset
 from shared.adapters.doc_ids import doc_id
 from shared.adapters.turn_claims import ClaimRequest, SeenTurn, decide
 from shared.errors import Conflict, NotFound
@@ -26,7 +27,7 @@ from shared.models.domain import (
     TurnRecord,
 )
 from shared.models.wire import MultitaskStrategy, TurnResponse
-from shared.ports import Beat, OutboxEntry, ResumeClaim
+from shared.ports import Beat, Keyset, MessagePage, OutboxEntry, ResumeClaim
 
 
 @dataclass
@@ -59,9 +60,9 @@ class FakeConversationStore:
         record = self._chats.get((doc_id(user_id), doc_id(chat_id)))
         return record.chat if record else None
 
-    def create_chat(self, user_id: str, chat_id: str, now: datetime) -> Chat:
+    def create_chat(self, user_id: str, chat_id: str, now: datetime, title: str = "") -> Chat:
         with self._lock:
-            return self._create(user_id, chat_id, now).chat
+            return self._create(user_id, chat_id, now, title).chat
 
     def message_count(self, user_id: str, chat_id: str) -> int:
         """The chat's message counter (0 for a missing chat)."""
@@ -77,10 +78,28 @@ class FakeConversationStore:
         kept = [m for m in record.messages.values() if after is None or m.created_at > after]
         return sorted(kept, key=lambda m: (m.created_at, m.id))[-limit:]
 
-    def list_chats(self, user_id: str, limit: int) -> list[Chat]:
+    def list_chats(self, user_id: str, limit: int, after: Keyset | None = None) -> list[Chat]:
         mine = [record.chat for (owner, _), record in self._chats.items() if owner == user_id]
-        mine.sort(key=lambda chat: (chat.updated_at, chat.id), reverse=True)
-        return mine[: max(limit, 0)]
+        return keyset.page(mine, lambda c: (c.updated_at, c.id), limit, after, descending=True)
+
+    def list_messages(self, user_id: str, chat_id: str, page: MessagePage) -> list[Message]:
+        record = self._chats.get((doc_id(user_id), doc_id(chat_id)))
+        found = [] if record is None else list(record.messages.values())
+        since = [m for m in found if page.since is None or m.created_at > page.since]
+        return keyset.page(
+            since, lambda m: (m.created_at, m.id), page.limit, page.after, page.newest_first
+        )
+
+    def retitle(
+        self, user_id: str, chat_id: str, title: str, check: Callable[[Chat], None]
+    ) -> Chat | None:
+        with self._lock:
+            record = self._chats.get((doc_id(user_id), doc_id(chat_id)))
+            if record is None:
+                return None
+            check(record.chat)
+            record.chat = record.chat.model_copy(update={"title": title})
+            return record.chat
 
     def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
         with self._lock:
@@ -318,12 +337,10 @@ class FakeConversationStore:
             elif now is None and run.owner == owner:
                 record.chat = record.chat.model_copy(update={"run": run.released()})
 
-    def _create(self, user_id: str, chat_id: str, now: datetime) -> _ChatRecord:
+    def _create(self, user_id: str, chat_id: str, now: datetime, title: str = "") -> _ChatRecord:
         """The chat's record, created if missing (the caller holds the lock)."""
-        return self._chats.setdefault(
-            (user_id, chat_id),
-            _ChatRecord(Chat(id=chat_id, user_id=user_id, created_at=now, updated_at=now)),
-        )
+        chat = Chat(id=chat_id, user_id=user_id, created_at=now, updated_at=now, title=title)
+        return self._chats.setdefault((user_id, chat_id), _ChatRecord(chat))
 
     @staticmethod
     def _add(record: _ChatRecord, messages: Sequence[Message], now: datetime) -> None:
@@ -345,4 +362,6 @@ def _chat_changes(update: ChatUpdate | None) -> dict[str, Any]:
         changes["summarized_until"] = update.summarized_until
     if update.control is not None:
         changes["control"] = update.control
+    if update.title is not None:
+        changes["title"] = update.title
     return changes

@@ -10,8 +10,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from shared.adapters import keyset
 from shared.adapters.doc_ids import doc_id
 from shared.models.jobs import JobState
+from shared.ports import Keyset
 
 R = TypeVar("R")
 
@@ -25,6 +27,11 @@ class FakeJobStore:
     def get(self, user_id: str, job_id: str) -> JobState | None:
         raw = self._jobs.get((doc_id(user_id), doc_id(job_id)))
         return None if raw is None else JobState.model_validate_json(raw)
+
+    def list_jobs(self, user_id: str, limit: int, after: Keyset | None = None) -> list[JobState]:
+        mine = [JobState.model_validate_json(raw) for (u, _), raw in self._jobs.items()
+                if u == doc_id(user_id)]  # fmt: skip
+        return keyset.page(mine, lambda j: (j.updated_at, j.job.job_id), limit, after, True)
 
     def update(
         self,

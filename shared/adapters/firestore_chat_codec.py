@@ -68,6 +68,7 @@ def chat_from(user_id: str, snap: Snapshot) -> Chat:
         user_id=user_id,
         created_at=plain(data["created_at"]),
         updated_at=plain(data["updated_at"]),
+        title=data.get("title", ""),
         summary=data.get("summary", ""),
         summarized_until=plain(data.get("summarized_until")),
         control=control_from(data.get("control")),
@@ -106,4 +107,6 @@ def chat_update_data(update: ChatUpdate | None) -> dict[str, Any]:
         data["summarized_until"] = update.summarized_until
     if update.control is not None:
         data["control"] = control_data(update.control)
+    if update.title is not None:
+        data["title"] = update.title
     return data

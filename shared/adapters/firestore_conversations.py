@@ -28,6 +28,7 @@ does not check indexes at all).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from google.api_core import exceptions as gexc
@@ -42,6 +43,7 @@ from shared.adapters.firestore_chat_codec import (
     message_data,
     message_from,
 )
+from shared.adapters.firestore_keyset import keyset_query
 from shared.adapters.firestore_turns import DEFAULT_TURN_TTL, FirestoreTurns
 from shared.adapters.firestore_tx import run_transaction
 from shared.adapters.gcp_errors import firestore_errors
@@ -51,6 +53,7 @@ from shared.models.domain import (
     HitlControl,
     Message,
 )
+from shared.ports import Keyset, MessagePage
 
 __all__ = ["DEFAULT_TURN_TTL", "FirestoreConversationStore"]
 
@@ -65,15 +68,40 @@ class FirestoreConversationStore(FirestoreTurns):
             snap = self._chat(user_id, chat_id).get()
         return chat_from(user_id, snap) if snap.exists else None
 
-    def create_chat(self, user_id: str, chat_id: str, now: datetime) -> Chat:
+    def create_chat(self, user_id: str, chat_id: str, now: datetime, title: str = "") -> Chat:
         ref = self._chat(user_id, chat_id)
-        data = {"created_at": now, "updated_at": now, "summary": "", "message_count": 0}
+        data = {
+            "created_at": now,
+            "updated_at": now,
+            "title": title,
+            "summary": "",
+            "message_count": 0,
+        }
         with firestore_errors():
             try:
                 ref.create(data)
             except gexc.AlreadyExists:
                 return chat_from(user_id, ref.get())
-        return Chat(id=chat_id, user_id=user_id, created_at=now, updated_at=now)
+        return Chat(id=chat_id, user_id=user_id, created_at=now, updated_at=now, title=title)
+
+    def retitle(
+        self, user_id: str, chat_id: str, title: str, check: Callable[[Chat], None]
+    ) -> Chat | None:
+        ref = self._chat(user_id, chat_id)
+
+        @firestore.transactional
+        def run(transaction: firestore.Transaction) -> Chat | None:
+            snap = ref.get(transaction=transaction)
+            if not snap.exists:
+                return None
+            chat = chat_from(user_id, snap)
+            check(chat)  # raises to refuse: the transaction writes nothing
+            transaction.update(ref, {"title": title})
+            return chat.model_copy(update={"title": title})
+
+        with firestore_errors():
+            renamed: Chat | None = run_transaction(self._client, run)
+        return renamed
 
     def message_count(self, user_id: str, chat_id: str) -> int:
         """The chat's message counter (0 for a missing chat)."""
@@ -99,13 +127,23 @@ class FirestoreConversationStore(FirestoreTurns):
             newest_first = [message_from(snap) for snap in query.stream()]
         return newest_first[::-1]
 
-    def list_chats(self, user_id: str, limit: int) -> list[Chat]:
+    def list_chats(self, user_id: str, limit: int, after: Keyset | None = None) -> list[Chat]:
         if limit <= 0:
             return []
         chats = self._client.collection("users").document(doc_id(user_id)).collection("chats")
-        query = chats.order_by("updated_at", direction=firestore.Query.DESCENDING).limit(limit)
+        query = keyset_query(chats, "updated_at", limit, after, descending=True)
         with firestore_errors():
             return [chat_from(user_id, snap) for snap in query.stream()]
+
+    def list_messages(self, user_id: str, chat_id: str, page: MessagePage) -> list[Message]:
+        if page.limit <= 0:
+            return []
+        messages = self._chat(user_id, chat_id).collection("messages")
+        query = keyset_query(messages, "created_at", page.limit, page.after, page.newest_first)
+        if page.since is not None:  # same field as the order: the single-field index serves it
+            query = query.where(filter=FieldFilter("created_at", ">", page.since))
+        with firestore_errors():
+            return [message_from(snap) for snap in query.stream()]
 
     def append_message(self, user_id: str, chat_id: str, message: Message) -> bool:
         chat = self._chat(user_id, chat_id)

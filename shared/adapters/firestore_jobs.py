@@ -5,11 +5,13 @@ values), ``status`` and ``updated_at`` for queries by hand, and ``expire_at`` fo
 policy (finished jobs are kept ``ttl`` after their last write). Everything under the user, so
 erasing the account (``users/{uid}`` recursively) erases its jobs.
 
-RPCs: ``get`` reads one document; ``update`` is one transaction (BeginTransaction, one read
-of the job and of the account's erasure mark, Commit), retried with jittered backoff on
-contention (parallel subtasks save the same job). A write of a job created before an
-erasure of its account (or during one) is refused with ``AccountErased``: such a job is
-never claimed again and stops at its next save (``firestore_erasure``).
+RPCs: ``get`` reads one document; ``list_jobs`` runs one query (``updated_at`` descending,
+then the document id: the automatic single-field index serves it); ``update`` is one
+transaction (BeginTransaction, one read of the job and of the account's erasure mark,
+Commit), retried with jittered backoff on contention (parallel subtasks save the same
+job). A write of a job created before an erasure of its account (or during one) is
+refused with ``AccountErased``: such a job is never claimed again and stops at its next
+save (``firestore_erasure``).
 """
 
 from __future__ import annotations
@@ -23,10 +25,12 @@ from google.cloud.firestore_v1.document import DocumentReference
 
 from shared.adapters.doc_ids import doc_id
 from shared.adapters.firestore_erasure import blocks, erasure_ref
+from shared.adapters.firestore_keyset import keyset_query
 from shared.adapters.firestore_tx import run_transaction
 from shared.adapters.gcp_errors import firestore_errors, transient_as_unavailable
 from shared.errors import AccountErased
 from shared.models.jobs import JobState
+from shared.ports import Keyset
 
 R = TypeVar("R")
 DEFAULT_JOB_TTL = timedelta(days=30)
@@ -46,6 +50,14 @@ class FirestoreJobStore:
         with transient_as_unavailable("firestore"):
             snap = self._ref(user_id, job_id).get()
         return _state_from(snap.to_dict()) if snap.exists else None
+
+    def list_jobs(self, user_id: str, limit: int, after: Keyset | None = None) -> list[JobState]:
+        if limit <= 0:
+            return []
+        jobs = self._client.collection("users").document(doc_id(user_id)).collection("jobs")
+        query = keyset_query(jobs, "updated_at", limit, after, descending=True)
+        with transient_as_unavailable("firestore"):
+            return [_state_from(snap.to_dict()) for snap in query.stream()]
 
     def update(
         self,

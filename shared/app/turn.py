@@ -32,6 +32,7 @@ from shared.app.turn_input import (
 )
 from shared.conversation.answers import WORDS, MessagePicker
 from shared.conversation.phrases import phrase
+from shared.conversation.titles import title_from
 from shared.deps import Deps
 from shared.errors import (
     AccountErased,
@@ -114,6 +115,7 @@ class TurnService:
             )
         _refuse(claim)
         control = claim.chat.control if claim.chat is not None and claim.resumed else None
+        message = request.message  # the user's words, before an option's label replaces them
         chosen = resume is not None and claim.option_id not in (None, *WORDS)
         if control is not None and chosen and control.interrupt:  # via resume: the label
             label = next(o.label for o in control.interrupt.options if o.id == claim.option_id)
@@ -130,6 +132,7 @@ class TurnService:
             answer=claim.option_id,
             timed_out=timed_out,
             owner=owner,
+            title=None if resume or (claim.chat and claim.chat.title) else title_from(message),
         )
 
     def events(self, turn: PreparedTurn) -> Iterator[TurnEvent]:
@@ -189,6 +192,8 @@ class TurnService:
             thread_id=turn.thread_id,
             resumed=turn.resumed is not None,
             finish_in_commit=not may_ask(turn),  # no checkpoint follows the completion
+            first_turn=turn.first_turn,
+            title=turn.title,
         )
 
     def _run_graph(

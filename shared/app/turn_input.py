@@ -30,6 +30,12 @@ class PreparedTurn:
     answer: str | None = None  # the option chosen via resume (None: the message decides)
     timed_out: bool = False  # the approval timeout answers, not the user
     owner: str = ""  # the request that claimed the turn (and holds its chat)
+    title: str | None = None  # the title this turn gives its untitled chat
+
+    @property
+    def first_turn(self) -> bool:
+        """Nothing was said in the chat yet: there is no history to read."""
+        return self.chat_is_new or (self.chat is not None and self.chat.message_count == 0)
 
     @property
     def thread_id(self) -> str:

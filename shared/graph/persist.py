@@ -195,12 +195,13 @@ def chat_update(
 ) -> ChatUpdate | None:
     summary = None if failure else state.conversation.new_summary
     control = _released(context, state, failure)
-    if summary is None and control is None:
+    if summary is None and control is None and context.title is None:
         return None
     return ChatUpdate(
         summary=summary.text if summary else None,
         summarized_until=summary.until if summary else None,
         control=control,
+        title=context.title,
     )
 
 

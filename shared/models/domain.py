@@ -128,6 +128,7 @@ class Chat(Strict):
     user_id: str
     created_at: datetime
     updated_at: datetime
+    title: str = ""  # the user's, or taken from the first message (shared.conversation.titles)
     summary: str = ""  # running summary of the messages up to ``summarized_until``
     summarized_until: datetime | None = None
     control: HitlControl = Field(default_factory=HitlControl)
@@ -157,6 +158,7 @@ class ChatUpdate(Strict):
     summary: str | None = None  # set together with summarized_until
     summarized_until: datetime | None = None
     control: HitlControl | None = None  # the chat's next control record
+    title: str | None = None  # the first turn names an untitled chat
 
 
 class NodeRun(Strict):

@@ -67,53 +67,8 @@ class ErrorResponse(Strict):
     error: ErrorBody
 
 
-class ChatMessagesRequest(Strict):
-    """A poll of one chat: what arrived after ``after`` (agent results, questions from
-    background work), and the question the chat waits on."""
-
-    chat_id: str = Field(pattern=CHAT_ID_PATTERN)
-    after: AwareDatetime | None = None  # the ``created_at`` of the newest message seen
-    limit: int = Field(default=50, ge=1, le=200)
-
-
 class ChatMessage(Strict):
     id: str
     role: Literal["user", "assistant", "system"]
     text: str
     created_at: AwareDatetime
-
-
-class ChatMessagesResponse(Strict):
-    chat_id: str
-    messages: list[ChatMessage]  # oldest first; the newest ``limit`` after ``after``
-    interrupt: Interrupt | None  # the open question, answerable through resume
-
-
-class JobRequest(Strict):
-    """Pause, resume, cancel or take over one of the user's agent jobs."""
-
-    job_id: str = Field(pattern=CLIENT_ID_PATTERN)
-
-
-class JobStatusResponse(Strict):
-    job_id: str
-    status: str  # running | waiting | paused | cancelled | done | failed | ...
-    control: str  # a pause or cancel the running job will see before its next step
-
-
-class ChatListRequest(Strict):
-    """The user's chats, most recently active first (a client's chat list)."""
-
-    limit: int = Field(default=30, ge=1, le=100)
-
-
-class ChatSummary(Strict):
-    id: str
-    created_at: AwareDatetime
-    updated_at: AwareDatetime
-    message_count: int
-    waiting: bool  # a question waits for the user's answer in this chat
-
-
-class ChatListResponse(Strict):
-    chats: list[ChatSummary]

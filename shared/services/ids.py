@@ -14,7 +14,8 @@ def turn_id_for(user_id: str, client_message_id: str) -> str:
 
 
 def new_chat_id_for(user_id: str, client_message_id: str) -> str:
-    """A chat started by a message that is retried must be the same chat both times."""
+    """A chat made by a retried request (``POST /v1/chats?request_id=``, or an internal
+    caller's first message) must be the same chat both times."""
     return "c" + _digest("chat", user_id, client_message_id, length=20)
 
 

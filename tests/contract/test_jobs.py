@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -136,3 +136,16 @@ def test_an_answer_is_claimed_once(jobs: JobStore, user_id: str) -> None:
     assert again.outcome in ("busy", "duplicate")  # held by run-2, and answered already
     stored = jobs.get(user_id, "t1-job0")
     assert stored is not None and stored.answered == ["q1"]
+
+
+def test_jobs_list_most_recent_first_by_pages(jobs: JobStore, user_id: str) -> None:
+    for index, seconds in enumerate((0, 5, 5, 9)):
+        state = new_state(job(user_id, f"t1-job{index}"), "run-1", NOW, 600)
+        state = state.model_copy(update={"updated_at": NOW + timedelta(seconds=seconds)})
+        jobs.update(user_id, f"t1-job{index}", lambda stored, new=state: (None, new))
+    first = jobs.list_jobs(user_id, 2)
+    assert [s.job.job_id for s in first] == ["t1-job3", "t1-job2"]
+    last = first[-1]
+    rest = jobs.list_jobs(user_id, 10, after=(last.updated_at, last.job.job_id))
+    assert [s.job.job_id for s in rest] == ["t1-job1", "t1-job0"]
+    assert jobs.list_jobs(unique("other"), 10) == []

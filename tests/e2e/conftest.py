@@ -17,6 +17,7 @@ import pytest
 from google.cloud import firestore
 
 from scripts import serve
+from scripts.stacklib.profile import Profile
 from scripts.stacklib.tokens import mint_user_token
 from testkit.faults import free_port
 from testkit.model_rules import reply_for
@@ -76,6 +77,44 @@ class Served:
         headers.update(kwargs.pop("headers", {}))
         return httpx.post(url, json=body, headers=headers, timeout=60, **kwargs)
 
+    # -- /v1, through the one local origin (scripts/web_serve.py) as clients reach it ------
+    @property
+    def origin_url(self) -> str:
+        return Profile(PROFILE).url("web").rstrip("/")
+
+    def api(
+        self, method: str, path: str, user: str | None, body: Any = None, **kwargs: Any
+    ) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {self.token(user)}"} if user else {}
+        headers.update(kwargs.pop("headers", {}))
+        return httpx.request(
+            method, self.origin_url + path, json=body, headers=headers, timeout=60, **kwargs
+        )
+
+    def new_chat(self, user: str, request_id: str | None = None) -> str:
+        params = {"request_id": request_id} if request_id else {}
+        response = self.api("POST", "/v1/chats", user, {}, params=params)
+        assert response.status_code == 200, response.text
+        return str(response.json()["id"])
+
+    def say(self, user: str | None, body: dict[str, Any], **kwargs: Any) -> httpx.Response:
+        """A message as a client sends it: to the body's ``chat_id``, or else to a chat made
+        for it first (its request id is the message's, so a retry finds the same chat)."""
+        sent = dict(body)
+        chat = sent.pop("chat_id", None)
+        if chat is None and user is not None:
+            chat = self.new_chat(user, str(sent.get("client_message_id") or uuid.uuid4().hex))
+        return self.api("POST", f"/v1/chats/{chat or 'none'}/messages", user, sent, **kwargs)
+
+    def answer(
+        self, user: str | None, chat: str, question: str, answer: str, **kwargs: Any
+    ) -> httpx.Response:
+        path = f"/v1/chats/{chat}/questions/{question}:answer"
+        return self.api("POST", path, user, {"answer": answer}, **kwargs)
+
+    def messages(self, user: str | None, chat: str, **params: Any) -> httpx.Response:
+        return self.api("GET", f"/v1/chats/{chat}/messages", user, params=params)
+
 
 @pytest.fixture(scope="session")
 def served(stack_env_session: None) -> Iterator[Served]:
@@ -129,9 +168,7 @@ def db() -> firestore.Client:
 def victim(served: Served, db: firestore.Client) -> Iterator[tuple[str, str]]:
     """A user with one chat; after the test, their stored data must be exactly as before."""
     user = f"u{uuid.uuid4().hex[:12]}"
-    chat = served.post(
-        served.turn_url, user, {"message": "Hello", "client_message_id": "setup"}
-    ).json()["chat_id"]
+    chat = served.say(user, {"message": "Hello", "client_message_id": "setup"}).json()["chat_id"]
     before = (firestore_paths(db, user), postgres_counts())
     yield user, chat
     assert (firestore_paths(db, user), postgres_counts()) == before

@@ -206,7 +206,7 @@ def search(served: Served, user: str, **body: Any) -> list[dict[str, Any]]:
 
 def chat_with(served: Served, user: str) -> str:
     body = {"message": "Hello", "client_message_id": f"hello-{uuid.uuid4().hex[:8]}"}
-    response = served.post(served.turn_url, user, body)
+    response = served.say(user, body)
     assert response.status_code == 200, response.text
     chat_id: str = response.json()["chat_id"]
     return chat_id

@@ -34,9 +34,7 @@ def internal_headers(audience: str, email: str, task_name: str = "") -> dict[str
 
 def new_turn(served: Served, message: str) -> tuple[str, dict]:
     user = f"u{uuid.uuid4().hex[:12]}"
-    response = served.post(
-        served.turn_url, user, {"message": message, "client_message_id": uuid.uuid4().hex}
-    )
+    response = served.say(user, {"message": message, "client_message_id": uuid.uuid4().hex})
     assert response.status_code == 200, response.text
     return user, response.json()
 

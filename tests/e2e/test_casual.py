@@ -21,24 +21,28 @@ class Chat:
         self.chat_id: str | None = None
 
     def say(self, text: str) -> dict[str, Any]:
-        body = {"chat_id": self.chat_id, "message": text, "client_message_id": uuid.uuid4().hex}
-        response = self.served.post(self.served.turn_url, self.user, body)
+        body = {"message": text, "client_message_id": uuid.uuid4().hex}
+        if self.chat_id is not None:
+            body["chat_id"] = self.chat_id
+        response = self.served.say(self.user, body)
         assert response.status_code == 200, response.text
         reply: dict[str, Any] = response.json()
         self.chat_id = reply["chat_id"]
         return reply
 
-    def memory(self, path: str, body: dict[str, Any] | None = None) -> Any:
-        response = self.served.memory(self.user, path, body or {})
+    def memory(self, method: str, path: str, **params: Any) -> Any:
+        response = self.served.memory(self.user, method, path, **params)
         assert response.status_code == 200, response.text
         return response.json()
 
     def person(self, name: str) -> dict[str, Any] | None:
-        found = [p for p in self.memory("/persons/list")["persons"] if p["display_name"] == name]
+        found = [
+            p for p in self.memory("GET", "/v1/persons")["persons"] if p["display_name"] == name
+        ]
         return found[0] if len(found) == 1 else None
 
     def facts_of(self, person_id: str) -> list[str]:
-        return [f["text"] for f in self.memory("/facts/list", {"subject_id": person_id})["facts"]]
+        return [f["text"] for f in self.served.facts(self.user, f'subject_id = "{person_id}"')]
 
 
 @pytest.mark.timeout(900)
@@ -73,4 +77,4 @@ def test_casual_messages_on_the_local_model(on_local_model: Served) -> None:  # 
     reminders = me.say("what are my reminders")
     assert reminders.get("interrupt") is None
     assert reminders["reply"]["text"] == "You have no open reminders."
-    me.memory("/account/delete", {"confirm": True})
+    me.memory("DELETE", "/v1/account", confirm="true")

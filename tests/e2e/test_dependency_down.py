@@ -34,9 +34,10 @@ def test_redis_down_turns_are_answered_and_still_limited(
     headers = {"Authorization": f"Bearer {served.token(user)}"}
 
     def send(message: str, client_id: str, chat_id: str | None) -> httpx.Response:
-        body = {"message": message, "client_message_id": client_id, "chat_id": chat_id}
-        body = {key: value for key, value in body.items() if value is not None}
-        return httpx.post(turn_without_redis.url, json=body, headers=headers, timeout=60)
+        body = {"message": message, "client_message_id": client_id}
+        chat = chat_id or served.new_chat(user, client_id)
+        url = f"{turn_without_redis.url}/v1/chats/{chat}/messages"
+        return httpx.post(url, json=body, headers=headers, timeout=60)
 
     first = send("Hello", "d0", None)
     assert first.status_code == 200, first.text

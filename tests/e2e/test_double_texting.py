@@ -31,7 +31,7 @@ def slow_model(served: Served) -> Iterator[Served]:
 
 
 def start_chat(served: Served, user: str) -> str:
-    first = served.post(served.turn_url, user, {"message": "Hello", "client_message_id": "c0"})
+    first = served.say(user, {"message": "Hello", "client_message_id": "c0"})
     assert first.status_code == 200, first.text
     chat_id: str = first.json()["chat_id"]
     return chat_id
@@ -54,7 +54,7 @@ def test_three_messages_at_once_give_three_ordered_replies_each_seeing_the_last(
     def send(n: int) -> httpx.Response:
         gate.wait()
         body = {"message": texts[n], "client_message_id": f"c{n + 1}", "chat_id": chat}
-        return served.post(served.turn_url, user, body)
+        return served.say(user, body)
 
     before = len(served.model.requests)
     with ThreadPoolExecutor(3) as pool:
@@ -66,7 +66,7 @@ def test_three_messages_at_once_give_three_ordered_replies_each_seeing_the_last(
         for n in range(3)
     }
     in_order = sorted(texts, key=arrival.__getitem__)
-    assert sorted(arrival.values()) == [1, 2, 3]  # the greeting made the chat: no queue yet
+    assert sorted(arrival.values()) == [2, 3, 4]  # the greeting arrived first
     said = [m["text"] for m in stored_messages(db, user, chat)]
     assert said[2:] == [text for t in in_order for text in (t, f"You said: {t}")]
 
@@ -88,9 +88,7 @@ def test_reject_answers_409_chat_busy_with_retry_after_and_changes_nothing(
     chat = start_chat(served, user)
     long_text = "Tell me " + " ".join(f"word{n}" for n in range(40))
     with _streaming(served, user, chat, long_text, "c1"):
-        refused = served.post(
-            served.turn_url,
-            user,
+        refused = served.say(user,
             {"message": "now", "client_message_id": "c2", "chat_id": chat,
              "multitask_strategy": "reject"},
         )  # fmt: skip
@@ -106,9 +104,7 @@ def test_interrupt_stops_the_running_reply_and_keeps_its_part(
     chat = start_chat(served, user)
     long_text = "[facts] Tell me " + " ".join(f"word{n}" for n in range(40))
     with _streaming(served, user, chat, long_text, "c1") as first:
-        second = served.post(
-            served.turn_url,
-            user,
+        second = served.say(user,
             {"message": "stop, this instead", "client_message_id": "c2", "chat_id": chat,
              "multitask_strategy": "interrupt"},
         )  # fmt: skip
@@ -136,9 +132,10 @@ class _streaming:
 
     def _read(self) -> None:
         served, user, chat, text, cmid = self._args
-        body = {"message": text, "client_message_id": cmid, "chat_id": chat, "stream": True}
+        body = {"message": text, "client_message_id": cmid, "stream": True}
         headers = {"Authorization": f"Bearer {served.token(user)}"}
-        with httpx.stream("POST", served.turn_url, json=body, headers=headers, timeout=60) as r:
+        url = f"{served.origin_url}/v1/chats/{chat}/messages"
+        with httpx.stream("POST", url, json=body, headers=headers, timeout=60) as r:
             name = ""
             for line in r.iter_lines():
                 if line.startswith("event: "):

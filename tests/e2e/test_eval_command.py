@@ -6,6 +6,7 @@ markers: ``[facts]`` makes a message state a fact, ``[ask]`` makes a question re
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -66,7 +67,8 @@ def test_the_eval_command_scores_a_small_slice(served: Served, tmp_path: Path) -
         [sys.executable, "-m", "eval.run", "--dataset", str(dataset), "--provider", "scripted",
          "--profile", "test", "--out", str(out)],
         check=False, cwd=ROOT, capture_output=True, text=True, timeout=300,
-        env={"PATH": "/usr/bin:/bin", "CLOCK_OFFSET_FILE": str(EVAL_CLOCK)},
+        env={"PATH": "/usr/bin:/bin", "CLOCK_OFFSET_FILE": str(EVAL_CLOCK),
+             **{k: v for k, v in os.environ.items() if k == "STACK_PORT_BASE"}},
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(out.read_text())

@@ -15,6 +15,7 @@ import subprocess
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -24,9 +25,10 @@ from google.cloud import firestore
 
 from scripts.stacklib import procs
 from scripts.stacklib.profile import Profile
+from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.config import Settings
 from shared.conversation.phrases import phrase
-from shared.services.ids import extraction_task_name
+from shared.services.ids import extraction_task_name, new_chat_id_for
 from testkit.faults import PrivateFirestore, PrivateRedis, wait_until
 from testkit.vertex_server import NO_LATENCY, Latency
 from tests.e2e.conftest import Served, new_user, private_function, wait_for
@@ -41,10 +43,24 @@ NOTE = phrase("memory_unavailable", "en")
 def send(
     url: str, served: Served, user: str, text: str, cmid: str, chat: str | None = None
 ) -> httpx.Response:
-    body = {"message": text, "client_message_id": cmid, **({"chat_id": chat} if chat else {})}
+    """A message to the turn function at ``url``, in ``chat`` or a chat made for it (in the
+    Firestore the test's environment names: a private one, while the turn uses it)."""
+    body = {"message": text, "client_message_id": cmid}
+    chat = chat or chat_for(user, cmid)
     return httpx.post(
-        url, json=body, headers={"Authorization": f"Bearer {served.token(user)}"}, timeout=90
+        url.rstrip("/") + f"/v1/chats/{chat}/messages",
+        json=body,
+        headers={"Authorization": f"Bearer {served.token(user)}"},
+        timeout=90,
     )
+
+
+def chat_for(user: str, request_id: str) -> str:
+    """What ``POST /v1/chats?request_id=`` makes, in the environment's Firestore."""
+    store = FirestoreConversationStore(firestore.Client(project=Settings().gcp_project))
+    chat_id = new_chat_id_for(user, request_id)
+    store.create_chat(user, chat_id, datetime.now(UTC))
+    return chat_id
 
 
 def turn_messages(db: firestore.Client, user: str, chat: str) -> list[tuple[str, str]]:
@@ -169,7 +185,7 @@ def test_firestore_paused_mid_turn_then_the_retry_completes_once(
                 assert wait_until(lambda: db.document(f"users/{user}/turns/f1").get().exists, 60)
                 store.pause()  # mid-turn: claimed, still writing its reply
                 first.join(120)
-                during = send(turn.url, served, user, "Hello", "f2")
+                during = send(turn.url, served, user, "Hello", "f2", "c-during")
                 store.resume()
                 assert (result["r"].status_code, during.status_code) == (503, 503)
                 retried = wait_for(
@@ -202,7 +218,8 @@ def test_turn_killed_mid_turn_then_retried_answers_once(
         with private_function(served, "turn", env) as doomed:
             body = {"message": long_text, "client_message_id": "k1", "stream": True}
             headers = {"Authorization": f"Bearer {served.token(user)}"}
-            with httpx.stream("POST", doomed.url, json=body, headers=headers, timeout=60) as r:
+            url = f"{doomed.url}/v1/chats/{chat_for(user, 'k1')}/messages"
+            with httpx.stream("POST", url, json=body, headers=headers, timeout=60) as r:
                 lines = r.iter_lines()
                 assert any(line.startswith("event: chunk") for line in lines)  # mid-reply
                 os.killpg(doomed.pid, signal.SIGKILL)

@@ -45,7 +45,9 @@ def test_handoffs_wait_in_the_outbox_and_are_sent_once(
 ) -> None:
     user = f"u{uuid.uuid4().hex[:12]}"
     body = {"message": "[complex] [facts] I keep bees in Thun", "client_message_id": "q1"}
-    response = served.post(turn_without_queues.url, user, body)
+    chat = served.new_chat(user)
+    url = f"{turn_without_queues.url}/v1/chats/{chat}/messages"
+    response = served.post(url, user, body)
     assert response.status_code == 200, response.text
     reply = response.json()
     assert reply["reply"]["kind"] == "progress" and len(reply["jobs"]) == 1

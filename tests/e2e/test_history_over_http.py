@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
 def turn(served: Served, user: str, message: str, chat_id: str | None = None) -> dict[str, Any]:
     body = {"message": message, "client_message_id": uuid.uuid4().hex, "chat_id": chat_id}
-    response = served.post(served.turn_url, user, body)
+    response = served.say(user, body)
     assert response.status_code == 200, response.text
     reply: dict[str, Any] = response.json()
     assert reply["reply"]["kind"] != "fallback", reply

@@ -22,18 +22,13 @@ pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
 def _turn(served: Served, user: str, message: str, chat_id: str | None = None) -> dict[str, Any]:
     body = {"message": message, "client_message_id": uuid.uuid4().hex, "chat_id": chat_id}
-    response = served.post(served.turn_url, user, body)
+    response = served.say(user, body)
     assert response.status_code == 200, response.text
     return dict(response.json())
 
 
 def _resume(served: Served, user: str, asked: dict[str, Any], answer: str) -> httpx.Response:
-    body = {
-        "chat_id": asked["chat_id"],
-        "interrupt_id": asked["interrupt"]["id"],
-        "answer": answer,
-    }
-    return served.post(served.resume_url, user, body)
+    return served.answer(user, asked["chat_id"], asked["interrupt"]["id"], answer)
 
 
 def _chat(db: firestore.Client, user: str, chat_id: str) -> dict[str, Any]:
@@ -155,31 +150,31 @@ def test_a_poll_shows_a_question_background_work_opened_and_resume_answers_it(
     first = _turn(served, user, "[facts] My phone number is 555 0101")
     chat_id = first["chat_id"]
     wait_for(lambda: facts_by_subject(user))
-    polled = served.post(served.resume_url + "messages", user, {"chat_id": chat_id})
+    polled = served.messages(user, chat_id)
     assert polled.status_code == 200, polled.text
-    assert polled.json()["interrupt"] is None
+    assert polled.json()["question"] is None
     newest = polled.json()["messages"][-1]["created_at"]
     # a changed number, stated unsurely: the fact system holds it and asks in the chat
     changed = "[facts] [unsure] These days my phone number is 777 9999"
     _turn(served, user, changed, chat_id=chat_id)
 
     def asked() -> dict[str, Any] | None:
-        body = {"chat_id": chat_id, "after": newest}
-        view = served.post(served.resume_url + "messages", user, body).json()
-        return view if view["interrupt"] else None
+        view = served.messages(user, chat_id, filter=f'create_time > "{newest}"').json()
+        return view if view["question"] else None
 
     view = wait_for(asked)
-    interrupt = view["interrupt"]
+    interrupt = view["question"]
     assert interrupt["kind"] == "fact_conflict"
+    assert all(m["created_at"] > newest for m in view["messages"])
     assert interrupt["question"] in [m["text"] for m in view["messages"]]
     answered = _resume(served, user, {"chat_id": chat_id, "interrupt": interrupt}, "take_new")
     assert answered.status_code == 200, answered.text
     texts = [text for text, _, _ in facts_by_subject(user)]
     assert "My phone number is 555 0101" not in texts  # superseded (kept in its history)
     assert "These days my phone number is 777 9999" in texts
-    again = served.post(served.resume_url + "messages", user, {"chat_id": chat_id})
-    assert again.json()["interrupt"] is None
-    foreign = served.post(served.resume_url + "messages", new_user(), {"chat_id": chat_id})
+    again = served.messages(user, chat_id)
+    assert again.json()["question"] is None
+    foreign = served.messages(new_user(), chat_id)
     assert (foreign.status_code, foreign.json()["error"]["code"]) == (404, "not_found")
 
 
@@ -195,8 +190,8 @@ def test_an_email_is_sent_once_after_the_plan_and_the_send_are_approved(
     chat_id = asked["chat_id"]
 
     def send_question() -> dict[str, Any] | None:
-        view = served.post(served.resume_url + "messages", user, {"chat_id": chat_id}).json()
-        interrupt = view["interrupt"]
+        view = served.messages(user, chat_id).json()
+        interrupt = view["question"]
         return interrupt if interrupt and interrupt["id"].startswith(job_id) else None
 
     question = wait_for(send_question)  # the job asks before the one sensitive call
@@ -208,7 +203,7 @@ def test_an_email_is_sent_once_after_the_plan_and_the_send_are_approved(
     assert result.startswith("Done.")
     outbox = list(db.collection(f"users/{user}/outbox").stream())
     assert len(outbox) == 1  # sent once, with the approval's key
-    again = served.post(served.resume_url + "jobs/cancel", user, {"job_id": job_id})
+    again = served.api("POST", f"/v1/jobs/{job_id}:cancel", user)
     assert (again.status_code, again.json()["error"]["code"]) == (409, "job_not_active")
 
 
@@ -226,24 +221,32 @@ def test_the_user_cancels_a_job_that_waits_and_takes_over_its_context(
     chat_id = asked["chat_id"]
 
     def waiting() -> dict[str, Any] | None:
-        view = served.post(served.resume_url + "messages", user, {"chat_id": chat_id}).json()
-        return view["interrupt"]
+        view = served.messages(user, chat_id).json()
+        return view["question"]
 
     question = wait_for(waiting)
-    paused = served.post(served.resume_url + "jobs/pause", user, {"job_id": job_id})
+    paused = served.api("POST", f"/v1/jobs/{job_id}:pause", user)
     assert (paused.status_code, paused.json()["status"]) == (200, "paused")
-    cancelled = served.post(served.resume_url + "jobs/cancel", user, {"job_id": job_id})
+    cancelled = served.api("POST", f"/v1/jobs/{job_id}:cancel", user)
     assert (cancelled.status_code, cancelled.json()["status"]) == (200, "cancelled")
     assert waiting() is None  # its question left the chat
     late = _resume(served, user, {"chat_id": chat_id, "interrupt": question}, "yes")
     assert (late.status_code, late.json()["error"]["code"]) == (409, "interrupt_not_pending")
-    context = served.post(served.resume_url + "jobs/takeover", user, {"job_id": job_id})
+    context = served.api("POST", f"/v1/jobs/{job_id}:takeover", user)
     assert context.status_code == 200, context.text
     [subtask] = context.json()["subtasks"]
     assert subtask["agent"] == "productivity" and subtask["pending"].startswith("email_send")
     assert list(db.collection(f"users/{user}/outbox").stream()) == []  # nothing was sent
-    foreign = served.post(served.resume_url + "jobs/cancel", new_user(), {"job_id": job_id})
+    foreign = served.api("POST", f"/v1/jobs/{job_id}:cancel", new_user())
     assert (foreign.status_code, foreign.json()["error"]["code"]) == (404, "not_found")
+    listed = served.api("GET", "/v1/jobs", user).json()
+    assert ([j["id"] for j in listed["jobs"]], listed["next_page_token"]) == ([job_id], "")
+    job = served.api("GET", f"/v1/jobs/{job_id}", user).json()
+    assert (job["status"], job["chat_id"], job["subtasks"][0]["agent"]) == (
+        "cancelled", chat_id, "productivity")  # fmt: skip
+    missing = served.api("GET", "/v1/jobs/nosuchjob", user)
+    assert served.api("GET", f"/v1/jobs/{job_id}", new_user()).json() == missing.json()
+    assert served.api("GET", "/v1/jobs", new_user()).json() == {"jobs": [], "next_page_token": ""}
 
 
 def test_only_the_tasks_queue_may_deliver_a_timeout(served: Served) -> None:

@@ -26,14 +26,14 @@ def turn(
     served: Served, user: str, chat: str, text: str, cmid: str, **extra: str
 ) -> httpx.Response:
     body = {"message": text, "client_message_id": cmid, "chat_id": chat, **extra}
-    return served.post(served.turn_url, user, body)
+    return served.say(user, body)
 
 
 def test_a_reply_stopped_before_its_first_word_leaves_the_chat_working(
     served: Served, db: firestore.Client
 ) -> None:
     user = new_user()
-    first = served.post(served.turn_url, user, {"message": "Hello", "client_message_id": "c0"})
+    first = served.say(user, {"message": "Hello", "client_message_id": "c0"})
     chat = first.json()["chat_id"]
     answers: dict[str, httpx.Response] = {}
     late = threading.Thread(
@@ -59,9 +59,7 @@ def test_a_reply_the_model_declines_is_a_clear_reply_stored_in_full(
     served: Served, db: firestore.Client
 ) -> None:
     user = new_user()
-    answer = served.post(
-        served.turn_url, user, {"message": "[unsafe] Something", "client_message_id": "c1"}
-    )
+    answer = served.say(user, {"message": "[unsafe] Something", "client_message_id": "c1"})
 
     assert answer.status_code == 200
     reply = answer.json()["reply"]

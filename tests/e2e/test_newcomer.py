@@ -37,12 +37,13 @@ class Newcomer:
         self.chat_id: str | None = None
 
     def say(self, text: str) -> dict[str, Any]:
-        body = {"chat_id": self.chat_id, "message": text, "client_message_id": uuid.uuid4().hex}
-        return self._sent(self.served.turn_url, body)
+        self.chat_id = self.chat_id or self.served.new_chat(self.user)
+        body = {"message": text, "client_message_id": uuid.uuid4().hex}
+        return self._sent(f"/v1/chats/{self.chat_id}/messages", body)
 
     def answer(self, interrupt: dict[str, Any], text: str) -> dict[str, Any]:
-        body = {"chat_id": self.chat_id, "interrupt_id": interrupt["id"], "answer": text}
-        return self._sent(self.served.resume_url, body)
+        path = f"/v1/chats/{self.chat_id}/questions/{interrupt['id']}:answer"
+        return self._sent(path, {"answer": text})
 
     def memory(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
         response = self.served.memory(self.user, method, path, body, **params)
@@ -56,9 +57,11 @@ class Newcomer:
     def facts_of(self, person_id: str) -> list[str]:
         return [f["text"] for f in self.served.facts(self.user, f'subject_id = "{person_id}"')]
 
-    def _sent(self, url: str, body: dict[str, Any]) -> dict[str, Any]:
+    def _sent(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self.served.token(self.user)}"}
-        response = httpx.post(url, json=body, headers=headers, timeout=300)
+        response = httpx.post(
+            self.served.origin_url + path, json=body, headers=headers, timeout=300
+        )
         assert response.status_code == 200, response.text
         reply: dict[str, Any] = response.json()
         self.chat_id = reply["chat_id"]

@@ -40,11 +40,10 @@ def forged_token(user: str) -> str:
     return jwt.encode(claims, key, algorithm="RS256", headers={"kid": "forged"})
 
 
-def raw(served: Served, user: str | None, content: bytes, **headers: str) -> httpx.Response:
-    if user:
-        headers["Authorization"] = f"Bearer {served.token(user)}"
-    headers.setdefault("Content-Type", "application/json")
-    return httpx.post(served.turn_url, content=content, headers=headers, timeout=30)
+def raw(served: Served, user: str, chat: str, content: bytes) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {served.token(user)}", "Content-Type": "application/json"}
+    url = f"{served.origin_url}/v1/chats/{chat}/messages"
+    return httpx.post(url, content=content, headers=headers, timeout=30)
 
 
 CASES = {
@@ -85,11 +84,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_malformed_requests(served: Served, victim: tuple[str, str], case: str) -> None:
     body, status, code = CASES[case]
-    body = body.replace(
-        b'"client_message_id": "x',
-        b'"chat_id": "' + victim[1].encode() + b'", "client_message_id": "x',
-    )
-    response = raw(served, victim[0], body)
+    response = raw(served, victim[0], victim[1], body)
     assert (response.status_code, response.json()["error"]["code"]) == (status, code)
 
 
@@ -119,53 +114,50 @@ def test_unauthenticated_requests(served: Served, victim: tuple[str, str], auth:
         "bad user id": f"Bearer {resigned(served.token(user), sub='../other')}",
     }[auth]
     headers = {"Authorization": header} if header else {}
-    for url in (served.turn_url, served.resume_url):
-        response = httpx.post(
-            url,
-            json={
-                "message": "hi",
-                "client_message_id": "y",
-                "chat_id": chat,
-                "interrupt_id": "i",
-                "answer": "a",
-            },
-            headers=headers,
-            timeout=30,
+    calls = (
+        ("POST", f"/v1/chats/{chat}/messages", {"message": "hi", "client_message_id": "y"}),
+        ("POST", f"/v1/chats/{chat}/questions/i:answer", {"answer": "a"}),
+        ("GET", f"/v1/chats/{chat}/messages", None),
+        ("PATCH", f"/v1/chats/{chat}", {"title": "x"}),
+        ("GET", "/v1/jobs", None),
+    )
+    for method, path, body in calls:
+        response = httpx.request(
+            method, served.origin_url + path, json=body, headers=headers, timeout=30
         )
         assert response.status_code == 401, response.text
         assert response.json()["error"]["code"] == "unauthenticated"
 
 
-@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE", "PATCH", "TRACE"])
-def test_only_post_is_served(served: Served, victim: tuple[str, str], method: str) -> None:
-    for url in (served.turn_url, served.resume_url):  # the memory function: test_memory_api
-        response = httpx.request(
-            method, url, headers={"Authorization": f"Bearer {served.token(victim[0])}"}, timeout=30
-        )
-        assert response.status_code == 405, (method, url)
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "TRACE"])
+def test_a_method_a_resource_lacks_is_405_with_allow(
+    served: Served, victim: tuple[str, str], method: str
+) -> None:
+    user, chat = victim
+    token = {"Authorization": f"Bearer {served.token(user)}"}
+    for base, path, allow in (
+        (served.turn_url, f"v1/chats/{chat}/messages", {"GET", "POST"}),
+        (served.resume_url, f"v1/chats/{chat}", {"GET", "PATCH"}),
+        (served.resume_url, "v1/jobs", {"GET"}),
+        (served.resume_url, "v1/jobs/j1:cancel", {"POST"}),
+    ):
+        response = httpx.request(method, base + path, headers=token, timeout=30)
+        assert response.status_code == 405, (method, path)
         assert response.json()["error"]["code"] == "method_not_allowed"
-        assert response.headers["Allow"] == "POST"
+        assert set(response.headers["Allow"].split(", ")) == allow
 
 
 def test_rate_limit_per_user(served: Served, victim: tuple[str, str], db: firestore.Client) -> None:
     user, chat = victim
     codes = []
     for n in range(25):
-        response = served.post(
-            served.turn_url,
+        response = served.say(
             user,
             {"message": "x" * 8001, "chat_id": chat, "client_message_id": f"rl{n}"},
         )
         codes.append(response.json()["error"]["code"])
     assert "rate_limited" in codes
-    limited = served.post(
-        served.turn_url, user, {"message": "Hello", "chat_id": chat, "client_message_id": "rl-ok"}
-    )
+    limited = served.say(user, {"message": "Hello", "chat_id": chat, "client_message_id": "rl-ok"})
     assert limited.status_code == 429
     other = f"u{uuid.uuid4().hex[:12]}"
-    assert (
-        served.post(
-            served.turn_url, other, {"message": "Hello", "client_message_id": "rl"}
-        ).status_code
-        == 200
-    )
+    assert served.say(other, {"message": "Hello", "client_message_id": "rl"}).status_code == 200

@@ -1,5 +1,5 @@
-"""The resume function's operations besides answering (the chat's poll, the job requests,
-the approval timeout): every bad request gets its status and code and changes nothing."""
+"""The resume function's ``/v1`` resources besides answering (chats, jobs) and its internal
+endpoints: every bad request gets its status and code and changes nothing."""
 
 from __future__ import annotations
 
@@ -14,58 +14,77 @@ from tests.e2e.test_background_work import internal_headers
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
-PATHS = ("messages", "jobs/pause", "jobs/resume", "jobs/cancel", "jobs/takeover")
+WRITES = (("POST", "/v1/chats"), ("PATCH", "/v1/chats/{chat}"), ("POST", "/v1/jobs/j1:pause"))
 BAD = {
-    "malformed json": (b'{"chat_id": ', 400, "invalid_json"),
+    "malformed json": (b'{"title": ', 400, "invalid_json"),
     "not an object": (b'["c1"]', 400, "invalid_json"),
-    "empty object": (b"{}", 400, "invalid_request"),
-    "unknown field": (b'{"ID": "c1", "user_id": "bob"}', 400, "invalid_request"),
-    "id naming another path": (b'{"ID": "../x"}', 400, "invalid_request"),
-    "a number for an id": (b'{"ID": 7}', 400, "invalid_request"),
-    "body too large": (b'{"pad": "' + b"a" * 70000 + b'"}', 413, "payload_too_large"),
-}  # fmt: skip
+    "unknown field": (b'{"title": "x", "user_id": "bob"}', 400, "invalid_request"),
+    "a number for a string": (b'{"title": 7}', 400, "invalid_request"),
+    "body too large": (b'{"title": "' + b"a" * 70000 + b'"}', 413, "payload_too_large"),
+}
+OWN = (  # (method, path) of the user's own resources
+    ("GET", "/v1/chats/{chat}"),
+    ("PATCH", "/v1/chats/{chat}"),
+    ("GET", "/v1/chats/{chat}/messages"),
+    ("GET", "/v1/jobs/{chat}-job0"),
+    *(("POST", f"/v1/jobs/{{chat}}-job0:{verb}") for verb in ("pause", "resume", "cancel")),
+    ("POST", "/v1/jobs/{chat}-job0:takeover"),
+)
 
 
-def post(served: Served, path: str, user: str | None, content: bytes) -> httpx.Response:
+def call(
+    served: Served, method: str, path: str, user: str | None, content: bytes = b""
+) -> httpx.Response:
     headers = {"Content-Type": "application/json"}
     if user:
         headers["Authorization"] = f"Bearer {served.token(user)}"
-    return httpx.post(served.resume_url + path, content=content, headers=headers, timeout=30)
+    url = served.origin_url + path
+    return httpx.request(method, url, content=content, headers=headers, timeout=30)
 
 
-@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize(("method", "path"), WRITES)
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_malformed_requests(served: Served, victim: tuple[str, str], path: str, case: str) -> None:
+def test_malformed_bodies(
+    served: Served, victim: tuple[str, str], method: str, path: str, case: str
+) -> None:
     body, status, code = BAD[case]
-    key = b"chat_id" if path == "messages" else b"job_id"  # the one field each operation takes
-    response = post(served, path, victim[0], body.replace(b"ID", key))
+    user, chat = victim
+    if path.endswith(":pause") and case in ("unknown field", "a number for a string"):
+        body = b'{"title": "x"}'  # a job's custom method takes no field at all
+    response = call(served, method, path.format(chat=chat), user, body)
     assert (response.status_code, response.json()["error"]["code"]) == (status, code)
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_no_or_a_foreign_user(served: Served, victim: tuple[str, str], path: str) -> None:
+@pytest.mark.parametrize(("method", "path"), OWN)
+def test_no_or_a_foreign_user(
+    served: Served, victim: tuple[str, str], method: str, path: str
+) -> None:
     user, chat = victim
-    body = f'{{"chat_id": "{chat}"}}' if path == "messages" else f'{{"job_id": "{chat}-job0"}}'
-    anonymous = post(served, path, None, body.encode())
+    body = b'{"title": "mine"}' if method == "PATCH" else b""
+    anonymous = call(served, method, path.format(chat=chat), None, body)
     assert (anonymous.status_code, anonymous.json()["error"]["code"]) == (401, "unauthenticated")
-    foreign = post(served, path, f"{user}x", body.encode())  # another user: not found
+    foreign = call(served, method, path.format(chat=chat), f"{user}x", body)
     assert (foreign.status_code, foreign.json()["error"]["code"]) == (404, "not_found")
 
 
-def test_an_unknown_operation_and_other_methods(served: Served, victim: tuple[str, str]) -> None:
-    unknown = post(served, "jobs/delete", victim[0], b'{"job_id": "j1"}')
-    assert (unknown.status_code, unknown.json()["error"]["code"]) == (404, "not_found")
-    for path in PATHS:
-        response = httpx.get(served.resume_url + path, timeout=30)
+def test_an_unknown_method_or_id_and_other_http_methods(
+    served: Served, victim: tuple[str, str]
+) -> None:
+    user = victim[0]
+    for path in ("/v1/jobs/j1:delete", "/v1/jobs/__j1__", "/v1/chats/__c__", "/v1/chats/a.b"):
+        response = call(served, "GET" if ":" not in path else "POST", path, user)
+        assert (response.status_code, response.json()["error"]["code"]) == (404, "not_found")
+    for path in ("/v1/jobs/j1:cancel", "/v1/chats/c1/questions/q1:answer"):
+        response = call(served, "GET", path, user)
         assert (response.status_code, response.headers["Allow"]) == (405, "POST")
 
 
-def test_a_repeated_poll_changes_nothing(served: Served, victim: tuple[str, str]) -> None:
+def test_a_repeated_read_changes_nothing(served: Served, victim: tuple[str, str]) -> None:
     user, chat = victim
-    first = post(served, "messages", user, f'{{"chat_id": "{chat}"}}'.encode())
-    again = post(served, "messages", user, f'{{"chat_id": "{chat}"}}'.encode())
-    assert first.status_code == again.status_code == 200
-    assert first.json() == again.json()  # and the victim fixture checks nothing was written
+    for path in (f"/v1/chats/{chat}", f"/v1/chats/{chat}/messages", "/v1/jobs", "/v1/chats"):
+        first, again = call(served, "GET", path, user), call(served, "GET", path, user)
+        assert first.status_code == again.status_code == 200
+        assert first.json() == again.json()  # and the victim fixture checks nothing was written
 
 
 def test_a_timeout_signed_for_another_audience_is_refused(

@@ -59,15 +59,12 @@ def facts_by_subject(user: str) -> list[tuple[str, str | None, str | None]]:
 
 
 def stream_turn(served: Served, user: str, message: str, chat_id: str | None = None) -> list:
-    body = {
-        "message": message,
-        "client_message_id": uuid.uuid4().hex,
-        "stream": True,
-        "chat_id": chat_id,
-    }
+    body = {"message": message, "client_message_id": uuid.uuid4().hex, "stream": True}
+    chat = chat_id or served.new_chat(user, body["client_message_id"])
+    url = f"{served.origin_url}/v1/chats/{chat}/messages"
     headers = {"Authorization": f"Bearer {served.token(user)}"}
     events: list[tuple[str, Any]] = []
-    with httpx.stream("POST", served.turn_url, json=body, headers=headers, timeout=60) as r:
+    with httpx.stream("POST", url, json=body, headers=headers, timeout=60) as r:
         assert r.status_code == 200
         name = ""
         for line in r.iter_lines():
@@ -148,12 +145,8 @@ def test_an_interrupt_is_answered_once_through_resume(served: Served, db: firest
     user = f"u{uuid.uuid4().hex[:12]}"
     ids = seed_namesakes(user)
     _, asked = stream_turn(served, user, "[facts] [ask] @Thomas moved to Bern")[-1]
-    answer = {
-        "chat_id": asked["chat_id"],
-        "interrupt_id": asked["interrupt"]["id"],
-        "answer": ids["colleague"],
-    }
-    response = served.post(served.resume_url, user, answer)
+    answer = (user, asked["chat_id"], asked["interrupt"]["id"], ids["colleague"])
+    response = served.answer(*answer)
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["chat_id"] == asked["chat_id"] and body["interrupt"] is None
@@ -161,7 +154,7 @@ def test_an_interrupt_is_answered_once_through_resume(served: Served, db: firest
     stored = wait_for(lambda: facts_by_subject(user))
     assert [subject for _, subject, _ in stored] == [ids["colleague"]]
 
-    again = served.post(served.resume_url, user, answer)
+    again = served.answer(*answer)
     assert again.status_code == 409
     assert again.json()["error"]["code"] == "interrupt_not_pending"
 
@@ -170,57 +163,35 @@ def test_resume_streams_and_refuses_an_answer_that_picks_nothing(served: Served)
     user = f"u{uuid.uuid4().hex[:12]}"
     seed_namesakes(user)
     _, asked = stream_turn(served, user, "[ask] What does @Thomas like?")[-1]
-    answer = {"chat_id": asked["chat_id"], "interrupt_id": asked["interrupt"]["id"]}
-    refused = served.post(served.resume_url, user, {**answer, "answer": "what a day"})
+    question = (user, asked["chat_id"], asked["interrupt"]["id"])
+    refused = served.answer(*question, "what a day")
     assert refused.status_code == 400
     assert refused.json()["error"]["code"] == "invalid_request"
-    streamed = served.post(
-        served.resume_url,
-        user,
-        {**answer, "answer": "the second one"},
-        headers={"Accept": "text/event-stream"},
-    )
+    streamed = served.answer(*question, "the second one", headers={"Accept": "text/event-stream"})
     assert streamed.status_code == 200
     assert streamed.headers["content-type"].startswith("text/event-stream")
     assert "event: chunk" in streamed.text and "event: done" in streamed.text
 
 
-RESUME_REFUSALS = {
-    "malformed json": (b'{"chat_id": ', 400, "invalid_json"),
-    "not an object": (b'["1"]', 400, "invalid_json"),
-    "missing answer": (b'{"chat_id": "{chat}", "interrupt_id": "{id}"}', 400, "invalid_request"),
-    "unknown field": (
-        b'{"chat_id": "{chat}", "interrupt_id": "{id}", "answer": "1", "user_id": "bob"}',
-        400,
-        "invalid_request",
-    ),
-    "a number for the answer": (
-        b'{"chat_id": "{chat}", "interrupt_id": "{id}", "answer": 1}',
-        400,
-        "invalid_request",
-    ),
-    "an answer that picks nothing": (
-        b'{"chat_id": "{chat}", "interrupt_id": "{id}", "answer": "what a day"}',
-        400,
-        "invalid_request",
-    ),
-    "answer too long": (
-        b'{"chat_id": "{chat}", "interrupt_id": "{id}", "answer": "' + b"1" * 8001 + b'"}',
-        400,
-        "message_too_long",
-    ),
-    "body too large": (
-        b'{"chat_id": "{chat}", "interrupt_id": "{id}", "answer": "' + b"1" * 70000 + b'"}',
-        413,
-        "payload_too_large",
-    ),
+ANSWER = "/v1/chats/{chat}/questions/{id}:answer"
+RESUME_REFUSALS = {  # case -> (path, body, status, code)
+    "malformed json": (ANSWER, b'{"answer": ', 400, "invalid_json"),
+    "not an object": (ANSWER, b'["1"]', 400, "invalid_json"),
+    "missing answer": (ANSWER, b"{}", 400, "invalid_request"),
+    "unknown field": (ANSWER, b'{"answer": "1", "user_id": "bob"}', 400, "invalid_request"),
+    "a number for the answer": (ANSWER, b'{"answer": 1}', 400, "invalid_request"),
+    "an answer that picks nothing": (ANSWER, b'{"answer": "what a day"}', 400, "invalid_request"),
+    "answer too long": (ANSWER, b'{"answer": "' + b"1" * 8001 + b'"}', 400, "message_too_long"),
+    "body too large": (ANSWER, b'{"answer": "' + b"1" * 70000 + b'"}', 413, "payload_too_large"),
     "another interrupt": (
-        b'{"chat_id": "{chat}", "interrupt_id": "other-q", "answer": "1"}',
+        "/v1/chats/{chat}/questions/other-q:answer",
+        b'{"answer": "1"}',
         409,
         "interrupt_not_pending",
     ),
     "a chat that does not exist": (
-        b'{"chat_id": "nochat", "interrupt_id": "{id}", "answer": "1"}',
+        "/v1/chats/nochat/questions/{id}:answer",
+        b'{"answer": "1"}',
         404,
         "not_found",
     ),
@@ -233,11 +204,10 @@ def test_bad_answers_are_refused_and_change_nothing(served: Served, db: firestor
     _, asked = stream_turn(served, user, "[ask] What does @Thomas like?")[-1]
     chat, interrupt_id = asked["chat_id"], asked["interrupt"]["id"]
     before = (firestore_paths(db, user), postgres_counts())
-    for case, (body, status, code) in RESUME_REFUSALS.items():
-        content = body.replace(b"{chat}", chat.encode()).replace(b"{id}", interrupt_id.encode())
+    for case, (path, body, status, code) in RESUME_REFUSALS.items():
         response = httpx.post(
-            served.resume_url,
-            content=content,
+            served.origin_url + path.format(chat=chat, id=interrupt_id),
+            content=body,
             headers={
                 "Authorization": f"Bearer {served.token(user)}",
                 "Content-Type": "application/json",
@@ -245,21 +215,12 @@ def test_bad_answers_are_refused_and_change_nothing(served: Served, db: firestor
             timeout=30,
         )
         assert (response.status_code, response.json()["error"]["code"]) == (status, code), case
-    stranger = served.post(
-        served.resume_url,
-        f"u{uuid.uuid4().hex[:12]}",
-        {"chat_id": chat, "interrupt_id": interrupt_id, "answer": "1"},
-    )
+    stranger = served.answer(f"u{uuid.uuid4().hex[:12]}", chat, interrupt_id, "1")
     assert (stranger.status_code, stranger.json()["error"]["code"]) == (404, "not_found")
-    unsigned = httpx.post(
-        served.resume_url,
-        json={"chat_id": chat, "interrupt_id": interrupt_id, "answer": "1"},
-        timeout=30,
-    )
+    unsigned = served.answer(None, chat, interrupt_id, "1")
     assert (unsigned.status_code, unsigned.json()["error"]["code"]) == (401, "unauthenticated")
     assert (firestore_paths(db, user), postgres_counts()) == before  # nothing stored changed
 
-    answer = {"chat_id": chat, "interrupt_id": interrupt_id, "answer": "1"}
-    first, second = (served.post(served.resume_url, user, answer) for _ in range(2))
+    first, second = (served.answer(user, chat, interrupt_id, "1") for _ in range(2))
     assert first.status_code == 200  # the question was still open for the real answer
     assert (second.status_code, second.json()["error"]["code"]) == (409, "interrupt_not_pending")

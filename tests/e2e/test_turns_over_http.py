@@ -19,8 +19,8 @@ def user() -> str:
 
 
 def turn(served: Served, who: str, message: str, chat_id: str | None = None) -> dict:
-    body = {"message": message, "client_message_id": uuid.uuid4().hex, "chat_id": chat_id}
-    response = served.post(served.turn_url, who, body)
+    body = {"message": message, "client_message_id": uuid.uuid4().hex}
+    response = served.say(who, {**body, "chat_id": chat_id} if chat_id else body)
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -49,10 +49,11 @@ def test_a_chat_of_several_turns_survives_a_restart(served: Served, db: firestor
 
 def test_streaming_sends_chunks_then_done(served: Served) -> None:
     alice = user()
+    url = f"{served.origin_url}/v1/chats/{served.new_chat(alice)}/messages"
     body = {"message": "Tell me something", "client_message_id": "s1", "stream": True}
     headers = {"Authorization": f"Bearer {served.token(alice)}"}
     events = []
-    with httpx.stream("POST", served.turn_url, json=body, headers=headers, timeout=60) as r:
+    with httpx.stream("POST", url, json=body, headers=headers, timeout=60) as r:
         assert r.status_code == 200
         assert r.headers["content-type"].startswith("text/event-stream")
         name = None
@@ -70,7 +71,7 @@ def test_streaming_sends_chunks_then_done(served: Served) -> None:
 def test_accept_header_also_streams(served: Served) -> None:
     alice = user()
     response = httpx.post(
-        served.turn_url,
+        f"{served.origin_url}/v1/chats/{served.new_chat(alice)}/messages",
         json={"message": "Hi", "client_message_id": "a1"},
         headers={"Authorization": f"Bearer {served.token(alice)}", "Accept": "text/event-stream"},
         timeout=60,
@@ -84,9 +85,9 @@ def test_a_repeated_client_message_id_returns_the_first_answer(
 ) -> None:
     alice = user()
     body = {"message": "Remember this once", "client_message_id": "dup-1"}
-    first = served.post(served.turn_url, alice, body).json()
+    first = served.say(alice, body).json()
     calls = len(served.model.requests)
-    again = served.post(served.turn_url, alice, body).json()
+    again = served.say(alice, body).json()
     assert again == first
     assert len(served.model.requests) == calls  # nothing ran the second time
     messages = db.collection(f"users/{alice}/chats/{first['chat_id']}/messages").stream()
@@ -96,26 +97,25 @@ def test_a_repeated_client_message_id_returns_the_first_answer(
 def test_another_users_chat_is_404_for_turn_and_resume(served: Served) -> None:
     alice, bob = user(), user()
     chat = turn(served, alice, "Hello")["chat_id"]
-    stolen = served.post(
-        served.turn_url, bob, {"message": "hi", "client_message_id": "b1", "chat_id": chat}
-    )
+    stolen = served.say(bob, {"message": "hi", "client_message_id": "b1", "chat_id": chat})
     assert stolen.status_code == 404 and stolen.json()["error"]["code"] == "not_found"
-    missing = served.post(
-        served.turn_url, bob, {"message": "hi", "client_message_id": "b2", "chat_id": "nosuchchat"}
-    )
+    missing = served.say(bob, {"message": "hi", "client_message_id": "b2", "chat_id": "nosuchchat"})
     assert refused(missing) == (404, "not_found")
     assert stolen.json() == missing.json()  # indistinguishable from a chat that does not exist
-    resume = served.post(
-        served.resume_url, bob, {"chat_id": chat, "interrupt_id": "i1", "answer": "1"}
-    )
-    assert resume.status_code == 404
+    assert served.answer(bob, chat, "i1", "1").json() == missing.json()
+    assert served.messages(bob, chat).json() == served.messages(bob, "nosuchchat").json()
+    assert refused(served.messages(bob, chat)) == (404, "not_found")
+    for path in (f"/v1/chats/{chat}", f"/v1/chats/{chat}/messages"):
+        assert refused(served.api("GET", path, bob)) == (404, "not_found"), path
+    renamed = served.api("PATCH", f"/v1/chats/{chat}", bob, {"title": "mine"})
+    assert refused(renamed) == (404, "not_found")
+    own = served.api("GET", f"/v1/chats/{chat}", alice).json()
+    assert own["title"] == "" and own["message_count"] == 2  # "Hello" names nothing
 
 
 def test_resume_without_a_pending_interrupt_is_409(served: Served) -> None:
     alice = user()
     chat = turn(served, alice, "Hello")["chat_id"]
-    response = served.post(
-        served.resume_url, alice, {"chat_id": chat, "interrupt_id": "i1", "answer": "1"}
-    )
+    response = served.answer(alice, chat, "i1", "1")
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "interrupt_not_pending"

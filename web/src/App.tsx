@@ -38,7 +38,7 @@ export function App() {
       </header>
       <main>
         {page === "chat" ? (
-          <ChatPage key={session.user} api={api} user={session.user} />
+          <ChatPage key={session.user} api={api} />
         ) : (
           <MemoryPage api={api} user={session.user} onDeleted={signOut} />
         )}

@@ -55,7 +55,7 @@ def approx_tokens(text: str) -> int:
 @node("session_init")
 def session_init(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     context, conversation = runtime.context, state.conversation
-    if context.chat_is_new or is_plain_greeting(conversation.user_message):
+    if context.first_turn or is_plain_greeting(conversation.user_message):
         return {}
     history = conversation.history[-HISTORY_WINDOW:]
     if not conversation.history_loaded:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from tests.e2e.browser.conftest import ROOT, messages, seed_thomases, send, sign
 from tests.e2e.conftest import Served, new_user, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
+MESSAGES = re.compile(r"/v1/chats/[^/]+/messages")  # a chat's turns (POST) and polls (GET)
 
 README_SHOT = ROOT / "docs" / "web-chat-question.png"
 ASK_THOMAS = "[facts] [ask] @Thomas moved to Bern; what does he like?"
@@ -57,6 +59,9 @@ def test_a_message_whose_reply_was_lost_is_retried_once_with_the_same_id(
     sent: list[dict[str, Any]] = []
 
     def lose_the_first_reply(route: Route) -> None:
+        if route.request.method != "POST":  # the chat's polls pass
+            route.continue_()
+            return
         sent.append(json.loads(route.request.post_data or "{}"))
         if len(sent) == 1:
             route.fetch()  # the turn runs on the server...
@@ -64,13 +69,22 @@ def test_a_message_whose_reply_was_lost_is_retried_once_with_the_same_id(
         else:
             route.continue_()
 
-    page.route("**/turn", lose_the_first_reply)
+    page.route(MESSAGES, lose_the_first_reply)
     send(page, "Remember to buy oat milk")
     assistant_says(page, "You said: Remember to buy oat milk")
     assert len(sent) == 2 and sent[0]["client_message_id"] == sent[1]["client_message_id"]
-    [chat] = served.post(served.resume_url + "chats", user, {}).json()["chats"]
-    stored = served.post(served.resume_url + "messages", user, {"chat_id": chat["id"]}).json()
+    [chat] = served.api("GET", "/v1/chats", user).json()["chats"]
+    stored = served.messages(user, chat["id"]).json()
     assert [m["role"] for m in stored["messages"]] == ["user", "assistant"]  # the turn ran once
+    chats = page.get_by_role("navigation", name="Chats")
+    expect(chats).to_contain_text("Remember to buy oat milk")  # its title, from the message
+
+
+def lose_polls(route: Route) -> None:
+    if route.request.method == "GET":
+        route.abort()
+    else:
+        route.continue_()
 
 
 def test_a_disambiguation_answered_by_a_button_stores_the_fact_on_that_person(
@@ -123,7 +137,7 @@ def test_an_approval_double_clicked_sends_the_email_once(
     user = new_user()
     sign_in(page, web_url, user)
     answers: list[Request] = []
-    page.on("request", lambda r: answers.append(r) if r.url.endswith("/resume") else None)
+    page.on("request", lambda r: answers.append(r) if r.url.endswith(":answer") else None)
     send(page, "[act] Email Bea the itinerary for Rome")
     plan = page.get_by_role("region", name="May I go ahead?")
     expect(plan).to_contain_text("productivity")
@@ -155,7 +169,7 @@ def test_one_question_answered_in_two_tabs_wins_once_and_the_other_says_already_
     second.get_by_role("navigation", name="Chats").get_by_role("button", name="question").click()
     on_second = second.get_by_role("region", name="Who do you mean?")
     expect(on_second).to_be_visible()
-    second.route("**/messages", lambda route: route.abort())  # its next polls are lost
+    second.route(MESSAGES, lose_polls)  # its next polls are lost
 
     first.get_by_role("button", name="Thomas (colleague)").click()
     assistant_says(first, f"You said: {ASK_THOMAS}")
@@ -165,7 +179,7 @@ def test_one_question_answered_in_two_tabs_wins_once_and_the_other_says_already_
     )
     expect(second.get_by_role("alert")).to_have_count(0)  # not shown as a failure
     expect(on_second).to_have_count(0)
-    second.unroute("**/messages")  # the next poll brings the other tab's answer
+    second.unroute(MESSAGES)  # the next poll brings the other tab's answer
     assistant_says(second, f"You said: {ASK_THOMAS}")
     first_context.close()
     second_context.close()

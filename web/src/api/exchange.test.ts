@@ -29,17 +29,19 @@ function streamOf(text: string, breakAfter = Infinity): ReadableStream<Uint8Arra
 /** A fetch that answers from a script, recording each request body. */
 function scripted(answers: (() => Response)[]) {
   const bodies: unknown[] = [];
+  const urls: string[] = [];
   const fetchImpl = async (input: Request) => {
+    urls.push(`${input.method} ${input.url}`);
     bodies.push(await input.clone().json());
     const next = answers.shift();
     if (!next) throw new Error("unscripted request");
     return next();
   };
   const api = apiClient(async () => "token", "http://web.test", fetchImpl as typeof fetch);
-  return { api, bodies };
+  return { api, bodies, urls };
 }
 
-const turn = { kind: "turn" as const, body: { message: "hi", client_message_id: "m-1" } };
+const turn = { kind: "turn" as const, chat: "c1", body: { message: "hi", client_message_id: "m-1" } };
 const streamed = (text: string, breakAfter?: number) => () =>
   new Response(streamOf(text, breakAfter), { headers: { "Content-Type": "text/event-stream" } });
 
@@ -86,11 +88,11 @@ describe("streamExchange", () => {
 
   it("reports a refusal and an in-band error with their codes, without retrying", async () => {
     const answered = { error: { code: "interrupt_not_pending", message: "answered" } };
-    const { api, bodies } = scripted([
+    const { api, bodies, urls } = scripted([
       () => Response.json(answered, { status: 409 }),
       streamed(sse(["chunk", { text: "x" }], ["error", { code: "dependency_unavailable", message: "down" }])),
     ]);
-    const answer = { kind: "resume" as const, body: { chat_id: "c1", interrupt_id: "i1", answer: "1" } };
+    const answer = { kind: "resume" as const, chat: "c1", question: "i1", body: { answer: "1" } };
     const handlers = { onChunk: () => {}, onRetry: () => {} };
     await expect(streamExchange(api, answer, handlers, NO_WAIT)).rejects.toMatchObject({
       status: 409,
@@ -100,7 +102,11 @@ describe("streamExchange", () => {
       code: "dependency_unavailable",
       message: "down",
     });
-    expect(bodies).toHaveLength(2);
+    expect(bodies).toEqual([{ answer: "1" }, turn.body]);
+    expect(urls).toEqual([
+      "POST http://web.test/v1/chats/c1/questions/i1:answer",
+      "POST http://web.test/v1/chats/c1/messages",
+    ]);
   });
 
   it("gives up after the last attempt with network_error", async () => {

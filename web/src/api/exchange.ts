@@ -1,12 +1,12 @@
-// One message (turn) or one answer (resume), streamed, retried on network loss with the very
-// same body: a turn keeps its `client_message_id`, so the server runs it at most once and a
-// retry gets the recorded reply.
+// One message (a turn) or one answer to the chat's question, streamed, retried on network loss
+// with the very same body: a turn keeps its `client_message_id`, so the server runs it at most
+// once and a retry gets the recorded reply.
 import { type Api, ApiFailure, type Schemas, failureFrom } from "./client";
 import { readUntilClosed } from "./sse";
 
 export type Exchange =
-  | { kind: "turn"; body: Schemas["TurnRequest"] }
-  | { kind: "resume"; body: Schemas["ResumeRequest"] };
+  | { kind: "turn"; chat: string; body: Schemas["NewMessage"] }
+  | { kind: "resume"; chat: string; question: string; body: Schemas["Answer"] };
 
 export interface StreamHandlers {
   onChunk: (text: string) => void;
@@ -29,9 +29,17 @@ export const DEFAULT_RETRY: RetryPolicy = {
 const STREAM = { Accept: "text/event-stream" };
 
 function post(api: Api, exchange: Exchange) {
-  return exchange.kind === "turn"
-    ? api.POST("/turn", { body: exchange.body, headers: STREAM, parseAs: "stream" })
-    : api.POST("/resume", { body: exchange.body, headers: STREAM, parseAs: "stream" });
+  if (exchange.kind === "turn") {
+    const params = { path: { chat: exchange.chat } };
+    return api.POST("/v1/chats/{chat}/messages", { params, body: exchange.body, headers: STREAM, parseAs: "stream" });
+  }
+  const params = { path: { chat: exchange.chat, question: exchange.question } };
+  return api.POST("/v1/chats/{chat}/questions/{question}:answer", {
+    params,
+    body: exchange.body,
+    headers: STREAM,
+    parseAs: "stream",
+  });
 }
 
 type Attempt = { reply: Schemas["TurnResponse"] } | { retry: true };

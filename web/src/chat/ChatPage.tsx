@@ -1,5 +1,5 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
-import type { Api, ChatSummary } from "../api/client";
+import type { Api, Chat } from "../api/client";
 import { Jobs } from "./Jobs";
 import { finishedJobs } from "./messages";
 import { Question } from "./Question";
@@ -7,12 +7,12 @@ import { useChat } from "./useChat";
 
 const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
-function chatLabel(chat: ChatSummary): string {
+function chatWhen(chat: Chat): string {
   return `${WHEN.format(new Date(chat.updated_at))} · ${chat.message_count} messages`;
 }
 
-export function ChatPage({ api, user }: { api: Api; user: string }) {
-  const chat = useChat(api, user);
+export function ChatPage({ api }: { api: Api }) {
+  const chat = useChat(api);
   const [draft, setDraft] = useState("");
   const question = chat.interrupt;
   const log = useRef<HTMLOListElement>(null);
@@ -44,8 +44,9 @@ export function ChatPage({ api, user }: { api: Api; user: string }) {
           {chat.chats.map((c) => (
             <li key={c.id}>
               <button type="button" onClick={() => void chat.open(c.id)} aria-current={c.id === chat.chatId}>
-                {chatLabel(c)}
-                {c.waiting && <span className="badge">question</span>}
+                <span className="chat-title">{c.title || "New chat"}</span>
+                <small className="chat-when">{chatWhen(c)}</small>
+                {c.question && <span className="badge">question</span>}
               </button>
             </li>
           ))}

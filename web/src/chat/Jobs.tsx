@@ -23,7 +23,7 @@ export function Jobs({ jobs, finished, onControl }: Props) {
       <ul>
         {jobs.map((job) => {
           const status = finished.has(job.id) ? "done" : job.status;
-          const name = `job ${job.id.slice(0, 8)}`;
+          const name = job.goal ? `job “${job.goal}”` : `job ${job.id.slice(0, 8)}`;
           return (
             <li key={job.id} data-job={job.id}>
               <span>

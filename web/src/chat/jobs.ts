@@ -1,52 +1,50 @@
-// The chat's agent jobs as this browser knows them (the turn's response names the jobs it
-// started; the contract has no list of a chat's jobs), kept per user and chat.
-import { type Api, type Schemas, ok } from "../api/client";
+// The chat's agent jobs as the server lists them (`GET /v1/jobs`: the user's active and recent
+// jobs, whichever device started them), and the user's controls over one.
+import { type Api, type Job, type Schemas, ok } from "../api/client";
 import type { JobAction, JobStatus } from "./messages";
 
 export interface JobView {
   id: string;
   status: JobStatus;
+  goal: string;
   context?: Schemas["JobContext"];
 }
 
-const key = (user: string, chat: string) => `assistant.jobs.${user}.${chat}`;
+const PAGE = 100;
 
-export function storedJobs(user: string, chat: string | null): JobView[] {
-  if (!chat) return [];
-  try {
-    return JSON.parse(localStorage.getItem(key(user, chat)) ?? "[]") as JobView[];
-  } catch {
-    return [];
-  }
+function view(job: Job): JobView {
+  return { id: job.id, status: job.status as JobStatus, goal: job.goal };
 }
 
-/** Adds the jobs a reply started; returns the chat's jobs. */
-export function addJobs(user: string, chat: string, ids: string[]): JobView[] {
-  const known = storedJobs(user, chat);
-  const added = ids.filter((id) => !known.some((j) => j.id === id));
-  const jobs = [...known, ...added.map((id): JobView => ({ id, status: "running" }))];
-  localStorage.setItem(key(user, chat), JSON.stringify(jobs));
-  return jobs;
+/** The chat's jobs, newest first: every page of the user's jobs, kept to this chat's. */
+export async function chatJobs(api: Api, chat: string): Promise<JobView[]> {
+  const found: Job[] = [];
+  let token = "";
+  do {
+    const query = { page_size: PAGE, ...(token ? { page_token: token } : {}) };
+    const page = await ok(api.GET("/v1/jobs", { params: { query } }));
+    found.push(...page.jobs);
+    token = page.next_page_token;
+  } while (token);
+  return found.filter((job) => job.chat_id === chat).map(view);
 }
 
-/** Changes one job; returns the chat's jobs. */
-export function updateJob(user: string, chat: string, job: string, change: Partial<JobView>): JobView[] {
-  const jobs = storedJobs(user, chat).map((j) => (j.id === job ? { ...j, ...change } : j));
-  localStorage.setItem(key(user, chat), JSON.stringify(jobs));
-  return jobs;
-}
-
-/** Asks the resume function to pause, resume, cancel or take over a job; its new state. */
+/** Pauses, resumes, cancels or takes over a job; its new state. */
 export async function controlJob(api: Api, job: string, action: JobAction): Promise<Partial<JobView>> {
-  const body = { body: { job_id: job } };
+  const params = { params: { path: { job } } };
   switch (action) {
     case "takeover":
-      return { status: "cancelled", context: await ok(api.POST("/jobs/takeover", body)) };
+      return { status: "cancelled", context: await ok(api.POST("/v1/jobs/{job}:takeover", params)) };
     case "pause":
-      return { status: (await ok(api.POST("/jobs/pause", body))).status as JobStatus };
+      return view(await ok(api.POST("/v1/jobs/{job}:pause", params)));
     case "resume":
-      return { status: (await ok(api.POST("/jobs/resume", body))).status as JobStatus };
+      return view(await ok(api.POST("/v1/jobs/{job}:resume", params)));
     case "cancel":
-      return { status: (await ok(api.POST("/jobs/cancel", body))).status as JobStatus };
+      return view(await ok(api.POST("/v1/jobs/{job}:cancel", params)));
   }
+}
+
+/** One job changed: the list with it replaced. */
+export function withJob(jobs: JobView[], job: string, change: Partial<JobView>): JobView[] {
+  return jobs.map((j) => (j.id === job ? { ...j, ...change } : j));
 }

@@ -1,16 +1,9 @@
 // The chat's state: the user's chats, the open chat's messages (polled), the reply streaming
 // in, the open question and the chat's agent jobs.
 import { useCallback, useEffect, useRef, useState } from "react";
-import {
-  type Api,
-  ApiFailure,
-  type ChatMessage,
-  type ChatSummary,
-  type Interrupt,
-  ok,
-} from "../api/client";
+import { type Api, ApiFailure, type Chat, type ChatMessage, type Interrupt, ok } from "../api/client";
 import { type Exchange, streamExchange } from "../api/exchange";
-import { type JobView, addJobs, controlJob as askJob, storedJobs, updateJob } from "./jobs";
+import { type JobView, controlJob as askJob, chatJobs, withJob } from "./jobs";
 import { type JobAction, mergeMessages, newClientMessageId, newestTime } from "./messages";
 
 const POLL_MS = 2000;
@@ -24,8 +17,8 @@ function asFailure(error: unknown): ApiFailure {
   return error instanceof ApiFailure ? error : new ApiFailure(0, "client_error", String(error));
 }
 
-export function useChat(api: Api, user: string) {
-  const [chats, setChats] = useState<ChatSummary[]>([]);
+export function useChat(api: Api) {
+  const [chats, setChats] = useState<Chat[]>([]);
   const [chatId, setChatId] = useState<string | null>(null);
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [interrupt, setInterrupt] = useState<Interrupt | null>(null);
@@ -40,17 +33,32 @@ export function useChat(api: Api, user: string) {
 
   const refreshChats = useCallback(async () => setChats(await listChats(api)), [api]);
 
+  const refreshJobs = useCallback(
+    async (id: string) => {
+      const found = await chatJobs(api, id);
+      if (current.current.chatId === id) setJobs(found);
+    },
+    [api],
+  );
+
   const poll = useCallback(
     async (id: string, full = false) => {
       const after = full ? null : newestTime(current.current.messages);
-      const view = await ok(api.POST("/messages", { body: { chat_id: id, after, limit: full ? 200 : 50 } }));
+      // A whole chat: its newest 200 messages; a poll: what arrived after the newest one seen.
+      const query = after
+        ? { filter: `create_time > "${after}"`, page_size: 200 }
+        : { order_by: "create_time desc" as const, page_size: 200 };
+      const path = { chat: id };
+      const view = await ok(api.GET("/v1/chats/{chat}/messages", { params: { path, query } }));
       if (current.current.chatId !== id) return; // the user opened another chat meanwhile
       const merged = mergeMessages(full ? [] : current.current.messages, view.messages);
+      const arrived = merged.length !== current.current.messages.length;
       current.current.messages = merged;
       setMessages(merged);
-      setInterrupt(view.interrupt ?? null);
+      setInterrupt(view.question ?? null);
+      if (arrived && !full) await refreshJobs(id); // a job's progress or result came in
     },
-    [api],
+    [api, refreshJobs],
   );
 
   const open = useCallback(
@@ -61,10 +69,13 @@ export function useChat(api: Api, user: string) {
       setInterrupt(null);
       setNotice(null);
       setFailure(null);
-      setJobs(storedJobs(user, id));
-      if (id) await poll(id, true).catch((e: unknown) => setFailure(asFailure(e)));
+      setJobs([]);
+      if (id) {
+        await poll(id, true).catch((e: unknown) => setFailure(asFailure(e)));
+        await refreshJobs(id).catch(() => undefined);
+      }
     },
-    [poll, user],
+    [poll, refreshJobs],
   );
 
   useEffect(() => {
@@ -90,18 +101,24 @@ export function useChat(api: Api, user: string) {
       setLive({ text: "", chunks: 0 });
       let id = current.current.chatId;
       try {
-        const reply = await streamExchange(api, exchange, {
-          onChunk: (text) => setLive((l) => ({ text: (l?.text ?? "") + text, chunks: (l?.chunks ?? 0) + 1 })),
-          onRetry: () => setLive({ text: "", chunks: 0 }),
-        });
-        const isNew = id !== reply.chat_id;
-        id = reply.chat_id;
+        if (exchange.kind === "turn" && !exchange.chat) {
+          // A new chat: made first, named by the message's request id, so a retry finds it.
+          const request_id = exchange.body.client_message_id;
+          const made = await ok(api.POST("/v1/chats", { params: { query: { request_id } }, body: {} }));
+          exchange = { ...exchange, chat: made.id };
+        }
+        const isNew = id !== exchange.chat;
+        id = exchange.chat;
         if (isNew) {
           current.current.chatId = id;
           setChatId(id);
         }
-        if (reply.jobs?.length) setJobs(addJobs(user, id, reply.jobs));
+        const reply = await streamExchange(api, exchange, {
+          onChunk: (text) => setLive((l) => ({ text: (l?.text ?? "") + text, chunks: (l?.chunks ?? 0) + 1 })),
+          onRetry: () => setLive({ text: "", chunks: 0 }),
+        });
         await poll(id, isNew);
+        if (reply.jobs?.length || isNew) await refreshJobs(id);
       } catch (error) {
         const failed = asFailure(error);
         if (failed.code === "interrupt_not_pending") {
@@ -119,31 +136,36 @@ export function useChat(api: Api, user: string) {
         refreshChats().catch(() => undefined);
       }
     },
-    [api, poll, refreshChats, user],
+    [api, poll, refreshChats, refreshJobs],
   );
 
   const send = (message: string) =>
     run(
-      { kind: "turn", body: { chat_id: current.current.chatId, message, client_message_id: newClientMessageId() } },
+      {
+        kind: "turn",
+        chat: current.current.chatId ?? "",
+        body: { message, client_message_id: newClientMessageId() },
+      },
       message,
     );
 
   const answer = (question: Interrupt, answer: string, shown: string) => {
     const chat = current.current.chatId;
     if (!chat) return Promise.resolve();
-    return run({ kind: "resume", body: { chat_id: chat, interrupt_id: question.id, answer } }, shown);
+    return run({ kind: "resume", chat, question: question.id, body: { answer } }, shown);
   };
 
   const controlJob = async (job: string, action: JobAction) => {
     const chat = current.current.chatId;
     if (!chat) return;
     try {
-      setJobs(updateJob(user, chat, job, await askJob(api, job, action)));
+      const changed = await askJob(api, job, action);
+      setJobs((jobs) => withJob(jobs, job, changed));
       await poll(chat);
     } catch (error) {
       const failed = asFailure(error);
       if (failed.code !== "job_not_active") return setFailure(failed);
-      setJobs(updateJob(user, chat, job, { status: "finished" }));
+      await refreshJobs(chat).catch(() => undefined);
       setNotice("That job is no longer active.");
     }
   };
@@ -151,6 +173,6 @@ export function useChat(api: Api, user: string) {
   return { chats, chatId, messages, interrupt, outgoing, live, jobs, notice, failure, busy, open, send, answer, controlJob };
 }
 
-async function listChats(api: Api): Promise<ChatSummary[]> {
-  return (await ok(api.POST("/chats", { body: {} }))).chats;
+async function listChats(api: Api): Promise<Chat[]> {
+  return (await ok(api.GET("/v1/chats", { params: { query: { page_size: 100 } } }))).chats;
 }
