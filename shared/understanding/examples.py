@@ -155,6 +155,10 @@ ELSEWHERE: tuple[str, ...] = (
     "roll a die for me", "flip a coin", "what's 15 percent of 80?",
     "how do you say goodbye in Japanese?", "how many ounces are in a pound?",
     "when is the next public holiday?", "what are my rewards points worth?",
+    "what's the most I can charge on my mastercard", "raise the spending cap on my credit card",
+    "what do my phone and internet bills add up to", "get my car an appointment at the garage",
+    "please post me a new chequebook", "how much paid leave have I built up",
+    "find me a train to Zurich for less than 50 francs", "what did my last card payment cost",
 )  # fmt: skip
 
 EXAMPLES: tuple[tuple[Label, str], ...] = tuple(

@@ -25,15 +25,16 @@ RECORDS: dict[Label, frozenset[str]] = {
 }  # fmt: skip
 ALL_RECORDS = frozenset().union(*RECORDS.values())
 # Words only the agent's own records are called: they outweigh a likeness to another
-# domain's request ("what did I write about the trip to Rome" is the user's notes).
+# domain's request ("what did I write about the trip to Rome" is the user's notes). Not
+# "appointment" (a garage's, a salon's) nor "spend" ("how much can I spend on my card").
 OWN_RECORDS: dict[Label, frozenset[str]] = {
     "schedule": frozenset({"calendar", "agenda", "remind", "reminder", "reminders",
-                           "appointment", "appointments", "meeting", "meetings"}),
+                           "meeting", "meetings"}),
     "notes": frozenset({"note", "notes", "noted", "write", "wrote", "written", "jot"}),
     "email": frozenset({"email", "emails", "inbox"}),
-    "budget": frozenset({"budget", "budgets", "expense", "expenses", "spent", "spend"}),
+    "budget": frozenset({"budget", "budgets", "expense", "expenses", "spent"}),
 }  # fmt: skip
-ELSEWHERE_MARGIN = 0.0  # chosen on CLINC150 train (bench/understanding_tune.py)
+ELSEWHERE_MARGIN = 0.06  # chosen on CLINC150 train (bench/understanding_tune.py)
 
 
 def names_records(label: Label, words: set[str], verb_says: Label | None = None) -> bool:

@@ -332,7 +332,8 @@ def _english(doc: Doc) -> bool:
     owners = {t.nbor(-1).lower_ for t in doc[1:] if t.lower_ in ("'s", "’s")}  # "Ben's"
     words = [word for word in words if word not in owners]
     english, foreign = _function_words()
-    return sum(w in foreign for w in words) <= sum(w in english for w in words)
+    said_i = sum(t.text == "I" for t in doc)  # the English pronoun, never Italian's "i"
+    return sum(w in foreign for w in words) <= sum(w in english for w in words) + said_i
 
 
 @lru_cache(maxsize=1)
