@@ -3,9 +3,10 @@
 ``.venv/bin/python -m bench.understanding_tune [--split train] [--per-intent 25]`` reads
 CLINC150's train split (testkit/clinc150.py: every mapped request, ``--per-intent`` of
 each other intent, all out-of-scope ones) and the labelled set, runs the tier's evidence
-once per message, then prints, for a grid of ``MIN_SCORE`` and ``MIN_MARGIN``: the
-coverage and precision of the decided routes on both, and how many other-domain requests
-went to an action route (tier alone and guessing). The frozen fresh set is never read.
+once per message, then prints, for a grid of ``MIN_SCORE``, ``MIN_MARGIN`` and
+``records.ELSEWHERE_MARGIN``: the coverage and precision of the decided routes on CLINC150,
+the labelled set and the older held-out set, and how many other-domain requests went to
+an action route (tier alone and guessing). The frozen fresh set is never read.
 """
 
 from __future__ import annotations
