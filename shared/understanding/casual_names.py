@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shared.understanding.first_names import is_first_name
 from shared.understanding.result import PersonMention
 
 if TYPE_CHECKING:
@@ -17,6 +18,9 @@ NAMING_VERBS = frozenset({"name", "call"})
 OWNING_VERBS = frozenset({"have", "get", "adopt", "buy", "rescue"})  # "we adopted a rabbit"
 _IN_LAW = ("-", "in", "-", "law")
 _NAME_DEPS = frozenset({"oprd", "dobj", "attr", "xcomp", "npadvmod", "appos", "nsubj"})
+# Where a word stands as a name would: a noun ("my friend hope is ..."), never a verb,
+# a modal or a function word ("my friend will call", "my sister may come").
+_NOMINAL_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "JJ"})
 _DATES = frozenset({"DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"})
 # Where "X from accounting" or "X in finance" works: a colleague of the user.
 DEPARTMENTS = frozenset(
@@ -40,7 +44,20 @@ def lowercase_name(noun: Token) -> Token | None:
     proper = name.pos_ == "PROPN" or name.ent_type_ == "PERSON"
     if name.is_lower and name.is_alpha and joined and proper and name.ent_type_ not in _DATES:
         return name
-    return None
+    return name if known_lowercase_name(name) else None
+
+
+def known_lowercase_name(token: Token) -> bool:
+    """A lowercase word where a name stands that is a known first name (first_names.py):
+    "my niece lily", "a friend of mine, pablo"; not "my friend will", "my son may"."""
+    return (
+        token.is_lower
+        and token.is_alpha
+        and not token.is_stop
+        and token.tag_ in _NOMINAL_TAGS
+        and token.ent_type_ not in _DATES
+        and is_first_name(token.text)
+    )
 
 
 def named_by(verb: Token) -> list[Token]:
@@ -73,12 +90,15 @@ def as_written(text: str) -> str:
 
 
 def department_of(token: Token) -> str | None:
-    """ "Kim from accounting", "Tom in finance": the department that makes Kim a colleague."""
-    for prep in token.children:
+    """ "Kim from accounting", "Tom in finance": the department that makes Kim a colleague
+    (the "from" right after the name, whatever the parse hangs it on: "met Sara from legal")."""
+    doc = token.doc
+    following = [doc[token.i + 1]] if token.i + 1 < len(doc) else []
+    for prep in [*token.children, *following]:
         if prep.dep_ != "prep" or prep.lower_ not in ("from", "in", "at"):
             continue
         for obj in prep.children:
-            if obj.dep_ != "pobj":
+            if obj.dep_ != "pobj" or (prep not in token.children and prep.i != token.i + 1):
                 continue
             owner = [c.lower_ for c in obj.children if c.dep_ in ("poss", "det")]
             phrase = " ".join([*owner, obj.lower_])

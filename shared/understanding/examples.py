@@ -121,6 +121,46 @@ _EXAMPLES: dict[Label, tuple[str, ...]] = {
     ),
 }  # fmt: skip
 
+# Requests of domains we keep no records for (travel bookings, banking, the car, the
+# phone, devices, the employer's HR): near a calendar or a budget in words, never an
+# agent's job here. They decide nothing; an action route must be nearer than they are
+# (tier.py). Written for the router; the domains are CLINC150's (testkit/clinc150.py).
+ELSEWHERE: tuple[str, ...] = (
+    "book me a flight to Madrid for next Friday", "get me a plane ticket to Boston",
+    "reserve a hotel room in Rome for two nights", "find me a hotel near the station",
+    "rent a car for the weekend in Denver", "order me a taxi to the airport",
+    "call an uber to take me downtown", "get a table for four at the Thai place at 8",
+    "is my flight to Paris on time?", "what gate does my plane leave from?",
+    "my suitcase never arrived at the airport", "do I need a visa to travel to India?",
+    "let my bank know I'm travelling to Mexico", "what's the balance of my savings account?",
+    "how much money is in my checking account", "move 300 from checking into savings",
+    "send 50 dollars to my brother's account", "what's my credit score right now?",
+    "what's the interest rate on my car loan", "how do I raise my credit card limit?",
+    "when is my credit card payment due?", "pay the water bill from my account",
+    "my debit card got declined at the store", "freeze my bank card, I lost it",
+    "what's the exchange rate from euros to yen?", "when do I get my next paycheck?",
+    "what is my annual salary", "how many vacation days do I have left?",
+    "request two days off work next month", "where can I find my w-2 form",
+    "how much tax will I owe this year?", "my car needs an oil change, when should I do it",
+    "book my car in for a service", "what's the tire pressure supposed to be",
+    "how many miles per gallon does my car get?", "set an alarm for 6 in the morning",
+    "start a timer for 15 minutes", "what time is it in Tokyo right now?",
+    "what's today's date?", "turn off the lights in the kitchen", "play some jazz music",
+    "add this song to my workout playlist", "call my mom on her cell",
+    "where did I leave my phone?", "share my location with Dana",
+    "track my online order", "order more paper towels from the store",
+    "what's the weather like tomorrow", "how bad is the traffic on the way to work?",
+    "change your voice to a british accent", "speak a bit slower please",
+    "what is your name?", "are you a robot?", "who built you?", "tell me a joke",
+    "roll a die for me", "flip a coin", "what's 15 percent of 80?",
+    "how do you say goodbye in Japanese?", "how many ounces are in a pound?",
+    "when is the next public holiday?", "what are my rewards points worth?",
+    "what's the most I can charge on my mastercard", "raise the spending cap on my credit card",
+    "what do my phone and internet bills add up to", "get my car an appointment at the garage",
+    "please post me a new chequebook", "how much paid leave have I built up",
+    "find me a train to Zurich for less than 50 francs", "what did my last card payment cost",
+)  # fmt: skip
+
 EXAMPLES: tuple[tuple[Label, str], ...] = tuple(
     (label, text) for label, texts in _EXAMPLES.items() for text in texts
 )

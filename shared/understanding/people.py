@@ -21,6 +21,7 @@ from shared.understanding.casual_names import (
     at_work,
     department_of,
     in_law,
+    known_lowercase_name,
     lowercase_name,
     named_by,
     not_a_person,
@@ -157,7 +158,8 @@ def _in_law(doc: Doc, noun: Token, found: Found) -> None:
         return
     name = doc[after]
     relation = f"{noun.lower_}-in-law"
-    if _is_name(name, NOT_NAMES) or (name.is_lower and name.pos_ == "PROPN"):
+    lowercase = name.is_lower and (name.pos_ == "PROPN" or known_lowercase_name(name))
+    if _is_name(name, NOT_NAMES) or lowercase:
         mention = PersonMention(name=as_written(name.text), role="other", relation=relation)
         found.add(mention, [noun, name])
     else:
@@ -218,14 +220,21 @@ def _owner(noun: Token) -> tuple[str | None, str]:
         if child.lower_ in OTHER_OWNERS:
             return "other", f"{child.lower_} {word}"
         return "other", f"{child.text}'s {word}"
+    return _held_by_subject(noun, word)
+
+
+def _held_by_subject(noun: Token, word: str) -> tuple[str | None, str]:
+    """ "a friend of mine", "we adopted a rabbit ...": the user's; "Tom has a dog": Tom's."""
+    mine = [c for prep in noun.children if prep.lower_ == "of" for c in prep.children]
+    if any(c.lower_ in ("mine", "ours") for c in mine):
+        return "user", word
     head = noun.head
-    if noun.dep_ == "dobj" and head.lemma_ in OWNING_VERBS:  # "we adopted a rabbit ..."
-        subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
-        if subject is not None and subject.lower_ in ("i", "we"):
-            return "user", word
-        if subject is not None:
-            return "other", f"{subject.text}'s {word}"
-    return None, word
+    subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+    if noun.dep_ != "dobj" or head.lemma_ not in OWNING_VERBS or subject is None:
+        return None, word
+    if subject.lower_ in ("i", "we"):
+        return "user", word
+    return "other", f"{subject.text}'s {word}"
 
 
 def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
@@ -236,12 +245,14 @@ def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
         return [first, *_coordinated(doc, runs[noun.i])] if plural else [first]
     heads = []
     for child in noun.children:
-        if child.dep_ == "appos" and _is_name(child, NOT_NAMES):
-            heads.append(child)
+        if child.dep_ == "appos" and (_is_name(child, NOT_NAMES) or known_lowercase_name(child)):
+            heads.append(child)  # "Jonas, my flatmate", "a friend of mine, pablo"
         if child.dep_ == "acl":  # "a son named Leo", "a rabbit called biscuit"
             heads.extend(named_by(child))
     if noun.dep_ in ("appos", "compound", "nmod") and _is_name(noun.head, NOT_NAMES):
         heads.append(noun.head)
+    if noun.dep_ == "nsubjpass":  # "our hamster is called nugget"
+        heads.extend(named_by(noun.head))
     if noun.dep_ == "attr" and noun.head.lemma_ == "be":
         heads.extend(c for c in noun.head.children if c.dep_ == "nsubj" and _is_name(c, NOT_NAMES))
     lowercase = lowercase_name(noun) if not heads else None

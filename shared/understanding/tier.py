@@ -25,11 +25,12 @@ from shared.understanding.answers import (
     roles_asked,
 )
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
-from shared.understanding.lexicon import CURRENCY_WORDS
 from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
+from shared.understanding.plain import plain_label
 from shared.understanding.plans import plan_command, read_command
+from shared.understanding.records import ALL_RECORDS, RECORDS, names_records, not_elsewhere
 from shared.understanding.result import (
     GRAPH_ROUTE,
     LABELS,
@@ -72,16 +73,6 @@ _FORM_DEFAULT: dict[Form, Label] = {
 _DECIDED_ONLY = frozenset({"greeting", "thanks"})  # they skip memory and extraction
 _ACTING = frozenset({"schedule", "notes", "email", "budget", "research"})  # an agent's job
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "we", "us", "our"})
-# The words by which a question names what an agent keeps.
-_RECORDS: dict[Label, frozenset[str]] = {
-    "schedule": frozenset({"calendar", "agenda", "remind", "reminder", "reminders", "appointment",
-                           "appointments", "meeting", "meetings", "event", "events",
-                           "schedule", "planned", "booked"}),
-    "notes": frozenset({"note", "notes", "noted", "write", "wrote", "written", "jot", "jotted"}),
-    "email": frozenset({"email", "emails", "mail", "mails", "inbox", "message", "messages"}),
-    "budget": frozenset({"budget", "budgets", "spend", "spent", "spending", "expense",
-                         "expenses", "cost", "costs", "paid", "money"}),
-}  # fmt: skip
 _SECOND_PERSON = frozenset({"you", "your", "yours"})
 # Short answers a question may be waiting for: never read as a greeting.
 _ACKNOWLEDGEMENTS = frozenset(
@@ -123,7 +114,8 @@ class UnderstandingTier:
         text = message.strip()
         if not text or len(text) > MAX_CHARS:
             return _unread(text, "empty or too long to read")
-        scores = self.router.scores(_vector(self._embedder, text))
+        vector = _vector(self._embedder, text)
+        scores, elsewhere = self.router.scores(vector), self.router.elsewhere(vector)
         doc = pipeline()(text)
         if not _english(doc):
             return self._foreign(text, scores)
@@ -131,8 +123,13 @@ class UnderstandingTier:
         times = find_times(doc, context.now, context.timezone)
         label, plan, facts = _by_rules(doc, found, times, context)
         route = self._route(label, scores, _form(doc), _first_verb(doc), _words(doc))
+        if route.label is None:
+            route = _plainly(route, doc)
         if guess and route.label is None:
             route = _guessed(route, doc, found)
+        if label is None:
+            fallback = _FORM_DEFAULT[_form(doc)]
+            route = not_elsewhere(route, scores, elsewhere, _words(doc), fallback)
         if route.label in _DECIDED_ONLY and (
             states_facts(doc) or any(m.role for m in found.mentions)
         ):
@@ -157,7 +154,7 @@ class UnderstandingTier:
         if decision.label is not None and verb_says is not None and verb_says != decision.label:
             reason = f"the request's verb says {verb_says}, the examples {decision.label}"
             return decision.model_copy(update={"label": None, "reason": reason})
-        if decision.label is not None and not _names_records(decision.label, words, verb_says):
+        if decision.label is not None and not names_records(decision.label, words, verb_says):
             reason = f"{decision.label} near, but nothing of its records named"
             return decision.model_copy(update={"label": None, "reason": reason})
         return decision
@@ -177,6 +174,14 @@ class UnderstandingTier:
         return _unread(text, "not English")
 
 
+def _plainly(route: RouteDecision, doc: Doc) -> RouteDecision:
+    """A plain question about the world or a plain telling (plain.py)."""
+    label = plain_label(doc, _form(doc), _words(doc), ALL_RECORDS, route.best)
+    if label is None:
+        return route
+    return route.model_copy(update={"label": label, "reason": f"a plain {label}"})
+
+
 def _guessed(route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:
     """The open route's likeliest label: a request's verb when it names one ("schedule a
     call ..."), else the nearest examples' among the labels the form allows, when thin
@@ -186,7 +191,7 @@ def _guessed(route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:
     verb_says = _REQUEST_VERBS.get(first_verb) if form == "request" else None
     label = verb_says or route.best
     words = _words(doc)
-    if verb_says is None and not (_may_guess(label, form, words) and _names_records(label, words)):
+    if verb_says is None and not (_may_guess(label, form, words) and names_records(label, words)):
         label = _FORM_DEFAULT[form]
         about = found.mentions or found.unplaced or any(t.lower_ in _FIRST_PERSON for t in doc)
         if label == "research" and form == "question" and about:
@@ -199,18 +204,6 @@ def _words(doc: Doc) -> set[str]:
     return {t.lower_ for t in doc} | {t.lemma_.lower() for t in doc}
 
 
-def _names_records(label: Label, words: set[str], verb_says: Label | None = None) -> bool:
-    """An agent that keeps records (reminders, notes, mail, expenses) is sent a message only
-    when it names them or the request's verb is the agent's: "set an alarm", "what's the date
-    today", "pay my phone bill" are near the examples of a calendar or a budget, and none of
-    ours (CLINC150's out-of-scope and other-domain requests, testkit/clinc150.py)."""
-    if label == "budget" and words & CURRENCY_WORDS.keys():  # an amount: an expense
-        return True
-    if label == "email" and {"write", "to"} <= words:  # "write to the school that ..."
-        return True
-    return label not in _RECORDS or verb_says == label or bool(words & _RECORDS[label])
-
-
 def _may_guess(label: Label, form: Form, words: set[str]) -> bool:
     """A greeting never (it skips memory); what someone tells is never an agent's job, nor
     feedback unless said to the assistant ("I like how you remember things"); a question
@@ -219,8 +212,8 @@ def _may_guess(label: Label, form: Form, words: set[str]) -> bool:
         return False
     if form in ("about_self", "about_others"):  # "Dentist Tuesday 3pm" may be a command
         return label not in _ACTING and (label != "feedback" or bool(words & _SECOND_PERSON))
-    if form == "question" and label in _RECORDS:
-        return bool(words & _RECORDS[label])
+    if form == "question" and label in RECORDS:
+        return bool(words & RECORDS[label])
     return True
 
 
@@ -339,7 +332,8 @@ def _english(doc: Doc) -> bool:
     owners = {t.nbor(-1).lower_ for t in doc[1:] if t.lower_ in ("'s", "’s")}  # "Ben's"
     words = [word for word in words if word not in owners]
     english, foreign = _function_words()
-    return sum(w in foreign for w in words) <= sum(w in english for w in words)
+    said_i = sum(t.text == "I" for t in doc)  # the English pronoun, never Italian's "i"
+    return sum(w in foreign for w in words) <= sum(w in english for w in words) + said_i
 
 
 @lru_cache(maxsize=1)

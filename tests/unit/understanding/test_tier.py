@@ -89,7 +89,7 @@ def test_what_the_tier_cannot_place_falls_through(
     ("text", "label"),
     [
         ("Schedule a call with the plumber sometime next week.", "schedule"),  # the verb's
-        ("Paul no longer works at UBS.", "statement"),  # the nearest examples'
+        ("Maybe Paul will leave UBS soon.", "statement"),  # the nearest examples'
     ],
 )
 def test_a_guess_takes_the_open_route(
@@ -113,9 +113,10 @@ def test_a_guess_takes_the_open_route(
 def test_a_guessed_statement_starts_no_work_and_skips_no_memory(
     tier: UnderstandingTier, context: Context, text: str
 ) -> None:
-    assert tier.understand(text, context).route.label is None  # open: the guess decides
+    plainly = tier.understand(text, context).route  # open, or a plain statement (plain.py)
+    assert plainly.label is None or (plainly.label, plainly.guessed) == ("statement", False)
     route = tier.understand(text, context, guess=True).route
-    assert (route.label, route.guessed) == ("statement", True)
+    assert (route.label, route.guessed) == ("statement", plainly.label is None)
 
 
 @pytest.mark.parametrize(

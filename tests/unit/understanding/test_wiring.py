@@ -81,7 +81,7 @@ def test_what_it_leaves_open_goes_to_the_model_with_its_people_kept(
     # The tier cannot read "off sick" whole: the model classifies and extracts, but the
     # tier's reading of "my colleague Anna" stands over the model's (which missed her).
     llm.add(classification(facts=True), "Get well soon to her.")
-    TurnService(wired).run("alice", request("My colleague Anna is off sick today."))
+    TurnService(wired).run("alice", request("My colleague Anna wants to stay home sick today."))
     assert "Classify" in llm.calls[0].request.system
     record = metadata(wired, "m1")
     assert record.decided_by == "model"
@@ -98,7 +98,7 @@ def test_what_the_tier_was_sure_of_is_stored_when_extraction_reads_nothing(
     wired: Deps, llm: ScriptedLLM, model_says: str
 ) -> None:
     llm.add(classification(facts=True), "Get well soon to her.")
-    TurnService(wired).run("alice", request("My colleague Anna is off sick today."))
+    TurnService(wired).run("alice", request("My colleague Anna wants to stay home sick today."))
     if model_says == "broken":
         llm.add({"facts": "nope"}, {"facts": "still nope"})  # twice: the retry too
     elif model_says == "nothing":
@@ -117,7 +117,7 @@ def test_with_the_route_guessed_only_the_reply_is_a_model_call(
 ) -> None:
     guessing = _configured(wired, understanding_route="guess")
     llm.add("Get well soon to her.")
-    TurnService(guessing).run("alice", request("My colleague Anna is off sick today."))
+    TurnService(guessing).run("alice", request("My colleague Anna wants to stay home sick today."))
     assert len(llm.calls) == 1 and "Classify" not in llm.calls[0].request.system
     record = metadata(guessing, "m1")
     assert record.understanding is not None and record.understanding.guessed

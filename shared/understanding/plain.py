@@ -1,0 +1,67 @@
+"""Routes a plain sentence's form settles when the examples are not near enough.
+
+A question that names nobody, no record of ours and not the assistant asks to be answered
+(``research``, the agent that only reads): "what's the tallest mountain in africa", "how
+do i get a stain out of a shirt". A sentence that tells something in the indicative, with
+no wish, plan or duty in it, no record of ours and no amount, is a ``statement``: "my
+friend nadia moved to toronto last month". Anything else is left to the examples or the
+model. Chosen on the labelled set and CLINC150 train (bench/understanding_tune.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shared.understanding.lexicon import CURRENCY_WORDS
+from shared.understanding.result import Label
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+# A wish, a plan or a duty: "I need to ...", "we're going to ...", "don't let me forget".
+_WANTING = frozenset(
+    {"need", "want", "wish", "plan", "hope", "must", "should", "forget", "remember",
+     "remind", "let", "try", "gon", "going", "have", "would", "like", "love"}
+)  # fmt: skip
+_GRATEFUL = frozenset({"grateful", "thankful", "appreciate", "thank", "thanks"})
+_NEAREST = frozenset({"research", "person_question", "statement"})  # what may be plain
+_ASKING_HOW = frozenset({"how", "what", "where", "which", "why"})
+_ME = frozenset({"i", "me", "my", "mine", "we", "us", "our", "ours", "myself"})
+_YOU = frozenset({"you", "your", "yours", "yourself"})
+
+
+def plain_label(
+    doc: Doc, form: str, words: set[str], records: frozenset[str], nearest: Label
+) -> Label | None:
+    """``form`` as tier._form reads it; ``records``: every word naming what an agent keeps;
+    ``nearest``: the examples' best label, which must be one a plain sentence may be (not
+    a greeting, thanks, feedback or an agent's records: "how are things", "what's
+    happening on may 3rd")."""
+    if nearest not in _NEAREST or words & (records | _YOU | _GRATEFUL):
+        return None
+    if words & CURRENCY_WORDS.keys() or doc[0].pos_ == "AUX":  # "is the gang meeting today"
+        return None
+    if form == "question":
+        return "research" if _asks_the_world(doc) else None
+    if form in ("about_self", "about_others") and _tells(doc):
+        return "statement"
+    return None
+
+
+def _asks_the_world(doc: Doc) -> bool:
+    """A wh-question about no one: no name, no "my", no "I" but "how do I ..."."""
+    if doc[0].lower_ not in _ASKING_HOW or any(t.ent_type_ == "PERSON" for t in doc):
+        return False
+    general_i = doc[0].lower_ == "how" and len(doc) > 2 and doc[2].lower_ == "i"
+    me = [t for t in doc if t.lower_ in _ME]
+    return not me or (general_i and all(t.lower_ == "i" for t in me))
+
+
+def _tells(doc: Doc) -> bool:
+    """Indicative, one sentence or more, no modal, no wish or plan, no imperative."""
+    for token in doc:
+        if token.tag_ == "MD" or token.lemma_.lower() in _WANTING or token.lower_ in _WANTING:
+            return False
+        if token.dep_ == "ROOT" and token.tag_ == "VB":  # "call mom tomorrow"
+            return False
+    return True

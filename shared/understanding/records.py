@@ -1,0 +1,71 @@
+"""Which agent keeps what: a message goes to an agent that keeps records (reminders and
+calendar, notes, mail, expenses) only when it names them, and only when it is nearer to
+that agent's examples than to the requests of domains we keep no records for.
+
+CLINC150's other domains (testkit/clinc150.py) showed both: "set an alarm", "what's the
+date today", "pay my phone bill" are near a calendar's or a budget's examples and none of
+ours; "book me a hotel", "schedule car maintenance", "how much money is in my checking
+account" name a word of ours ("book", "schedule", "money") and are not ours either.
+"""
+
+from __future__ import annotations
+
+from shared.understanding.lexicon import CURRENCY_WORDS
+from shared.understanding.result import Label, RouteDecision
+
+# The words by which a question names what an agent keeps.
+RECORDS: dict[Label, frozenset[str]] = {
+    "schedule": frozenset({"calendar", "agenda", "remind", "reminder", "reminders", "appointment",
+                           "appointments", "meeting", "meetings", "event", "events",
+                           "schedule", "planned", "booked"}),
+    "notes": frozenset({"note", "notes", "noted", "write", "wrote", "written", "jot", "jotted"}),
+    "email": frozenset({"email", "emails", "mail", "mails", "inbox", "message", "messages"}),
+    "budget": frozenset({"budget", "budgets", "spend", "spent", "spending", "expense",
+                         "expenses", "cost", "costs", "paid", "money"}),
+}  # fmt: skip
+ALL_RECORDS = frozenset().union(*RECORDS.values())
+# Words only the agent's own records are called: they outweigh a likeness to another
+# domain's request ("what did I write about the trip to Rome" is the user's notes). Not
+# "appointment" (a garage's, a salon's) nor "spend" ("how much can I spend on my card").
+OWN_RECORDS: dict[Label, frozenset[str]] = {
+    "schedule": frozenset({"calendar", "agenda", "remind", "reminder", "reminders",
+                           "meeting", "meetings"}),
+    "notes": frozenset({"note", "notes", "noted", "write", "wrote", "written", "jot"}),
+    "email": frozenset({"email", "emails", "inbox"}),
+    "budget": frozenset({"budget", "budgets", "expense", "expenses", "spent"}),
+}  # fmt: skip
+ELSEWHERE_MARGIN = 0.06  # chosen on CLINC150 train (bench/understanding_tune.py)
+
+
+def names_records(label: Label, words: set[str], verb_says: Label | None = None) -> bool:
+    """An agent that keeps records (reminders, notes, mail, expenses) is sent a message only
+    when it names them or the request's verb is the agent's: "set an alarm", "what's the date
+    today", "pay my phone bill" are near the examples of a calendar or a budget, and none of
+    ours (CLINC150's out-of-scope and other-domain requests, testkit/clinc150.py)."""
+    if label == "budget" and words & CURRENCY_WORDS.keys():  # an amount: an expense
+        return True
+    if label == "email" and {"write", "to"} <= words:  # "write to the school that ..."
+        return True
+    return label not in RECORDS or verb_says == label or bool(words & RECORDS[label])
+
+
+def not_elsewhere(
+    route: RouteDecision,
+    scores: dict[Label, float],
+    elsewhere: float,
+    words: set[str],
+    fallback: Label,
+) -> RouteDecision:
+    """An agent's job only when its examples are nearer than the requests of domains we
+    keep no records for ("book me a hotel", "what's my bank balance": ``ELSEWHERE``), or
+    its own records are named; else a guess takes ``fallback`` (what its form defaults
+    to), a decision falls through."""
+    label = route.label
+    if label not in OWN_RECORDS or words & OWN_RECORDS[label]:
+        return route
+    if scores[label] > elsewhere + ELSEWHERE_MARGIN:
+        return route
+    reason = f"{label} at {scores[label]:.2f}, another domain's request at {elsewhere:.2f}"
+    if route.guessed:
+        return route.model_copy(update={"label": fallback, "reason": reason})
+    return route.model_copy(update={"label": None, "reason": reason})
