@@ -73,10 +73,13 @@ def test_a_reply_the_model_declines_is_a_clear_reply_stored_in_full(
 def test_a_retired_model_is_an_operator_error_and_the_user_gets_the_fallback(
     served: Served, tmp_path: Path
 ) -> None:
-    log = tmp_path / "turn.log"
+    log, user = tmp_path / "turn.log", new_user()
+    chat = served.new_chat(user, "c1")
     with private_function(served, "turn", {"VERTEX_MODEL": "gemini-2.5-flash"}, log) as turn_fn:
         answer = served.post(
-            turn_fn.url, new_user(), {"message": "What can you do?", "client_message_id": "c1"}
+            f"{turn_fn.url}/v1/chats/{chat}/messages",
+            user,
+            {"message": "What can you do?", "client_message_id": "c1"},
         )
         time.sleep(0.2)  # the log line is flushed before the answer; let the file catch up
 
