@@ -61,7 +61,7 @@ def _said(sent: Span, found: Found, times: Times) -> ExtractedFact | None:
     )
     if subject is None:
         return None
-    text = _third_person(sent, subject, token)
+    text = _third_person(sent, subject, token, found)
     if len(text) > MAX_FACT_CHARS:
         return None
     marker = _time_marker(sent, times)
@@ -112,12 +112,16 @@ def _user_subject(token: Token) -> Subject | None:
     return Subject(USER, "The user") if token.lower_ in _SELF else None
 
 
-def _third_person(sent: Span, subject: Subject, token: Token) -> str:
-    """The sentence with the user, and a pronoun standing for the subject, named."""
+def _third_person(sent: Span, subject: Subject, token: Token, found: Found) -> str:
+    """The sentence with the user, and a pronoun standing for the subject, named; a name
+    typed in lower case is written as the person is ("my friend nadia" -> "nadia": "Nadia")."""
     words = []
     for t in sent:
         word, low = t.text, t.lower_
-        if low in _FIRST_PERSON:
+        person = found.by_token.get(t.i)
+        if person is not None and t.text.islower() and person.name.lower() == low:
+            word = person.name
+        elif low in _FIRST_PERSON:
             word = _FIRST_PERSON[low]
         elif t.i == token.i and t.pos_ == "PRON":
             word = subject.display
