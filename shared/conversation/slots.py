@@ -40,6 +40,9 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("owner", _OWNER),
     )
 )
+# A possessive before the slot names someone else's thing ("Anna's son lives in"); "the
+# user's friend Nadia moved to" names the fact's own subject, as kept-as-said text puts it.
+_OTHERS = re.compile(r"(?<!\bthe user)(?:'s|’s) ", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"\+?\d[\d \-/().]{6,}\d")
 _ENDED = re.compile(r"(?:n't\b|\bno longer\b|\bnot\b|\bnever\b)", re.IGNORECASE)
@@ -73,7 +76,7 @@ def slots_of(text: str) -> dict[str, str]:
         found["phone"] = re.sub(r"\D", "", phone.group())
     for slot, pattern in _SLOTS:
         match = pattern.search(text)
-        if match is None or ("'s " in text[: match.start()] and slot != "partner"):
+        if match is None or (_OTHERS.search(text[: match.start()]) and slot != "partner"):
             continue  # "Anna's son lives in ...": the slot of someone else
         value = fold(match.group(1))
         # "no longer works at UBS", "doesn't work at UBS anymore"; not "at Bosch, not UBS"

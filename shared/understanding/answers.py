@@ -27,7 +27,11 @@ _WHO = r"(?P<who>[A-Za-zÀ-ÿ' -]{1,60}?)"
 _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = tuple(
     (re.compile(question + r"\s*\?*$", re.IGNORECASE), re.compile(says, re.IGNORECASE), many)
     for question, says, many in (
-        (rf"^where (?:does|do) {_WHO} live(?: now| these days)?", r"\blives? in\b", False),
+        (
+            rf"^where (?:does|do) {_WHO} live(?: now| these days)?",
+            r"\b(?:lives? (?:in|at)|(?:moved|relocated) (?:back )?to)\b",
+            False,
+        ),
         (rf"^where (?:does|do) {_WHO} work", r"\bworks? (?:at|for|in|as\b.*\bin)\b", False),
         (rf"^what (?:does|do) {_WHO} do for (?:a living|work)", r"\bworks? as\b", False),
         (rf"^what is {_WHO}(?:'s|’s) job", r"\bworks? as\b", False),

@@ -37,6 +37,8 @@ def test_plainly_drops_only_the_words_of_a_correction(said: str, kept: str) -> N
         ("Luca doesn't work at UBS anymore", {"employer": NOT + "ubs"}),
         ("Luca works at Bosch, not UBS", {"employer": "bosch"}),
         ("Luca works at Bosch now", {"employer": "bosch"}),
+        ("The user's friend Nadia moved to Toronto last month.", {"home": "toronto"}),
+        ("Anna's son lives in Paris", {}),
     ],
 )
 def test_slots_and_their_values(text: str, slots: dict[str, str]) -> None:

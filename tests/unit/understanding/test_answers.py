@@ -20,6 +20,13 @@ def test_where_someone_lives_quotes_the_stored_fact() -> None:
     assert (answer.text, answer.fact_ids) == ("Anna lives in Berlin.", ["f1"])
 
 
+def test_a_move_says_where_someone_lives_now() -> None:
+    moved = ANNA.model_copy(update={"text": "The user's friend Anna moved to Toronto last month"})
+    answer = answer_from_facts("where does anna live now?", [TOM_JOB, moved])
+    assert answer is not None
+    assert answer.text == "Your friend Anna moved to Toronto last month."
+
+
 def test_the_person_inside_a_relation_phrase_is_the_one_asked_about() -> None:
     answer = answer_from_facts("What does my brother Tom do for a living?", [TOM_JOB], ["Tom"])
     assert answer is not None and "nurse" in answer.text
