@@ -52,11 +52,11 @@ class Served:
         headers: dict[str, str] | None = None,
         **params: Any,
     ) -> httpx.Response:
-        """A request to the memory function's ``/v1`` resources (docs/api.md); ``params``
-        become the query string."""
+        """A request to the memory function's ``/v1`` resources (docs/api.md) through the one
+        origin, as clients reach them; ``params`` become the query string."""
         sent = {"Authorization": f"Bearer {self.token(user)}"} if user else {}
         sent.update(headers or {})
-        url = self.memory_url.rstrip("/") + path
+        url = self.origin_url + path
         return httpx.request(method, url, json=body, params=params, headers=sent, timeout=60)
 
     def facts(self, user: str, where: str = "", history: bool = False) -> list[dict[str, Any]]:

@@ -348,7 +348,7 @@ def test_bad_requests_are_refused_and_change_nothing(
     method, path, query, body, status, code = CASES[case]
     response = httpx.request(
         method,
-        served.memory_url.rstrip("/") + filled(path, watched),
+        served.origin_url + filled(path, watched),
         params=query,
         content=filled(body.decode(), watched).encode() if body else None,
         headers={
