@@ -50,6 +50,7 @@ bench: install  ## benchmarks that print figures (not tests)
 	@$(PY) -m bench.retrieval
 	@$(PY) -m bench.retrieval --quality
 	@$(PY) -m bench.turn
+	@$(PY) -m bench.origin
 	@$(PY) -m bench.hitl
 	@$(PY) -m bench.agents
 	@$(PY) -m bench.understanding
