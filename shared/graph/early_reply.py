@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shared.graph.context import TurnContext
+from shared.graph.nodes.memory import PER_ENTITY
 from shared.graph.reply_prompt import reply_request, system_prompt
-from shared.graph.state import Conversation, Intent, TurnState
+from shared.graph.state import Conversation, Intent, MemoryState, TurnState
 
 if TYPE_CHECKING:
     from shared.understanding import Understanding
@@ -38,8 +39,13 @@ def start(context: TurnContext, state: TurnState, reading: Understanding | None)
         return None
     conversation = state.conversation
     language = conversation.profile.language or reading.language or "en"
+    # What the memory stage assembles for a turn that retrieves nothing: the user's own facts.
+    facts = {"user": conversation.profile_facts[:PER_ENTITY]} if conversation.profile_facts else {}
     guess = state.model_copy(
-        update={"conversation": conversation.model_copy(update={"language": language})}
+        update={
+            "conversation": conversation.model_copy(update={"language": language}),
+            "memory": MemoryState(facts_by_entity=facts),
+        }
     )
     request = reply_request(guess, system_prompt(guess), conversation.focus)
     context.speculation.start(context.llm, request)
