@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shared.graph.context import TurnContext
-from shared.graph.nodes.memory import PER_ENTITY
-from shared.graph.reply_prompt import reply_request, system_prompt
+from shared.graph.reply_prompt import PER_ENTITY, reply_request, system_prompt
 from shared.graph.state import Conversation, Intent, MemoryState, TurnState
 
 if TYPE_CHECKING:

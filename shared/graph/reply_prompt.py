@@ -8,6 +8,8 @@ from shared.graph import understood
 from shared.graph.state import TurnState
 from shared.ports import ChatTurn, LLMRequest
 
+PER_ENTITY = 10  # facts per person (or the user) the reply is given
+
 
 def system_prompt(state: TurnState) -> str:
     conversation = state.conversation
