@@ -28,6 +28,12 @@ is held to.
 
     .venv/bin/python -m bench.turn [--turns 200] [--warmup 20] [--new-chat-turns 50]
 
+``--realistic [--realistic-turns 30] [--speed MODEL=MS,TPS ...]``: after the table, whole
+turns with the faithful Vertex fake at the models' published speeds, the design before
+(classification, then the reply) and now (a speculative reply) side by side: time to first
+and last token per path, calls before the first token, tokens, dropped replies; see
+bench/turn_realistic.py.
+
 ``--local [--rounds 3] [--concurrent 4] [--service OPTIONS]``: whole turns on the local model,
 see bench/turn_local.py.
 
@@ -70,8 +76,8 @@ from testkit.stack_env import require_stack_env
 
 MESSAGES = {
     "greeting": "Hi!",
-    "simple": "What is a good name for a cat?",
-    "full": "Tell me what Anna is doing next week, she is my sister.",
+    "simple": "Can you explain how tides work?",  # the tier settles "a name for a cat"
+    "full": "Tell me what my sister Anna is up to next week.",  # the tier leaves it open
     "statement": "My sister Anna lives in Berlin and she loves climbing.",
 }
 LABELS = {
@@ -306,6 +312,9 @@ def main() -> None:
         help="--local: options for a model service of the bench's own, e.g. '--parallel 2'",
     )
     parser.add_argument("--show", action="store_true", help="--local: print every turn")
+    parser.add_argument("--realistic", action="store_true", help="whole turns, models timed")
+    parser.add_argument("--realistic-turns", type=int, default=30)
+    parser.add_argument("--speed", action="append", default=[], help="--realistic: M=MS,TPS")
     args = parser.parse_args()
     if args.local:
         from bench import turn_local
@@ -337,6 +346,12 @@ def main() -> None:
             deps.account_cache.delete_user(user)
             deps._database.close()
     report(figures, args.turns, args.warmup)
+    if args.realistic:  # what a user waits for, on the faithful fake at a model's speed
+        from bench import turn_realistic
+        from testkit.model_latency import PUBLISHED, parse_speed
+
+        speeds = PUBLISHED | dict(parse_speed(option) for option in args.speed)
+        turn_realistic.run(base, args.realistic_turns, 3, speeds)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from shared.agents.spec import AgentPorts
 from shared.config import Settings
 from shared.graph.metering import Meter
+from shared.graph.speculation import SpeculationSlot
 from shared.ports import LLM, ConversationStore, KeyRing, Publisher, TaskQueue
 from shared.services.history.ports import DecompositionAdvisor
 from shared.services.memory.ports import MemoryPorts
@@ -73,3 +74,4 @@ class TurnContext:
     finish_in_commit: bool = False  # no checkpoint follows: the completion ends the run
     first_turn: bool = False  # the chat has no message yet (new, or created empty)
     title: str | None = None  # the completion names the untitled chat so
+    speculation: SpeculationSlot = field(default_factory=SpeculationSlot)  # reply started early

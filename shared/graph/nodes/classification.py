@@ -2,7 +2,8 @@
 
 A plain greeting is answered by rule. Any other message is read by the understanding tier
 (``shared.graph.understood``): when it settles the intent, no model is called; otherwise
-one structured call returns the route, the people mentioned (name and role), time
+one structured call (beside it, for what looks like plain chat, the reply itself: see
+``shared.graph.early_reply``) returns the route, the people mentioned (name and role), time
 references, the language and the optimisation flags that let later stages skip work, and
 what the tier was sure of (route, people, times, facts) is kept over it.
 """
@@ -16,7 +17,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from shared.conversation.greetings import greeting_language, is_plain_greeting
-from shared.graph import understood
+from shared.graph import early_reply, understood
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.state import Conversation, EntityRef, Intent, TurnState
@@ -71,10 +72,18 @@ def classify(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
         language = state.conversation.profile.language or said or "en"
         intent = understood.within_reach(intent, settings)
         return {"intent": intent, "conversation": Conversation(language=language)}
-    intent, language = _by_model(state, runtime)
+    speculated = early_reply.start(runtime.context, state, reading)
+    try:
+        intent, language = _by_model(state, runtime)
+    except BaseException:
+        runtime.context.speculation.drop()
+        raise
     if reading is not None:
         intent = understood.within_reach(understood.merged_intent(intent, reading), settings)
-    return {"intent": intent, "conversation": Conversation(language=language)}
+    conversation = Conversation(language=language)
+    if speculated and not early_reply.agrees(intent, conversation, speculated):
+        runtime.context.speculation.drop()  # a wrong guess: never shown, never stored
+    return {"intent": intent, "conversation": conversation}
 
 
 def _by_model(state: TurnState, runtime: Runtime[TurnContext]) -> tuple[Intent, str]:

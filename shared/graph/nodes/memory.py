@@ -21,6 +21,7 @@ from shared.conversation.text import fold
 from shared.graph.context import TurnContext
 from shared.graph.degraded import memory_optional
 from shared.graph.instrument import node
+from shared.graph.reply_prompt import PER_ENTITY
 from shared.graph.routing import ambiguity_blocks, route_retrieval
 from shared.graph.state import (
     EARLIER,
@@ -42,7 +43,6 @@ from shared.services.memory.windows import window_for
 
 SEMANTIC_LIMIT = 8
 TEMPORAL_LIMIT = 10
-PER_ENTITY = 10
 PER_GROUP = 30  # facts of a group the question names ("my family")
 
 

@@ -25,10 +25,10 @@ from shared.graph.context import TurnContext
 from shared.graph.degraded import memory_note
 from shared.graph.instrument import node
 from shared.graph.persist import record_turn
+from shared.graph.reply_prompt import reply_request, system_prompt
 from shared.graph.routing import ui_route
 from shared.graph.state import ResponseState, TurnState
 from shared.models.wire import ReplyKind
-from shared.ports import ChatTurn, LLMRequest
 
 
 def _emit(runtime: Runtime[TurnContext], text: str) -> None:
@@ -72,42 +72,26 @@ def hitl_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]
     return {"response": ResponseState(text=text, kind="question", interrupt=ask.interrupt)}
 
 
-def system_prompt(state: TurnState) -> str:
-    conversation = state.conversation
-    profile = conversation.profile
-    parts = [
-        f"You are {profile.persona_name}, the user's personal assistant; tone: {profile.tone}. "
-        f"Answer in the language with ISO code '{conversation.language}'. Use only what you "
-        "know below about the user and their people; never invent facts about them. "
-        "Speak to the user as 'you', never as 'the user'."
-    ]
-    parts += [f"Rule: {rule}" for rule in profile.presentation_rules]
-    if conversation.summary:
-        parts.append(f"Earlier in this conversation: {conversation.summary}")
-    for who, facts in understood.asked_about(state).items():
-        parts.append(f"Known about {who}: " + "; ".join(facts))
-    return "\n".join(parts)
-
-
 def _stream_answer(
     state: TurnState, runtime: Runtime[TurnContext], system: str, focus: str
 ) -> tuple[str, bool]:
-    """The streamed answer, and whether it was stopped before its end."""
-    stop = runtime.context.signals.stop
+    """The streamed answer, and whether it was stopped before its end. The speculative reply
+    the classify node started is taken when it asked exactly this (``speculation``)."""
+    stop, context = runtime.context.signals.stop, runtime.context
+    request = reply_request(state, system, focus)
+    held = context.speculation.claim(request)
     if stop.is_set():
+        if held is not None:
+            held.drop()
         return "", True
-    history = [
-        ChatTurn(role="assistant" if m.role == "assistant" else "user", text=m.text)
-        for m in state.conversation.history
-        if m.role in ("user", "assistant") and m.text.strip()  # an old empty reply: skipped
-    ]
-    request = LLMRequest(system=system, messages=[*history, ChatTurn(role="user", text=focus)])
     parts: list[str] = []
-    for chunk in runtime.context.llm.stream(request):
+    for chunk in held.chunks() if held is not None else context.llm.stream(request):
         if chunk.text:
             parts.append(chunk.text)
             _emit(runtime, chunk.text)
         if stop.is_set():
+            if held is not None:
+                held.drop()
             return "".join(parts).strip(), True
     return "".join(parts).strip(), False
 
@@ -192,6 +176,7 @@ def complex_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
 
 @node("message_persist")
 def message_persist(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    runtime.context.speculation.drop()  # a speculative reply no writer took: never shown
     record_turn(runtime.context, state)
     return {}
 

@@ -1,0 +1,106 @@
+"""A speculative reply: the reply call started beside the classification call.
+
+When the understanding tier leaves a message open but reads it as plain chat (no person, no
+time, no plan: ``leans_simple``), the classify node starts the reply the simple path would
+make, in a thread, while the classification call runs. So a turn the tier does not settle
+waits for one model call before its first token, not two.
+
+What keeps it safe:
+
+- nothing of it is shown or stored until the response node claims it, and it claims it only
+  when the request it would make now is exactly the speculated one (same system prompt, so
+  the same language, memory and summary; same messages): a speculation made on a wrong guess
+  cannot reach the user;
+- the classify node drops it at once when the classification disagrees (another route,
+  people, retrieval, a plan); whatever is left unclaimed is dropped when the turn's reply is
+  recorded, or when the turn ends;
+- a dropped stream stops at its next chunk; its tokens are still paid (``bench.turn
+  --realistic`` prints the share of turns that pay for one).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from shared.ports import LLM, LLMRequest, StreamChunk
+
+_END = None
+
+
+class Speculation:
+    def __init__(self, llm: LLM, request: LLMRequest) -> None:
+        self.request = request
+        self._llm = llm
+        self._items: queue.Queue[StreamChunk | BaseException | None] = queue.Queue()
+        self._dropped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="speculative-reply", daemon=True)
+        self._thread.start()
+
+    @property
+    def dropped(self) -> bool:
+        return self._dropped.is_set()
+
+    def drop(self) -> None:
+        """Stop reading it; nothing more of it is kept."""
+        self._dropped.set()
+
+    def chunks(self) -> Iterator[StreamChunk]:
+        """Its chunks as they come (those already held first); its error, if it failed."""
+        while True:
+            item = self._items.get()
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    def _run(self) -> None:
+        try:
+            stream = self._llm.stream(self.request)
+            try:
+                for chunk in stream:
+                    if self._dropped.is_set():
+                        break
+                    self._items.put(chunk)
+            finally:
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()
+        except BaseException as exc:  # handed to whoever claims it, raised there
+            self._items.put(exc)
+        finally:
+            self._items.put(_END)
+
+
+@dataclass
+class SpeculationSlot:
+    """The turn's one speculation, on its run context (never in the checkpointed state)."""
+
+    held: Speculation | None = None
+
+    def start(self, llm: LLM, request: LLMRequest) -> None:
+        self.drop()
+        self.held = Speculation(llm, request)
+
+    def claim(self, request: LLMRequest) -> Speculation | None:
+        """The speculation, taken, if it asked exactly ``request``; else it is dropped."""
+        held, self.held = self.held, None
+        if held is None:
+            return None
+        if held.dropped or _asked(held.request) != _asked(request):
+            held.drop()
+            return None
+        return held
+
+    def drop(self) -> None:
+        held, self.held = self.held, None
+        if held is not None:
+            held.drop()
+
+
+def _asked(request: LLMRequest) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    messages = tuple((m.role, m.text) for m in request.messages)
+    return request.kind, request.system, messages
