@@ -70,8 +70,8 @@ from testkit.stack_env import require_stack_env
 
 MESSAGES = {
     "greeting": "Hi!",
-    "simple": "What is a good name for a cat?",
-    "full": "Tell me what Anna is doing next week, she is my sister.",
+    "simple": "Can you help me write a short poem about autumn?",
+    "full": "Tell me about Anna's plans next week, she is my sister.",
     "statement": "My sister Anna lives in Berlin and she loves climbing.",
 }
 LABELS = {
