@@ -2,11 +2,12 @@
 
 Prints, per function, the median over several runs of the time from spawning
 functions-framework to its first HTTP answer, next to the median bare import time of the
-unavoidable dependencies measured in the same run, and their ratio. Functions import their
-clients lazily, so the first answer does not include building them: the first real turn
-(``bench/turn``) does.
+unavoidable dependencies measured in the same run, and their ratio. Then the first real
+``/v1`` turn on a fresh turn function next to a warm one (``bench/cold_turn.py``): the turn
+function loads what a turn needs at import, before it listens, so its first answer includes
+that and its first turn does not. Network clients still connect on first use.
 
-    .venv/bin/python -m bench.cold_start [--runs 5]
+    .venv/bin/python -m bench.cold_start [--runs 5] [--turn-runs 3]
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import time
 
+from bench import cold_turn
 from scripts.serve import FUNCTIONS, spawn, wait_ready
 
 BARE_IMPORTS = (
@@ -55,13 +57,16 @@ def bare_import() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
-    runs = parser.parse_args().runs
+    parser.add_argument("--turn-runs", type=int, default=3, help="fresh turn functions")
+    args = parser.parse_args()
+    runs = args.runs
     bare = statistics.median(bare_import() for _ in range(runs))
     print(f"bare import of {BARE_IMPORTS[7:]}: median {bare * 1000:.0f} ms ({runs} runs)")
     print(f"{'function':<12}{'first answer (ms)':>20}{'ratio to bare import':>24}")
     for name in FUNCTIONS:
         median = statistics.median(cold_start(name) for _ in range(runs))
         print(f"{name:<12}{median * 1000:>20.0f}{median / bare:>24.2f}")
+    cold_turn.report(cold_turn.measure(args.turn_runs))
 
 
 if __name__ == "__main__":

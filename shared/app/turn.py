@@ -258,8 +258,9 @@ class TurnService:
 
     def _finish(self, context: TurnContext, pending: HitlControl | None = None) -> None:
         """The run is over, its checkpoint saved: the chat goes to the next turn (with the
-        question it leaves waiting, if any). Plain greetings did this in their completion."""
-        if context.finish_in_commit and pending is None:
+        question it leaves waiting, if any). A run that asks nothing did this in its
+        completion (``persist.ends_in_commit``)."""
+        if context.finished.is_set() and pending is None:
             return
         self._deps.conversations.finish_turn(
             context.user_id,

@@ -72,6 +72,8 @@ class TurnContext:
     started: float = field(default_factory=time.perf_counter)
     signals: RunSignals = field(default_factory=RunSignals)
     finish_in_commit: bool = False  # no checkpoint follows: the completion ends the run
+    # Set by the completion when its commit also released the lease and the chat.
+    finished: threading.Event = field(default_factory=threading.Event)
     first_turn: bool = False  # the chat has no message yet (new, or created empty)
     title: str | None = None  # the completion names the untitled chat so
     speculation: SpeculationSlot = field(default_factory=SpeculationSlot)  # reply started early

@@ -1,6 +1,8 @@
 """What a finished turn writes: its two messages, its record (response + metadata), the
-chat's update, the background work. One Firestore commit; the queued work first, so a
-failure before the commit leaves the claim to be retried and re-sends the same names. Work a
+chat's update, the background work. One Firestore commit, which also ends the run (releases
+the turn's lease and the chat) unless a question will wait on a checkpoint; the queued work
+first, so a failure before the commit leaves the claim to be retried and re-sends the same
+names. Work a
 queue could not take (an outage) is kept in the turn record's outbox, in the same commit,
 and sent later; the turn is answered all the same.
 
@@ -22,6 +24,7 @@ from shared.errors import NodeFailed
 from shared.graph import plan_history
 from shared.graph.context import TurnContext
 from shared.graph.metering import cost_usd
+from shared.graph.routing import after_response
 from shared.graph.state import TurnState
 from shared.models.domain import (
     AgentJob,
@@ -69,6 +72,7 @@ def record_turn(
             "handoffs_unsent": len(unsent),
         }
     )
+    finish = ends_in_commit(context, state, failure) and not context.signals.lost.is_set()
     ports.conversations.complete_turn(
         context.user_id,
         context.client_message_id,
@@ -79,9 +83,21 @@ def record_turn(
         metadata=metadata,
         chat_update=chat_update(context, state, failure),
         outbox=unsent,
-        finish=context.finish_in_commit and not context.signals.lost.is_set(),
+        finish=finish,
     )
+    if finish:
+        context.finished.set()
     return response
+
+
+def ends_in_commit(context: TurnContext, state: TurnState, failure: NodeFailed | None) -> bool:
+    """Whether the completion ends the run, so its commit can release the lease and the chat
+    (no separate finishing commit): nothing follows it that the chat must wait for. A failed
+    run asks nothing; otherwise the run waits exactly when ``after_response`` sends it to
+    ``await_answer``, and then the chat is released only once the checkpoint is saved."""
+    if context.finish_in_commit or failure is not None:
+        return True
+    return after_response(state) != "await_answer"
 
 
 def interrupted(state: TurnState) -> bool:
