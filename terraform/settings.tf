@@ -46,6 +46,9 @@ locals {
     UNDERSTANDING_ANSWERS = "ground"
     UNDERSTANDING_ROUTE   = "model"
     EXTRACTION_READER     = "model"
+    # The reply call starts beside classification when the tier reads plain chat (one model
+    # round trip before the first token instead of two; README, "speculative reply").
+    SPECULATIVE_REPLY = true
 
     # Firebase Authentication of this project issues the users' ID tokens.
     AUTH_ISSUER     = "https://securetoken.google.com/${var.project_id}"
