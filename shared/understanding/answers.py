@@ -36,6 +36,12 @@ _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = tuple(
         (rf"^what (?:does|do) {_WHO} do for (?:a living|work)", r"\bworks? as\b", False),
         (rf"^what is {_WHO}(?:'s|’s) job", r"\bworks? as\b", False),
         (rf"^when is {_WHO}(?:'s|’s) birthday", r"\bbirthday\b", False),
+        (
+            rf"^(?:what is|what's|whats) {_WHO}(?:'s|’s) favou?rite \w+(?: \w+)?",
+            r"\bfavou?rite\b",
+            True,
+        ),
+        (rf"^how old is {_WHO}", r"\b(?:years? old|born|is \d{1,3})\b", False),
         (rf"^what (?:does|do) {_WHO} (?:like|love|enjoy)", r"\b(?:likes?|loves?|enjoys?)\b", True),
         (rf"^(?:what is|what's) {_WHO} allergic to", r"\ballergic to\b", True),
         (rf"^is {_WHO} allergic to anything", r"\ballergic to\b", True),

@@ -20,6 +20,21 @@ def test_where_someone_lives_quotes_the_stored_fact() -> None:
     assert (answer.text, answer.fact_ids) == ("Anna lives in Berlin.", ["f1"])
 
 
+def test_a_favourite_or_an_age_nobody_told_is_not_known() -> None:
+    """Not a model's guess ("Nadia loves to eat sushi" was one): what is known instead."""
+    for question in ("what is anna's favourite food?", "What's Anna's favorite colour?",
+                     "how old is anna?"):  # fmt: skip
+        assert answer_from_facts(question, [ANNA]) is None
+        instead = known_instead(question, [ANNA])
+        assert instead is not None
+        assert (
+            instead.text == "I don't know that yet. What I know about Anna: Anna lives in Berlin."
+        )
+    told = ANNA.model_copy(update={"id": "f7", "text": "Anna's favourite food is sushi"})
+    answer = answer_from_facts("what is anna's favourite food?", [ANNA, told])
+    assert answer is not None and answer.text == "Anna's favourite food is sushi."
+
+
 def test_a_move_says_where_someone_lives_now() -> None:
     moved = ANNA.model_copy(update={"text": "The user's friend Anna moved to Toronto last month"})
     answer = answer_from_facts("where does anna live now?", [TOM_JOB, moved])
