@@ -20,6 +20,7 @@ BAD = {
     "not an object": (b'["c1"]', 400, "invalid_json"),
     "unknown field": (b'{"title": "x", "user_id": "bob"}', 400, "invalid_request"),
     "a number for a string": (b'{"title": 7}', 400, "invalid_request"),
+    "title too long": (b'{"title": "' + b"a" * 201 + b'"}', 400, "invalid_request"),
     "body too large": (b'{"title": "' + b"a" * 70000 + b'"}', 413, "payload_too_large"),
 }
 OWN = (  # (method, path) of the user's own resources
@@ -49,10 +50,22 @@ def test_malformed_bodies(
 ) -> None:
     body, status, code = BAD[case]
     user, chat = victim
-    if path.endswith(":pause") and case in ("unknown field", "a number for a string"):
+    if path.endswith(":pause") and case in (
+        "unknown field",
+        "a number for a string",
+        "title too long",
+    ):
         body = b'{"title": "x"}'  # a job's custom method takes no field at all
     response = call(served, method, path.format(chat=chat), user, body)
     assert (response.status_code, response.json()["error"]["code"]) == (status, code)
+
+
+@pytest.mark.parametrize("request_id", ["../other", "", "a" * 129, "x y"])
+def test_a_create_with_a_bad_request_id_is_refused(
+    served: Served, victim: tuple[str, str], request_id: str
+) -> None:
+    response = call(served, "POST", f"/v1/chats?request_id={request_id}", victim[0], b"{}")
+    assert (response.status_code, response.json()["error"]["code"]) == (400, "invalid_request")
 
 
 @pytest.mark.parametrize(("method", "path"), OWN)
