@@ -14,11 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
+import redis
 from google.cloud import firestore
 
 from scripts import serve
 from scripts.stacklib.profile import Profile
 from scripts.stacklib.tokens import mint_user_token
+from shared.deps import Deps
 from testkit.faults import free_port
 from testkit.model_rules import reply_for
 from testkit.vertex_server import FakeVertexServer
@@ -157,6 +159,23 @@ def served(stack_env_session: None) -> Iterator[Served]:
 def stack_env_session() -> None:
     if not Path(STATE / "env").exists():
         pytest.fail("the test stack is not up: run `make test`")
+
+
+@pytest.fixture(scope="module")
+def stores() -> Iterator[Deps]:
+    """The stack's stores, for tests that seed or check what the functions stored."""
+    from tests.e2e.memory_kit import open_stores  # it imports this module
+
+    with open_stores() as deps:
+        yield deps
+
+
+@pytest.fixture(scope="module")
+def cache() -> Iterator[redis.Redis]:
+    from tests.e2e.memory_kit import open_cache
+
+    with open_cache() as client:
+        yield client
 
 
 @pytest.fixture(scope="session")

@@ -28,24 +28,10 @@ from tests.e2e.memory_kit import (
     full_account,
     new_user,
     ok,
-    open_cache,
-    open_stores,
     refused,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
-
-
-@pytest.fixture(scope="module")
-def stores() -> Iterator[Deps]:
-    with open_stores() as deps:
-        yield deps
-
-
-@pytest.fixture(scope="module")
-def cache() -> Iterator[redis.Redis]:
-    with open_cache() as client:
-        yield client
 
 
 # -- refusals ---------------------------------------------------------------------------------

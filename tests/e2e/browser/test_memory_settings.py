@@ -4,7 +4,6 @@ deleted and signed into again."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,17 +12,11 @@ from playwright.sync_api import BrowserContext, Page, expect
 from shared.deps import Deps
 from tests.e2e.browser.conftest import messages, send, sign_in
 from tests.e2e.conftest import Served, new_user
-from tests.e2e.memory_kit import open_stores, seed
+from tests.e2e.memory_kit import seed
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
 SON_FACTS = {"Martin is eight years old", "Martin plays football on Saturdays"}
-
-
-@pytest.fixture(scope="module")
-def stores() -> Iterator[Deps]:
-    with open_stores() as deps:
-        yield deps
 
 
 def open_memory(page: Page) -> None:
