@@ -55,8 +55,18 @@ def test_redis_counts_the_minute(clock: FixedClock) -> None:
     limiter = RateLimiter(FakeCache(clock), clock, 3, TokenBucket(3, Ticks()))
     assert allowed(limiter, "u1", 5) == 3
     assert allowed(limiter, "u2", 1) == 1
-    clock.advance(60)
+    clock.advance(120)  # last minute's refused turns count too, while the window covers them
     assert allowed(limiter, "u1", 1) == 1
+
+
+def test_a_burst_across_the_minute_boundary_is_still_limited(clock: FixedClock) -> None:
+    limiter = RateLimiter(FakeCache(clock), clock, 4, TokenBucket(4, Ticks()))
+    clock.advance(53)  # 12:00:58
+    assert allowed(limiter, "u1", 3) == 3
+    clock.advance(4)  # 12:01:02: a fixed minute would start counting from zero here
+    assert allowed(limiter, "u1", 3) == 1
+    clock.advance(105)  # 12:02:47: of 12:01's three turns (refused ones count), 0.65 remain
+    assert allowed(limiter, "u1", 4) == 3
 
 
 def test_redis_down_falls_back_to_the_bucket_which_still_limits(clock: FixedClock) -> None:
