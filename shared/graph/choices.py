@@ -7,6 +7,8 @@ expense is not asked about again (the question says so).
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from shared.conversation.currencies import currency_label
 from shared.conversation.phrases import phrase
 from shared.graph.state import PlanStep
@@ -62,4 +64,18 @@ def remember(ports: MemoryPorts, user_id: str, asked: PlanStep, option_id: str |
 
 
 def _label(name: str, value: str) -> str:
-    return currency_label(value) if name == "currency" else value
+    if name == "currency":
+        return currency_label(value)
+    if name == "due_at":  # in the user's zone (the value's own): "Sun 29 Nov, 23:00 (night)"
+        at = datetime.fromisoformat(value)
+        return f"{at:%a} {at.day} {at:%b}, {at:%H:%M} ({_part_of_day(at.hour)})"
+    return value
+
+
+def _part_of_day(hour: int) -> str:
+    """A word that tells two readings of one hour apart, so typing it picks one."""
+    if 5 <= hour < 12:
+        return "morning"
+    if 12 <= hour < 17:
+        return "afternoon"
+    return "evening" if 17 <= hour < 21 else "night"

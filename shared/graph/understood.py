@@ -64,6 +64,21 @@ def settled_intent(understood: Understanding) -> Intent:
     return merged_intent(unread, understood)
 
 
+def unsure_intent(understood: Understanding) -> Intent:
+    """The intent of a message the tier left open when the model could not classify it:
+    the tier's route if it has one, else a plain reply that looks in memory for what the
+    message may be about (the honest "I don't know" needs that search too)."""
+    unread = Intent(
+        route="simple",
+        has_extractable_facts=True,
+        has_preferences=True,
+        needs_semantic_retrieval=True,
+        needs_temporal_retrieval=bool(understood.times or understood.spans),
+        decided_by="understanding",
+    )
+    return merged_intent(unread, understood)
+
+
 def within_reach(intent: Intent, settings: Settings) -> Intent:
     """What the deployment's model can do: one too weak for the research agent's loop (the
     local one, which guesses routes; its research jobs stopped at their step limit)

@@ -19,6 +19,7 @@ from decimal import Decimal, InvalidOperation
 from shared.conversation.currencies import likely_currencies
 from shared.models.domain import OpenArg, ToolCall
 from shared.models.money import to_minor
+from shared.understanding.hours import bare_hour
 from shared.understanding.lexicon import CURRENCY_WORDS
 from shared.understanding.result import Label, Money, Plan, PlannedStep, TimeRef
 from shared.understanding.times import Times
@@ -108,6 +109,10 @@ def read_command(
     """The plan of a command the grammar reads whole (a reminder, a calendar entry, a note,
     an expense), or None. ``currency``: the user's, if set; ``timezone``: the user's, whose
     country's currency is offered first when an amount names none and none is set."""
+    if label == "schedule":
+        at_an_hour = _reminder_at_an_hour(text, times, now, timezone)
+        if at_an_hour is not None:
+            return at_an_hour
     if times.unresolved:
         return None
     if label == "schedule":
@@ -141,20 +146,47 @@ def _one_time(times: list[TimeRef], now: datetime, clock: bool) -> TimeRef | Non
 
 def _reminder(text: str, times: list[TimeRef], now: datetime) -> Plan | None:
     ref = _one_time(times, now, clock=True)
-    match = _REMIND.match(_without(text, ref)) if ref else None
-    if ref is None or match is None:
+    what = _reminded(_without(text, ref)) if ref else None
+    if ref is None or what is None:
+        return None
+    goal = f'Add a reminder "{what}" for {_when(ref.at, clock=True)}'
+    call = ToolCall(tool="reminders_add", args={"text": what, "due_at": ref.at.isoformat()})
+    return Plan(
+        decided=True, steps=[PlannedStep(id="s1", agent="productivity", goal=goal, call=call)]
+    )
+
+
+def _reminder_at_an_hour(text: str, times: Times, now: datetime, timezone: str) -> Plan | None:
+    """ "remind me to X on Sunday at 11": the user picks 11:00 or 23:00 when approving."""
+    read = bare_hour(text, times, now, timezone)
+    what = _reminded(read.rest) if read else None
+    if read is None or what is None:
+        return None
+    goal = f'Add a reminder "{what}"'
+    if read.day is not None:
+        goal += f" for {_when(read.day.at, clock=False)}"
+    choices = [at.isoformat() for at in read.options]
+    args = {"text": what, "due_at": choices[0]}
+    if len(choices) > 1:
+        call = ToolCall(
+            tool="reminders_add", args=args, open=OpenArg(name="due_at", options=choices)
+        )
+    else:  # the other one has passed: nothing left to pick
+        call = ToolCall(tool="reminders_add", args=args)
+    return Plan(
+        decided=True, steps=[PlannedStep(id="s1", agent="productivity", goal=goal, call=call)]
+    )
+
+
+def _reminded(rest: str) -> str | None:
+    """What to be reminded of, from the message without its time; None if not a reminder."""
+    match = _REMIND.match(rest)
+    if match is None:
         return None
     what = match["what"].strip().rstrip(",;")
     if _LEFTOVER_TIME.search(what) or _SECOND_REQUEST.search(what) or not 1 <= len(what) <= 200:
         return None
-    due = ref.at.isoformat()
-    step = PlannedStep(
-        id="s1",
-        agent="productivity",
-        goal=f'Add a reminder "{what}" for {_when(ref.at, clock=True)}',
-        call=ToolCall(tool="reminders_add", args={"text": what, "due_at": due}),
-    )
-    return Plan(decided=True, steps=[step])
+    return what
 
 
 def _event(text: str, times: list[TimeRef], now: datetime) -> Plan | None:

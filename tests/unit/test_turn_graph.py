@@ -101,7 +101,8 @@ def test_complex_route_plans_runs_short_steps_inline_and_publishes_long_ones(
     assert (job.agent, job.goal) == ("research", "compare hotels in Rome")
     assert response.jobs == [job.job_id]  # the client may pause or cancel it
     assert "Here is your draft." in response.reply.text
-    assert "research" in response.reply.text  # says what was started
+    assert "(compare hotels in Rome)" in response.reply.text  # says what was started
+    assert "research" not in response.reply.text  # not by its agent's name
     synthesis = llm.calls[-1].request
     assert "drafting: Dear Bea, ..." in synthesis.system
 
@@ -142,7 +143,7 @@ def test_a_refused_approval_runs_nothing(deps: Deps, llm: ScriptedLLM) -> None:
     asked = service.run("alice", request("Book me the gym on Friday"))
     answered = service.run("alice", request("no", cmid="m2", chat_id=asked.chat_id))
     assert deps.publisher.messages == []  # type: ignore[attr-defined]
-    assert "did not run" in answered.reply.text
+    assert "left this undone" in answered.reply.text
 
 
 def _two_thomases(deps: Deps) -> tuple[str, str]:

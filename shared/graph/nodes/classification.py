@@ -17,6 +17,7 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from shared.conversation.greetings import greeting_language, is_plain_greeting
+from shared.errors import ModelOutputInvalid
 from shared.graph import early_reply, understood
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
@@ -75,6 +76,15 @@ def classify(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     speculated = early_reply.start(runtime.context, state, reading)
     try:
         intent, language = _by_model(state, runtime)
+    except ModelOutputInvalid:
+        runtime.context.speculation.drop()
+        if reading is None:
+            raise
+        # a model that cannot fill the schema twice is no reason to fail the turn: what the
+        # tier read (route guess, people, times) carries it, and the reply says what it can
+        intent = understood.within_reach(understood.unsure_intent(reading), settings)
+        language = state.conversation.profile.language or reading.language or "en"
+        return {"intent": intent, "conversation": Conversation(language=language)}
     except BaseException:
         runtime.context.speculation.drop()
         raise

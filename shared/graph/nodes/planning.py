@@ -243,7 +243,7 @@ def _ask_approval(
 ) -> Hitl:
     language = state.conversation.language
     goal = step.inputs.get("goal", "")
-    question = phrase("approve", language, agent=step.agent, goal=goal)
+    question = phrase("approve", language, goal=goal)
     options = [InterruptOption(id=APPROVE, label=phrase("yes", language))]
     if step.call is not None and step.call.open is not None:  # yes means picking the value
         question, options = choices.question(step.call.open, language, goal)

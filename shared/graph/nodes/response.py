@@ -27,7 +27,7 @@ from shared.graph.instrument import node
 from shared.graph.persist import record_turn
 from shared.graph.reply_prompt import reply_request, system_prompt
 from shared.graph.routing import ui_route
-from shared.graph.state import ResponseState, TurnState
+from shared.graph.state import PlanStep, ResponseState, TurnState
 from shared.models.wire import ReplyKind
 
 
@@ -145,14 +145,17 @@ def complex_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
     planning, language = state.planning, state.conversation.language
     steps = {step.id: step for step in planning.steps}
     done = [r for r in planning.results if r.status == "done"]
-    started = [steps[r.step_id].agent for r in planning.results if r.status == "published"]
-    refused = [steps[r.step_id].agent for r in planning.results if r.status == "refused"]
+    # said in the plan's own words, never by an agent's name
+    started = [
+        _step_in_words(steps[r.step_id]) for r in planning.results if r.status == "published"
+    ]
+    refused = [_step_in_words(steps[r.step_id]) for r in planning.results if r.status == "refused"]
     notes = []
     if refused:
         key = "timed_out" if state.hitl.timed_out else "refused"
-        notes.append(phrase(key, language, agents=", ".join(refused)))
+        notes.append(phrase(key, language, what="; ".join(refused)))
     if started:
-        notes.append(phrase("started", language, agents=", ".join(started)))
+        notes.append(phrase("started", language, what="; ".join(started)))
     text = ""
     read = [r for r in done if readings.reads_only(steps[r.step_id])]
     if read:  # what the user's records say, as found: nothing for a model to phrase
@@ -172,6 +175,10 @@ def complex_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
         _emit(runtime, tail)
     kind: ReplyKind = "progress" if started and not done else "text"
     return _reply(text + tail + _note(state, runtime) + _followup(state, runtime), kind)
+
+
+def _step_in_words(step: PlanStep) -> str:
+    return step.inputs.get("goal", "").rstrip(".") or "it"
 
 
 @node("message_persist")

@@ -116,7 +116,6 @@ def test_an_expense_yesterday_is_dated(nlp: Language) -> None:
 @pytest.mark.parametrize(
     ("label", "text"),
     [
-        ("schedule", "Remind me at 5 to pick up the kids."),  # am or pm?
         ("schedule", "Remind me tonight to call Anna."),  # when tonight?
         ("schedule", "Remind me on the 5th to pay the rent."),
         ("schedule", "Put my flight to London on 3/4 in my calendar"),  # day or month first?
