@@ -56,6 +56,7 @@ class Exchange:
     chat_id: str | None = None
     interrupt_id: str | None = None  # the question the reply left open
     error: str | None = None
+    turn_id: str | None = None
 
 
 class Poll:
@@ -66,8 +67,10 @@ class Poll:
         self._after: str | None = None
         self._asked: set[str] = set()  # questions whose options were shown
 
-    def news(self, chat_id: str | None, show: bool = True) -> str | None:
-        """Print new assistant messages; the open question's id, if any."""
+    def news(self, chat_id: str | None, streamed: str | None = None) -> str | None:
+        """Print new assistant messages but the reply of turn ``streamed`` (it was just
+        shown as it streamed; a job that finished meanwhile is not); the open question's
+        id, if any."""
         if chat_id is None:
             return None
         query: dict[str, str | int] = {"page_size": 200}
@@ -79,12 +82,12 @@ class Poll:
         view = response.json()
         for message in view["messages"]:
             self._after = message["created_at"]
-            if show and message["role"] == "assistant":
+            if message["role"] == "assistant" and message["id"] != f"{streamed}-a":
                 print(f"\nassistant > {message['text']}")
         interrupt = view.get("question")
         if interrupt is None:
             return None
-        if show and interrupt["id"] not in self._asked:
+        if streamed is None and interrupt["id"] not in self._asked:
             for number, option in enumerate(interrupt["options"], start=1):
                 print(f"  {number}. {option['label']}")
         self._asked.add(interrupt["id"])
@@ -115,7 +118,7 @@ def chat(origin: str, headers: dict[str, str]) -> None:
                 body = {"message": message, "client_message_id": uuid4()}
                 reply = exchange(client, f"/v1/chats/{chat_id}/messages", body)
             chat_id, interrupt_id = reply.chat_id or chat_id, reply.interrupt_id
-            poll.news(chat_id, show=False)  # what was just streamed is seen
+            poll.news(chat_id, streamed=reply.turn_id)
 
 
 def uuid4() -> str:
@@ -147,7 +150,7 @@ def exchange(client: httpx.Client, url: str, body: dict[str, Any]) -> Exchange:
                 print(data["text"], end="", flush=True)
             elif event in ("done", "interrupt"):
                 interrupt = data.get("interrupt") or {}
-                result = Exchange(data["chat_id"], interrupt.get("id"))
+                result = Exchange(data["chat_id"], interrupt.get("id"), turn_id=data["turn_id"])
                 if interrupt:
                     print("\n(answer with a number or in your own words)", end="")
             elif event == "error":

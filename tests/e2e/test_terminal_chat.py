@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
 
 import pexpect
@@ -95,3 +96,24 @@ def test_a_question_is_answered_by_typing_its_number(
     chat.expect_exact(PROMPT)
     turns = db.collection("users").document(user).collection("turns").stream()
     assert sum(doc.id.startswith("resume.") for doc in turns) == 1
+
+
+def test_a_jobs_result_is_shown_once_even_when_it_lands_during_the_reply(
+    terminal: tuple[pexpect.spawn, str],
+) -> None:
+    chat, _ = terminal
+    chat.expect_exact(PROMPT)
+    chat.sendline("[complex] Summarise my week")
+    chat.expect_exact("I've started on it (Summarise my week)")
+    seen, deadline = "", time.monotonic() + 60
+    while time.monotonic() < deadline:  # each empty line polls; the job runs via Pub/Sub
+        chat.expect_exact(PROMPT)
+        seen += chat.before
+        if "Result for: Summarise my week" in seen:
+            break
+        time.sleep(0.5)
+        chat.sendline("")
+    assert seen.count("Result for: Summarise my week") == 1
+    chat.sendline("")
+    chat.expect_exact(PROMPT)
+    assert "Result for" not in chat.before  # shown once, never again
