@@ -1,7 +1,9 @@
 """Composition root: every client is built lazily, once per function instance.
 
-Nothing connects at import time (cold start); the first request that needs a store builds
-it. Tests build ``Deps(settings)`` and replace any component with a fake by keyword:
+Nothing connects when ``Deps`` is built; the first request that needs a store builds it,
+unless the function connected its stores while starting (``connect``: the turn function's
+warm-up does, so no user's first turn pays for it). Tests build ``Deps(settings)`` and
+replace any component with a fake by keyword:
 ``Deps(settings, llm=ScriptedLLM(...), conversations=FakeConversationStore())``.
 """
 
@@ -85,6 +87,33 @@ class Deps:
             # Its SSL contexts and HTTP stack (0.1 s); with the project set, genai loads the
             # credentials on the first request, so building the client opens no socket.
             _ = self.llm
+
+    def connect(self) -> list[str]:
+        """Open what a turn's first store calls would: two PostgreSQL connections (a recall
+        holds two), Redis's, and Firestore's channel (one read of a document that does not
+        exist), so no user's turn pays for connecting. Returns the stores that did not
+        answer; those connect on first use, as before (a store that is down degrades the
+        turn as documented, it never stops the instance from starting)."""
+        failed = []
+        for name, opener in (
+            ("postgres", self._connect_postgres),
+            ("redis", self._ping_redis),
+            ("firestore", lambda: self._firestore.collection("warmup").document("-").get()),
+        ):
+            try:
+                opener()
+            except Exception:  # any failure: that store connects on first use
+                logging.getLogger("warmup").warning("%s did not answer at start", name)
+                failed.append(name)
+        return failed
+
+    def _ping_redis(self) -> None:
+        self._redis.ping()
+
+    def _connect_postgres(self) -> None:
+        with self._database.transaction() as one, self._database.transaction() as two:
+            one.execute("SELECT 1")
+            two.execute("SELECT 1")
 
     @cached_property
     def clock(self) -> Clock:

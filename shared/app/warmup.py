@@ -4,8 +4,9 @@ functions-framework imports ``main.py`` before it listens, so what is done at im
 before the instance is ready and never by a user's turn: the modules of the turn's clients
 imported (``Deps.preload``), the turn graph compiled, and, where
 it runs in this process, the understanding tier loaded (spaCy, dateparser, MiniLM and the
-router's vectors) and run once on a sample message (their lazy first-call paths). CPU and
-files only: the stores and the model client still connect on first use.
+router's vectors) and run once on a sample message (their lazy first-call paths), and the
+stores connected (``Deps.connect``: a store that does not answer is logged and connects on
+first use). The model client still connects on its first request.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ SAMPLE = "Can you remind me to call my sister Anna next Friday at 5 pm about the
 def warm_up(deps: Deps) -> None:
     deps.preload()
     build_turn_graph()
+    deps.connect()
     if not deps.tier_in_process:
         return
     tier = deps.understanding
