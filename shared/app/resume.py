@@ -38,6 +38,7 @@ class AnswerPicker:
     edit, a clarification's answer), the words themselves."""
 
     answer: str
+    new_request: bool = False  # the words are a whole command of their own, not an edit
 
     def __call__(self, interrupt: Interrupt) -> str | None:
         options = interrupt.options
@@ -47,7 +48,9 @@ class AnswerPicker:
         if picked is None and any(o.id == ANSWER for o in options) and self.answer.strip():
             return ANSWER
         if picked is None and any(o.id == EDIT for o in options) and _instruction(self.answer):
-            return EDIT  # an approval answered with what to do instead
+            # an approval answered with what to do instead; a new command is no such answer
+            # (the client sends it to the chat: 400 invalid_request)
+            return None if self.new_request else EDIT
         return picked
 
 
@@ -77,7 +80,21 @@ class ResumeService:
         limit = self._deps.settings.max_message_chars
         if len(request.answer) > limit:
             raise MessageTooLong(f"answer over {limit} characters")
-        return self._claim(user_id, request, trace, AnswerPicker(request.answer))
+        picker = AnswerPicker(request.answer, self._new_command(request.answer))
+        return self._claim(user_id, request, trace, picker)
+
+    def _new_command(self, answer: str) -> bool:
+        """Whether the understanding tier reads ``answer`` as a whole command with its call
+        spelled out ("put dinner with Anna in my calendar on Friday at 7pm"): typed while an
+        approval waits, that is the user's next request, never the waiting step's new goal
+        ("make it 8pm instead" is)."""
+        tier = self._deps.understanding
+        if tier is None or not _instruction(answer):
+            return False
+        from shared.understanding import Context
+
+        reading = tier.understand(answer, Context(now=self._deps.clock.now()))
+        return reading.plan.decided and any(step.call for step in reading.plan.steps)
 
     def time_out(
         self, user_id: str, chat_id: str, interrupt_id: str, trace: str | None = None
