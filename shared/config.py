@@ -126,9 +126,25 @@ class Settings(BaseSettings):
     # (terraform makes it); locally a fixed key is enough, tokens only guard a test user.
     page_token_key: SecretStr | None = None
 
-    # Agents: where messages sent on the user's behalf go ("firestore": recorded under the
-    # user, the only provider built in; a delivering provider plugs in at Deps.outbox)
-    outbox_provider: Literal["firestore"] = "firestore"
+    # Agents: where messages sent on the user's behalf go. "smtp": handed to the relay
+    # below (shared/adapters/smtp_mailer.py) and recorded under the user with its answer;
+    # "firestore": only recorded (unit tests, a deployment that must send nothing).
+    outbox_provider: Literal["firestore", "smtp"] = "firestore"
+    # The relay: production uses 587 with STARTTLS (Cloud Functions cannot use port 25);
+    # the password is a Secret Manager secret (terraform). The local stack's SMTP server
+    # (scripts/stacklib/mail.py) takes plain SMTP without login.
+    smtp_host: str = "localhost"
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_starttls: bool = True
+    smtp_username: str = ""
+    smtp_password: SecretStr | None = None
+    smtp_timeout_seconds: float = Field(default=20.0, gt=0, le=120)
+    # Sender identity: mail goes out from the product's address, with the user's own
+    # address (their assistant profile's ``email``) as Reply-To.
+    mail_from_address: str = Field(
+        default="assistant@localhost", pattern=r"^[^@\s<>]+@[^@\s<>]+$", max_length=254
+    )
+    mail_from_name: str = Field(default="Assistant", pattern=r"^[^\x00-\x1f\x7f]{1,80}$")
 
     # Degrading instead of falling over (shared/adapters/breaker.py): a dependency's
     # breaker opens after this many failures in a row and lets one probe through after the
@@ -235,6 +251,8 @@ class Settings(BaseSettings):
             raise ConfigurationError(f"local-only settings set in {self.env}: {set_locally}")
         if self.page_token_key is None or len(self.page_token_key.get_secret_value()) < 16:
             raise ConfigurationError("outside dev/test, page_token_key is needed (16+ chars)")
+        if self.outbox_provider == "smtp" and not self.smtp_starttls:
+            raise ConfigurationError("outside dev/test, the mail relay is reached with STARTTLS")
         if self.kek_provider != "kms" or not self.kms_key_name:
             raise ConfigurationError("outside dev/test, data keys must be wrapped by Cloud KMS")
         if self.model_provider == "scripted":

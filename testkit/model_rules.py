@@ -124,11 +124,24 @@ def _agent_step(text: str) -> dict[str, Any]:
     if FAILS in goal:
         return {"action": "dance"}  # not an action: the step breaks its schema
     if "email" in goal.lower():
-        email = {"to": ["bea@example.com"], "subject": "Itinerary", "body": goal}
+        email = _email_of(goal)
         return {"action": "tool", "tool": "email_send", "tool_args": json.dumps(email)}
     used = _EARLIER.findall(text)
     suffix = f" (using {', '.join(used)})" if used else ""
     return {"action": "finish", "text": f"Result for: {goal}{suffix}"}
+
+
+_EMAIL_GOAL = re.compile(r"\bemail (\w+)(?: that (.+))?", re.IGNORECASE)
+
+
+def _email_of(goal: str) -> dict[str, Any]:
+    """"Email Carla that the meeting moved" mails carla@example.com "The meeting moved";
+    any other goal mails Bea the itinerary."""
+    named = _EMAIL_GOAL.search(goal)
+    to = f"{named.group(1).lower()}@example.com" if named else "bea@example.com"
+    about = named.group(2) if named and named.group(2) else ""
+    subject = about[:80].rstrip(" .").capitalize() if about else "Itinerary"
+    return {"to": [to], "subject": subject, "body": goal}
 
 
 def _streamed(text: str) -> FakeReply:

@@ -36,6 +36,8 @@ OFFSETS = {
     "postgres": 14,
     "push-relay": 15,
     "model": 16,
+    "mail": 17,  # scripts/stacklib/mail_server.py: SMTP, and its page one port up
+    "mail-web": 18,
     "turn": 20,
     "extraction": 21,
     "resume": 22,
@@ -152,5 +154,12 @@ class Profile:
             "RESUME_URL": self.url("resume"),
             "MEMORY_URL": self.url("memory"),
             "STACK_STATE_DIR": str(self.state),
+            # Mail really goes out, to the stack's SMTP server (plain: it is on loopback).
+            "OUTBOX_PROVIDER": "smtp",
+            "SMTP_HOST": HOST,
+            "SMTP_PORT": str(self.port("mail")),
+            "SMTP_STARTTLS": "false",
+            "MAIL_FROM_ADDRESS": "assistant@assistant.localhost",
+            "MAIL_WEB_URL": self.url("mail-web"),
             **model,
         }

@@ -17,6 +17,13 @@ from shared.models.money import MAX_MINOR, Currency
 
 RecordId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+# A mail header's text: no control characters, so no CR/LF can start a header of its own.
+HeaderText = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]*$"
+    ),
+]
 NoteText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=5000)]
 
 
@@ -106,21 +113,46 @@ class Feedback(Strict):
     created_at: AwareDatetime
 
 
+MAX_EMAIL_BODY = 10000  # characters: a message a person writes, not a file
+
+
 class OutboundEmail(Strict):
     channel: Literal["email"] = "email"
     to: list[EmailAddress] = Field(min_length=1, max_length=10)
-    subject: ShortText
-    body: Annotated[str, StringConstraints(min_length=1, max_length=10000)]
+    subject: HeaderText
+    body: Annotated[str, StringConstraints(min_length=1, max_length=MAX_EMAIL_BODY)]
+    reply_to: EmailAddress | None = None  # the user's own address: replies reach them
+
+
+# pending: recorded, not yet handed to the relay (or the run died while it was);
+# sent: the relay accepted it; failed: refused or never reached (nothing went out);
+# unknown: the data went out and no answer came, so it may or may not have been sent.
+DeliveryStatus = Literal["pending", "sent", "failed", "unknown"]
+SETTLED: frozenset[str] = frozenset({"sent", "failed", "unknown"})
+
+
+class RelayAnswer(Strict):
+    """What a mail relay made of one message (``Mailer.deliver``)."""
+
+    status: Literal["sent", "failed", "unknown"]
+    code: int | None = None  # the SMTP reply code, None when none came
+    reply: Annotated[str, StringConstraints(max_length=1000)] = ""
 
 
 class SentMessage(Strict):
-    """The outbox's record of one send: what was sent, when, and by which provider."""
+    """The outbox's record of one send: what was sent, when, by which provider, and what the
+    relay answered."""
 
     id: str  # the idempotency key's digest
     idempotency_key: str = Field(min_length=1, max_length=1500)
     message: OutboundEmail
-    sent_at: AwareDatetime
+    sent_at: AwareDatetime  # when the send was recorded (before delivery)
     provider: str
+    status: DeliveryStatus = "sent"  # records older than delivery were sent by recording
+    message_id: str = Field(default="", max_length=200)  # the Message-ID header
+    relay_code: int | None = None
+    relay_reply: Annotated[str, StringConstraints(max_length=1000)] = ""
+    settled_at: AwareDatetime | None = None
 
 
 class WebResult(Strict):

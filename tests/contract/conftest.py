@@ -19,6 +19,7 @@ import pytest
 import redis
 from google.cloud import firestore, pubsub_v1, tasks_v2
 
+from scripts.stacklib.mail_server import SmtpServer
 from shared.adapters.clock import FixedClock
 from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
 from shared.adapters.fake_agent_data import FakeAgentDataStore
@@ -49,6 +50,7 @@ from shared.adapters.postgres_pending import PostgresPendingStore
 from shared.adapters.postgres_sessions import PostgresSessionMemory
 from shared.adapters.pubsub import PubSubPublisher
 from shared.adapters.redis_cache import RedisCache
+from shared.adapters.smtp_mailer import SmtpMailer
 from shared.config import Settings
 from shared.ports import (
     AgentDataStore,
@@ -339,3 +341,24 @@ def outbox(request: pytest.FixtureRequest) -> Outbox:
     if request.param == "fake":
         return FakeOutbox(clock)
     return FirestoreOutbox(_real(request, "firestore_client"), clock)
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[SmtpServer]:
+    """A real SMTP server (aiosmtpd) in this process, accepting everything."""
+    server = SmtpServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=BACKENDS)
+def delivering_outbox(request: pytest.FixtureRequest, smtp_server: SmtpServer) -> Outbox:
+    """An outbox that hands each message to ``smtp_server``."""
+    clock = FixedClock()
+    mailer = SmtpMailer(
+        "127.0.0.1", smtp_server.port, "assistant@example.org", "Assistant", clock,
+        starttls=False, timeout=5,
+    )  # fmt: skip
+    if request.param == "fake":
+        return FakeOutbox(clock, mailer)
+    return FirestoreOutbox(_real(request, "firestore_client"), clock, mailer)
