@@ -139,6 +139,8 @@ class Settings(BaseSettings):
     smtp_username: str = ""
     smtp_password: SecretStr | None = None
     smtp_timeout_seconds: float = Field(default=20.0, gt=0, le=120)
+    # The public origin of /v1 (https://<api_domain>): calendar feed URLs are made from it.
+    public_api_origin: str = Field(default="http://127.0.0.1", pattern=r"^https?://[^/\s]+$")
     # Sender identity: mail goes out from the product's address, with the user's own
     # address (their assistant profile's ``email``) as Reply-To.
     mail_from_address: str = Field(

@@ -28,6 +28,7 @@ from shared.ports import (
     LLM,
     AgentDataStore,
     Cache,
+    CalendarFeedStore,
     Clock,
     ContactStore,
     ConversationArchive,
@@ -180,6 +181,12 @@ class Deps:
         from shared.adapters.firestore_outbox import FirestoreOutbox
 
         return FirestoreOutbox(self._firestore, self.clock, self.mailer)
+
+    @cached_property
+    def calendar_feeds(self) -> CalendarFeedStore:
+        from shared.adapters.firestore_calendar_feeds import FirestoreCalendarFeedStore
+
+        return FirestoreCalendarFeedStore(self._firestore)
 
     @cached_property
     def email_notices(self) -> EmailNotices:

@@ -30,6 +30,7 @@ from shared.models.agent_data import (
     WebResult,
 )
 from shared.models.base import Strict
+from shared.models.calendar_feed import FeedGrant
 from shared.models.domain import (
     AssistantProfile,
     Chat,
@@ -762,6 +763,31 @@ class Mailer(Protocol):
     def deliver(self, message: OutboundEmail, message_id: str) -> RelayAnswer:
         """Never raises for what the relay does: a refusal or an unreachable relay is
         ``failed`` (nothing went out), no answer after the data went out is ``unknown``."""
+        ...
+
+
+class CalendarFeedStore(Protocol):
+    """Each user's calendar feed grant (``shared.models.calendar_feed``), and the lookup of
+    a feed URL's token digest to its owner."""
+
+    def get_feed(self, user_id: str) -> FeedGrant | None: ...
+
+    def put_feed(self, user_id: str, grant: FeedGrant) -> FeedGrant:
+        """Store ``grant`` unless the user has one (then return that one, unchanged):
+        enabling twice (a double click) issues one URL."""
+        ...
+
+    def replace_feed(self, user_id: str, grant: FeedGrant) -> FeedGrant:
+        """Store ``grant`` in place of any other: the earlier URL stops at once."""
+        ...
+
+    def delete_feed(self, user_id: str) -> None:
+        """Turn the feed off; its URL stops at once. Nothing to delete is no error."""
+        ...
+
+    def feed_owner(self, digest: str) -> str | None:
+        """The user whose current grant has this token digest, else None (unknown, revoked,
+        rotated, or the account erased)."""
         ...
 
 

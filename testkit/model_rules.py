@@ -135,7 +135,7 @@ _EMAIL_GOAL = re.compile(r"\bemail (\w+)(?: that (.+))?", re.IGNORECASE)
 
 
 def _email_of(goal: str) -> dict[str, Any]:
-    """"Email Carla that the meeting moved" mails carla@example.com "The meeting moved";
+    """ "Email Carla that the meeting moved" mails carla@example.com "The meeting moved";
     any other goal mails Bea the itinerary."""
     named = _EMAIL_GOAL.search(goal)
     to = f"{named.group(1).lower()}@example.com" if named else "bea@example.com"

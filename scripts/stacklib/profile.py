@@ -161,5 +161,6 @@ class Profile:
             "SMTP_STARTTLS": "false",
             "MAIL_FROM_ADDRESS": "assistant@assistant.localhost",
             "MAIL_WEB_URL": self.url("mail-web"),
+            "PUBLIC_API_ORIGIN": self.url("web").rstrip("/"),  # calendar feed URLs
             **model,
         }

@@ -60,12 +60,25 @@ class Reminder(Strict):
     completed_at: AwareDatetime | None = None
 
 
+# An RFC 5545 RRULE value (no "RRULE:" prefix), repeating daily at most often: a rule that
+# fires every minute would expand into millions of entries in a subscriber's calendar.
+Recurrence = Annotated[
+    str,
+    StringConstraints(
+        max_length=200,
+        pattern=r"^(FREQ=(DAILY|WEEKLY|MONTHLY|YEARLY)(;(INTERVAL|COUNT|UNTIL|BYDAY|BYMONTHDAY"
+        r"|BYMONTH|BYSETPOS|WKST)=[A-Z0-9,+-]{1,60})*)?$",
+    ),
+]
+
+
 class CalendarEvent(Strict):
     id: RecordId
     title: ShortText
     start: AwareDatetime
     end: AwareDatetime
     location: ShortText | None = None
+    recurrence: Recurrence = ""  # "": once; else an RRULE such as "FREQ=WEEKLY;BYDAY=MO"
     created_at: AwareDatetime
 
     @model_validator(mode="after")

@@ -24,6 +24,7 @@ from shared.adapters.clock import FixedClock
 from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
 from shared.adapters.fake_agent_data import FakeAgentDataStore
 from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
+from shared.adapters.fake_calendar_feeds import FakeCalendarFeedStore
 from shared.adapters.fake_conversations import FakeConversationStore
 from shared.adapters.fake_fact_history import FakeFactExpiry
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
@@ -34,6 +35,7 @@ from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
 from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
+from shared.adapters.firestore_calendar_feeds import FirestoreCalendarFeedStore
 from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
 from shared.adapters.firestore_outbox import FirestoreOutbox
@@ -55,6 +57,7 @@ from shared.config import Settings
 from shared.ports import (
     AgentDataStore,
     Cache,
+    CalendarFeedStore,
     ContactStore,
     ConversationStore,
     FactExpiry,
@@ -362,3 +365,10 @@ def delivering_outbox(request: pytest.FixtureRequest, smtp_server: SmtpServer) -
     if request.param == "fake":
         return FakeOutbox(clock, mailer)
     return FirestoreOutbox(_real(request, "firestore_client"), clock, mailer)
+
+
+@pytest.fixture(params=BACKENDS)
+def calendar_feeds(request: pytest.FixtureRequest) -> CalendarFeedStore:
+    if request.param == "fake":
+        return FakeCalendarFeedStore()
+    return FirestoreCalendarFeedStore(_real(request, "firestore_client"))

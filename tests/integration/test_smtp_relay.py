@@ -15,6 +15,7 @@ from shared.adapters.fake_outbox import FakeOutbox
 from shared.adapters.smtp_mailer import SmtpMailer
 from shared.agents.tools.productivity import EmailArgs
 from shared.models.agent_data import OutboundEmail
+from tests.unit.test_agent_tools import ALICE, Ports, call
 
 MID = "<abc.approved@example.org>"
 
@@ -107,3 +108,40 @@ def test_the_composer_refuses_a_line_break_that_got_past_validation() -> None:
     )  # fmt: skip
     with pytest.raises(ValueError):
         mailer(1).compose(smuggled, MID)
+
+
+@pytest.mark.parametrize(
+    ("server", "status", "told"),
+    [
+        ("refuse", "failed", "was not sent. The mail server said: 5.1.1 mailbox unavailable"),
+        ("silent", "unknown", "I cannot tell whether your email"),
+    ],
+    indirect=["server"],
+)
+def test_the_user_is_told_in_the_chat_when_a_send_fails(
+    server: SmtpServer, status: str, told: str
+) -> None:
+    ports = Ports()
+    ports.outbox = FakeOutbox(ports.clock, mailer(server.port, timeout=0.5))
+    ports.chats.create_chat(ALICE, "chat-1", ports.clock.now())
+    key = "job-1:s1:approval-1"
+    for _ in range(2):  # a redelivered job tells once
+        sent = call(ports, "email_send", key=key, to=["carla@example.com"], subject="3pm",
+                    body="The meeting moved to 3pm.")  # fmt: skip
+        assert sent["status"] == status
+    [notice] = ports.chats.recent_messages(ALICE, "chat-1", 10)
+    assert notice.role == "assistant" and told in notice.text
+    assert "“3pm” to carla@example.com" in notice.text
+
+
+def test_the_user_is_told_when_the_relay_is_down() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    ports = Ports()
+    ports.outbox = FakeOutbox(ports.clock, mailer(port))
+    ports.chats.create_chat(ALICE, "chat-1", ports.clock.now())
+    sent = call(ports, "email_send", key="k1", to=["carla@example.com"], subject="3pm", body="x")
+    assert sent["status"] == "failed" and sent["relay_reply"].startswith("relay unreachable")
+    [notice] = ports.chats.recent_messages(ALICE, "chat-1", 10)
+    assert "was not sent" in notice.text and "relay unreachable" in notice.text

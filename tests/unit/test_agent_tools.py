@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from shared.adapters.chat_notices import ChatNotices
 from shared.adapters.clock import FixedClock
 from shared.adapters.fake_agent_data import FakeAgentDataStore
+from shared.adapters.fake_conversations import FakeConversationStore
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
 from shared.adapters.fake_outbox import FakeOutbox
 from shared.adapters.fake_profiles import FakeProfileStore
@@ -60,9 +62,12 @@ class Ports:
     web_search: FakeWeb | None = None
     facts: SpyFacts = field(init=False)
     outbox: FakeOutbox = field(init=False)
+    chats: FakeConversationStore = field(default_factory=FakeConversationStore)
+    email_notices: ChatNotices = field(init=False)
 
     def __post_init__(self) -> None:
         self.facts, self.outbox = SpyFacts(self.clock), FakeOutbox(self.clock)
+        self.email_notices = ChatNotices(self.chats, self.clock)
 
 
 @pytest.fixture

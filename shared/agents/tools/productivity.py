@@ -22,6 +22,7 @@ from shared.models.agent_data import (
     NoteText,
     OutboundEmail,
     RecordId,
+    Recurrence,
     Reminder,
     ShortText,
 )
@@ -99,6 +100,7 @@ class AddEventArgs(Strict):
     start: AwareDatetime
     end: AwareDatetime
     location: ShortText | None = None
+    recurrence: Recurrence = ""
 
     @model_validator(mode="after")
     def _sane_span(self) -> AddEventArgs:
@@ -123,7 +125,10 @@ class ListEventsArgs(Strict):
 
 class AddEvent(ToolBase[AddEventArgs]):
     name = "calendar_add"
-    description = "Put an event in the user's calendar (start and end in ISO 8601 with offset)."
+    description = (
+        "Put an event in the user's calendar (start and end in ISO 8601 with offset; "
+        'recurrence: an RFC 5545 RRULE such as "FREQ=WEEKLY;BYDAY=MO", or "" for once).'
+    )
     args_schema = AddEventArgs
     acts = True
 
