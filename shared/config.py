@@ -139,6 +139,12 @@ class Settings(BaseSettings):
     smtp_username: str = ""
     smtp_password: SecretStr | None = None
     smtp_timeout_seconds: float = Field(default=20.0, gt=0, le=120)
+    # The research agent's web search (shared/adapters/vertex_grounding.py): "vertex":
+    # Gemini grounded in Google Search, on the model below (default: the reply model);
+    # "none": no web_search tool. Against the local model service it answers that there is
+    # no web there, and the agent says so.
+    web_search_provider: Literal["none", "vertex"] = "none"
+    vertex_grounding_model: str = ""
     # The public origin of /v1 (https://<api_domain>): calendar feed URLs are made from it.
     public_api_origin: str = Field(default="http://127.0.0.1", pattern=r"^https?://[^/\s]+$")
     # Sender identity: mail goes out from the product's address, with the user's own

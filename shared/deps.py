@@ -196,9 +196,16 @@ class Deps:
 
     @cached_property
     def web_search(self) -> WebSearch | None:
-        """No provider is built in: the research agent then offers no ``web_search``. A
-        provider plugs in here (or ``Deps(settings, web_search=...)`` in tests)."""
-        return None
+        """Gemini grounded in Google Search, or None (``web_search_provider``): the research
+        agent then offers no ``web_search``. Another provider plugs in here."""
+        s = self.settings
+        if s.web_search_provider == "none":
+            return None
+        from shared.adapters.vertex_client import build_vertex_client
+        from shared.adapters.vertex_grounding import VertexGroundedSearch
+
+        model = s.vertex_grounding_model or s.models()["reply"]
+        return VertexGroundedSearch(build_vertex_client(s), model)
 
     def _breaker(self, name: str) -> Any:
         from shared.adapters.breaker import CircuitBreaker

@@ -27,7 +27,7 @@ from shared.models.agent_data import (
     RelayAnswer,
     Reminder,
     SentMessage,
-    WebResult,
+    WebFindings,
 )
 from shared.models.base import Strict
 from shared.models.calendar_feed import FeedGrant
@@ -824,7 +824,10 @@ class WebSearch(Protocol):
     production, ``shared.adapters.vertex_grounding``; another provider fits the same
     shape). None configured: the ``web_search`` tool is not offered."""
 
-    def search(self, query: str, limit: int) -> list[WebResult]: ...
+    def search(self, query: str, limit: int) -> WebFindings:
+        """At most ``limit`` sources. ``WebSearchUnavailable`` when this deployment cannot
+        reach the web (the local model service), so the agent says so."""
+        ...
 
 
 class JobStore(Protocol):

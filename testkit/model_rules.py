@@ -28,6 +28,7 @@ import re
 from typing import Any
 
 from shared.adapters.scripted_llm import HashEmbedder
+from testkit.vertex_grounding import asks_to_ground, grounded_reply
 from testkit.vertex_server import (
     FakeReply,
     RecordedRequest,
@@ -41,6 +42,7 @@ from testkit.vertex_server import (
 
 _EMBEDDER = HashEmbedder(dimension=768)
 NO_PLANNING = "Unplanned"  # the planner must not be asked about it
+WEB = "[web]"  # a research goal whose agent searches the web before it answers
 FAILS = "[fails]"  # a subtask whose goal holds it fails for good
 _MARKERS = re.compile(
     r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly|late|unsafe)\]\s*"
@@ -123,6 +125,8 @@ def _agent_step(text: str) -> dict[str, Any]:
     goal = text.split("\n", 1)[0].removeprefix("Goal: ")
     if FAILS in goal:
         return {"action": "dance"}  # not an action: the step breaks its schema
+    if WEB in goal:  # searches the web first (a grounded answer with its sources)
+        return {"action": "tool", "tool": "web_search", "tool_args": json.dumps({"query": goal})}
     if "email" in goal.lower():
         email = _email_of(goal)
         return {"action": "tool", "tool": "email_send", "tool_args": json.dumps(email)}
@@ -170,7 +174,13 @@ def reply_for(request: RecordedRequest) -> FakeReply:
     if structured is not None:
         delay = 2.0 if "[late]" in text and "route" in _schema_fields(request) else 0.0
         return dataclasses.replace(json_reply(structured(text)), delay=delay)
-    return text_reply(f"Result for: {text}")
+    return _plain(request, text)
+
+
+def _plain(request: RecordedRequest, text: str) -> FakeReply:
+    """A text answer; the research agent's web search (the googleSearch tool) gets Google's
+    documented grounded answer."""
+    return grounded_reply() if asks_to_ground(request.body) else text_reply(f"Result for: {text}")
 
 
 # A structured call is recognised by a field only its schema has.

@@ -21,6 +21,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from shared.models.agent_data import WebFindings
 from shared.ports import (
     AgentDataStore,
     Clock,
@@ -29,6 +30,7 @@ from shared.ports import (
     FactStore,
     Outbox,
     ProfileStore,
+    Usage,
     WebSearch,
 )
 
@@ -78,6 +80,10 @@ class ToolContext:
     # thread + interrupt id of the approval, for sensitive tools; None for the others
     idempotency_key: str | None = None
     step: int = 0  # the agent's step (0, 1, ...) that calls the tool
+    # The job's budget (False: spent) and its record of web sources, for tools whose
+    # provider costs or cites (``web_search``); None outside a job.
+    spend: Callable[[Usage], bool] | None = None
+    cite: Callable[[WebFindings], None] | None = None
 
     def record_id(self, kind: str) -> str:
         """The id of a record this call writes: the same for a replay of the same step of

@@ -169,8 +169,64 @@ class SentMessage(Strict):
 
 
 class WebResult(Strict):
-    """One hit of a web search provider (``WebSearch``)."""
+    """One hit of a web search provider that returns hits (``WebFindings.of_results``)."""
 
     title: Annotated[str, StringConstraints(max_length=300)]
     url: Annotated[str, StringConstraints(pattern=r"^https?://", max_length=2000)]
     snippet: Annotated[str, StringConstraints(max_length=1000)] = ""
+
+
+# A link a client may show and open: https only (no javascript:, data:, http: or
+# whitespace and quotes that could leave an attribute).
+HttpsUrl = Annotated[str, StringConstraints(pattern=r"^https://[^\s<>\"'`]+$", max_length=2000)]
+SourceTitle = Annotated[
+    str, StringConstraints(strip_whitespace=True, max_length=300, pattern=r"^[^\x00-\x1f\x7f]*$")
+]
+MAX_SOURCES = 20
+MAX_SUGGESTIONS_HTML = 50_000
+
+
+class WebSource(Strict):
+    """A page an answer is grounded in, as the user sees it: its title and link."""
+
+    title: SourceTitle
+    uri: HttpsUrl
+
+
+def https_sources(pairs: list[tuple[str, str]], limit: int = MAX_SOURCES) -> list[WebSource]:
+    """The (title, uri) pairs that are safe to show, first of each link kept: anything but
+    an https link is dropped, titles cut and cleaned of control characters."""
+    kept: dict[str, WebSource] = {}
+    for title, uri in pairs:
+        clean = "".join(c for c in title if c.isprintable())[:300].strip()
+        try:
+            source = WebSource(title=clean or uri[:300], uri=uri)
+        except ValueError:
+            continue
+        kept.setdefault(source.uri, source)
+    return list(kept.values())[:limit]
+
+
+class WebFindings(Strict):
+    """What a ``WebSearch`` provider found: an answer grounded in the web (empty for a
+    provider that only lists hits), its sources, the queries it ran, and the search
+    suggestions (Google's HTML widget, which Google requires clients to show with a
+    grounded answer). The cost is the provider's, to count in the job's budget."""
+
+    answer: Annotated[str, StringConstraints(max_length=8000)] = ""
+    sources: list[WebSource] = Field(default_factory=list, max_length=MAX_SOURCES)
+    queries: list[Annotated[str, StringConstraints(max_length=500)]] = Field(
+        default_factory=list, max_length=20
+    )
+    suggestions_html: Annotated[str, StringConstraints(max_length=MAX_SUGGESTIONS_HTML)] = ""
+    snippets: list[WebResult] = Field(default_factory=list, max_length=MAX_SOURCES)
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    grounded_prompts: int = Field(default=0, ge=0)  # billed apart from tokens
+    search_queries: int = Field(default=0, ge=0)  # Gemini 3 grounding bills per query
+
+    @classmethod
+    def of_results(cls, results: list[WebResult]) -> WebFindings:
+        """For a provider of plain hits: the hits, and their https links as sources."""
+        pairs = [(r.title, r.url) for r in results]
+        return cls(sources=https_sources(pairs), snippets=results[:MAX_SOURCES])
