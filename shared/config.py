@@ -146,7 +146,7 @@ class Settings(BaseSettings):
     web_search_provider: Literal["none", "vertex"] = "none"
     vertex_grounding_model: str = ""
     # The public origin of /v1 (https://<api_domain>): calendar feed URLs are made from it.
-    public_api_origin: str = Field(default="http://127.0.0.1", pattern=r"^https?://[^/\s]+$")
+    public_api_origin: str = Field(default="http://127.0.0.1", pattern=r"^https?://[^/]+$")
     # Sender identity: mail goes out from the product's address, with the user's own
     # address (their assistant profile's ``email``) as Reply-To.
     mail_from_address: str = Field(
@@ -259,6 +259,8 @@ class Settings(BaseSettings):
             raise ConfigurationError(f"local-only settings set in {self.env}: {set_locally}")
         if self.page_token_key is None or len(self.page_token_key.get_secret_value()) < 16:
             raise ConfigurationError("outside dev/test, page_token_key is needed (16+ chars)")
+        if not self.public_api_origin.startswith("https://"):
+            raise ConfigurationError("outside dev/test, public_api_origin is an https origin")
         if self.outbox_provider == "smtp" and not self.smtp_starttls:
             raise ConfigurationError("outside dev/test, the mail relay is reached with STARTTLS")
         if self.kek_provider != "kms" or not self.kms_key_name:

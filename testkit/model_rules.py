@@ -17,7 +17,8 @@ fails). A job's agent finishes at its first step with "Result for: <its goal>", 
 goal mentions an email: then it calls ``email_send`` first (the job asks for approval), or
 holds ``[fails]`` (kept in the plan's goals): then its steps break their schema, so the
 subtask fails for good, or ``[web]``: then it calls ``web_search`` first, which (the
-``googleSearch`` tool) gets Google's documented grounded answer (testkit/vertex_grounding.py). A planning request that names ``Unplanned`` is refused (400): a
+``googleSearch`` tool) gets Google's documented grounded answer (testkit/vertex_grounding.py).
+A planning request that names ``Unplanned`` is refused (400): a
 test sends it where the plan must come from the execution memory, never from the model.
 """
 

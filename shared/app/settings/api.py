@@ -35,4 +35,4 @@ class SettingsApi:
         self.profile = ProfileAdmin(deps)
         self.hitl = HitlAdmin(deps)
         self.strategies = StrategyAdmin(deps)
-        self.calendar_feed = CalendarFeedAdmin(deps, deps.settings.public_api_origin)
+        self.calendar_feed = CalendarFeedAdmin(deps)

@@ -13,6 +13,7 @@ import re
 from datetime import timedelta
 from typing import Protocol
 
+from shared.config import Settings
 from shared.errors import NotFound
 from shared.models.agent_data import MAX_PAGE
 from shared.models.calendar_feed import (
@@ -31,6 +32,11 @@ AHEAD = timedelta(days=5 * 366)
 
 
 class CalendarFeedPorts(Protocol):
+    @property
+    def settings(self) -> Settings:
+        """``public_api_origin``: the feed URLs are made on it."""
+        ...
+
     @property
     def clock(self) -> Clock: ...
     @property
@@ -51,13 +57,14 @@ def feed_token(path: str) -> str | None:
 
 
 class CalendarFeedAdmin:
-    def __init__(self, deps: CalendarFeedPorts, origin: str) -> None:
-        self._deps, self._origin = deps, origin.rstrip("/")
+    def __init__(self, deps: CalendarFeedPorts) -> None:
+        self._deps = deps
 
     def _view(self, grant: FeedGrant | None) -> CalendarFeedView:
         if grant is None:
             return CalendarFeedView(enabled=False)
-        url = self._origin + FEED_PATH.format(token=grant.token)
+        origin = self._deps.settings.public_api_origin.rstrip("/")
+        url = origin + FEED_PATH.format(token=grant.token)
         return CalendarFeedView(enabled=True, url=url, created_at=grant.created_at)
 
     def get(self, user_id: str) -> CalendarFeedView:
