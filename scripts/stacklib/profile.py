@@ -117,6 +117,9 @@ class Profile:
             "UNDERSTANDING_ROUTE": "guess",
             # Its extraction stores sentences of the message as facts about made-up people.
             "EXTRACTION_READER": "understanding",
+            # The research agent tries the web as in production; the service has none and
+            # refuses the grounding tool as Vertex does, so the agent says it cannot search.
+            "WEB_SEARCH_PROVIDER": "vertex",
         }
 
     def env(self, database_url: str, model_token: str) -> dict[str, str]:
