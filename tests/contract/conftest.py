@@ -8,6 +8,7 @@ queue names. PostgreSQL gets a fresh database per session, built by the migratio
 
 from __future__ import annotations
 
+import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -352,6 +353,34 @@ def smtp_server() -> Iterator[SmtpServer]:
     server = SmtpServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture(params=["refuse", "silent", "down"])
+def faulty_relay(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+    """(fault, port): a relay that refuses every recipient (550), one that takes the data
+    and never answers, and one that is down (nobody listens on the port)."""
+    if request.param == "down":
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        yield "down", port
+        return
+    server = SmtpServer(behaviour=request.param).start()
+    yield request.param, server.port
+    server.stop()
+
+
+@pytest.fixture(params=BACKENDS)
+def faulty_outbox(request: pytest.FixtureRequest, faulty_relay: tuple[str, int]) -> Outbox:
+    """An outbox whose relay has ``faulty_relay``'s fault (a short timeout for the silent)."""
+    clock = FixedClock()
+    mailer = SmtpMailer(
+        "127.0.0.1", faulty_relay[1], "assistant@example.org", "Assistant", clock,
+        starttls=False, timeout=0.5,
+    )  # fmt: skip
+    if request.param == "fake":
+        return FakeOutbox(clock, mailer)
+    return FirestoreOutbox(_real(request, "firestore_client"), clock, mailer)
 
 
 @pytest.fixture(params=BACKENDS)

@@ -67,3 +67,22 @@ def test_the_message_id_depends_on_the_key_only(
     b = delivering_outbox.send(user_id, email(), unique("k"))
     assert a.message_id != b.message_id
     assert [m["message_id"] for m in smtp_server.mailbox.all()] == [a.message_id, b.message_id]
+
+
+FAULTS = {  # the record each fault leaves: status, relay code, what the reply says
+    "refuse": ("failed", 550, "mailbox unavailable"),
+    "down": ("failed", None, "relay unreachable"),
+    "silent": ("unknown", None, "no answer after the data"),
+}
+
+
+def test_a_relay_fault_leaves_its_record_and_is_never_retried(
+    faulty_outbox: Outbox, faulty_relay: tuple[str, int], user_id: str
+) -> None:
+    key = unique("job:s1:approval")
+    record = faulty_outbox.send(user_id, email(), key)
+    status, code, said = FAULTS[faulty_relay[0]]
+    assert (record.status, record.relay_code) == (status, code) and said in record.relay_reply
+    assert record.settled_at is not None
+    assert faulty_outbox.get_sent(user_id, key) == record
+    assert faulty_outbox.send(user_id, email("a retry"), key) == record  # nothing sent again
