@@ -194,6 +194,9 @@ class Settings(BaseSettings):
     agent_team_cap: int = Field(default=10, ge=1)  # subtasks per job, recruits included
     agent_job_token_budget: int = Field(default=60000, ge=1000)  # unless the job sets one
     agent_recruit_min_tokens: int = Field(default=4000, ge=0)  # left, for a recruit
+    # Grounded web searches are billed apart from tokens (per search query on Gemini 3):
+    # a job runs at most this many queries, beside its token budget.
+    agent_job_max_web_queries: int = Field(default=20, ge=0)
     agent_mailbox_size: int = Field(default=50, ge=2)  # full: the oldest half is dropped
     agent_job_lease_seconds: int = Field(default=600, ge=30)  # a crashed run's hold
     agent_max_deliveries: int = Field(default=5, ge=1)  # the dead-letter policy's attempts

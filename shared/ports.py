@@ -643,6 +643,7 @@ class Usage(Strict):
     input_tokens: int = 0
     output_tokens: int = 0  # thought tokens included: they are billed as output
     thought_tokens: int = 0  # Vertex usageMetadata.thoughtsTokenCount
+    search_queries: int = 0  # grounded web search queries, billed apart from tokens
 
 
 class Generation(Strict):

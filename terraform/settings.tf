@@ -112,19 +112,20 @@ locals {
 
     # Agent jobs: the supervisor policy and the watchdog. The lease
     # outlives the agents function's timeout; deliveries match the dead-letter policy.
-    AGENT_MAX_STEPS          = 30
-    AGENT_SUBTASK_RETRIES    = 3
-    AGENT_RETRY_BASE_SECONDS = 0.5
-    AGENT_RETRY_MAX_SECONDS  = 8.0
-    AGENT_PARALLELISM        = 6
-    AGENT_TEAM_CAP           = 10
-    AGENT_JOB_TOKEN_BUDGET   = 60000
-    AGENT_RECRUIT_MIN_TOKENS = 4000
-    AGENT_MAILBOX_SIZE       = 50
-    AGENT_JOB_LEASE_SECONDS  = 600 # > the agents function's 540 s timeout
-    AGENT_MAX_DELIVERIES     = 5   # agent_jobs_push's dead_letter_policy.max_delivery_attempts
-    WATCHDOG_EVERY_STEPS     = 5
-    WATCHDOG_WINDOW_STEPS    = 20
+    AGENT_MAX_STEPS           = 30
+    AGENT_SUBTASK_RETRIES     = 3
+    AGENT_RETRY_BASE_SECONDS  = 0.5
+    AGENT_RETRY_MAX_SECONDS   = 8.0
+    AGENT_PARALLELISM         = 6
+    AGENT_TEAM_CAP            = 10
+    AGENT_JOB_TOKEN_BUDGET    = 60000
+    AGENT_RECRUIT_MIN_TOKENS  = 4000
+    AGENT_JOB_MAX_WEB_QUERIES = 20
+    AGENT_MAILBOX_SIZE        = 50
+    AGENT_JOB_LEASE_SECONDS   = 600 # > the agents function's 540 s timeout
+    AGENT_MAX_DELIVERIES      = 5   # agent_jobs_push's dead_letter_policy.max_delivery_attempts
+    WATCHDOG_EVERY_STEPS      = 5
+    WATCHDOG_WINDOW_STEPS     = 20
     # An operator endpoint for escalations, per environment through settings_overrides.
     OPERATOR_WEBHOOK_URL = ""
 

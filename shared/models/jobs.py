@@ -107,6 +107,7 @@ class JobState(Strict):
     rejected: list[str] = Field(default_factory=list)  # approvals the user refused (ids)
     control: Control = "none"  # the user's pause or cancel, seen between steps
     tokens_used: int = 0
+    web_queries_used: int = 0  # grounded search queries (billed apart from tokens)
     deliveries: int = 0  # deliveries that claimed the job
     lease_owner: str | None = None
     lease_until: datetime | None = None

@@ -38,3 +38,4 @@ def test_a_grounded_answer_carries_its_sources(served: Served, db: firestore.Cli
     assert all(m["sources"] == [] for m in others if m["id"] != message["id"])
     state = wait_for(lambda: (d := job_document(db, user, job_id))["status"] == "done" and d)
     assert state["tokens_used"] >= 12 + 30  # the grounded search's tokens are counted
+    assert state["web_queries_used"] == 2  # and its queries, billed apart

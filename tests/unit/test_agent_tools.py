@@ -162,7 +162,7 @@ def test_web_search_charges_the_job_and_keeps_its_sources(ports: Ports) -> None:
 
     ctx = replace(context(ports), spend=spend, cite=cited.append)
     tool.run(ctx, parse_args(tool, {"query": "kunsthaus sunday"}))
-    assert spent == [Usage(input_tokens=40, output_tokens=10)]
+    assert spent == [Usage(input_tokens=40, output_tokens=10, search_queries=0)]
     assert [s.uri for s in cited[0].sources] == ["https://example.com/0", "https://example.com/1"]
     budget_left[0] = False
     with pytest.raises(ToolRefused, match="budget"):

@@ -88,14 +88,18 @@ class WebSearchTool(ToolBase[WebSearchArgs]):
             found = provider.search(args.query, args.limit)
         except WebSearchUnavailable as missing:
             return result(available=False, note=NO_WEB.format(why=missing.message))
-        spent = Usage(input_tokens=found.input_tokens, output_tokens=found.output_tokens)
+        spent = Usage(
+            input_tokens=found.input_tokens,
+            output_tokens=found.output_tokens,
+            search_queries=found.search_queries,
+        )
         log.info(
             "web search",
             extra={"job_id": context.job_id, "grounded_prompts": found.grounded_prompts,
-                   "search_queries": found.search_queries, **spent.model_dump()},
+                   **spent.model_dump()},
         )  # fmt: skip
         if context.spend is not None and not context.spend(spent):
-            raise ToolRefused("web_search: the job spent its token budget")
+            raise ToolRefused("web_search: the job spent its budget (tokens or web queries)")
         if context.cite is not None and (found.sources or found.suggestions_html):
             context.cite(found)  # shown with the job's answer: links and suggestions
         return result(

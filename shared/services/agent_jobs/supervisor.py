@@ -198,8 +198,13 @@ class Supervisor:
     def spend(self, usage: Usage) -> bool:
         with self._changed:
             used = self._state.tokens_used + usage.input_tokens + usage.output_tokens
-            self._state = self._state.model_copy(update={"tokens_used": used})
-            return used <= self._budget()
+            queries = self._state.web_queries_used + usage.search_queries
+            update = {"tokens_used": used, "web_queries_used": queries}
+            self._state = self._state.model_copy(update=update)
+            within = used <= self._budget()
+            if usage.search_queries:  # past the cap only more searches are refused
+                within = within and queries <= self._settings.agent_job_max_web_queries
+            return within
 
     def cite(self, subtask_id: str, found: WebFindings) -> None:
         with self._changed:
