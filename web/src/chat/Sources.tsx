@@ -17,7 +17,7 @@ export function Sources({ message }: { message: ChatMessage }) {
           {sources.map((source) => (
             <li key={source.uri}>
               <a href={source.uri} target="_blank" rel="noopener noreferrer">
-                {source.title || new URL(source.uri).hostname}
+                {source.title || source.uri}
               </a>
             </li>
           ))}
