@@ -5,7 +5,8 @@ the relay's faults start one in-process with another ``behaviour``.
     python -m scripts.stacklib.mail_server --smtp-port P --web-port Q --state-dir DIR
 
 The page: ``/`` lists the messages (newest first), ``/messages`` is the same as JSON
-(what the e2e tests read), ``/healthz`` answers ok.
+(what the e2e tests read), ``/healthz`` answers ok; ``POST /behaviour`` switches how the
+SMTP side answers (the e2e tests' relay faults).
 
 ``behaviour`` picks how it answers: ``accept`` (250, the message kept), ``refuse`` (550 to
 every recipient: a relay that will not take the mail), ``silent`` (takes the data and never
@@ -30,6 +31,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 Behaviour = Literal["accept", "refuse", "silent"]
+BEHAVIOURS = ("accept", "refuse", "silent")
 
 
 def describe(raw: bytes, rcpt_tos: list[str]) -> dict[str, Any]:
@@ -116,6 +118,14 @@ class SmtpServer:
         self._controller.start()
         return self
 
+    def behave(self, behaviour: Behaviour) -> None:
+        """Answer from now on as ``behaviour`` says (a silent wait in progress ends)."""
+        handler, loop = self._handler, self._controller.loop
+        loop.call_soon_threadsafe(handler.release.set)
+        if behaviour == "silent":
+            loop.call_soon_threadsafe(handler.release.clear)
+        handler.behaviour = behaviour
+
     def stop(self) -> None:
         loop = self._controller.loop
         loop.call_soon_threadsafe(self._handler.release.set)
@@ -166,6 +176,16 @@ class _Viewer(BaseHTTPRequestHandler):
         else:
             self._answer(404, "text/plain", b"not found")
 
+    def do_POST(self) -> None:
+        """``/behaviour`` with ``accept``, ``refuse`` or ``silent``: the e2e tests' relay
+        faults (loopback only, like the whole stack)."""
+        wanted = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode().strip()
+        if self.path != "/behaviour" or wanted not in BEHAVIOURS:
+            self._answer(404, "text/plain", b"not found")
+            return
+        self.server.smtp.behave(wanted)  # type: ignore[arg-type]
+        self._answer(200, "text/plain", wanted.encode())
+
     def _answer(self, status: int, kind: str, body: bytes) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
@@ -178,9 +198,9 @@ class _Viewer(BaseHTTPRequestHandler):
 
 
 class _ViewerServer(ThreadingHTTPServer):
-    def __init__(self, address: tuple[str, int], mailbox: Mailbox) -> None:
+    def __init__(self, address: tuple[str, int], smtp: SmtpServer) -> None:
         super().__init__(address, _Viewer)
-        self.mailbox = mailbox
+        self.smtp, self.mailbox = smtp, smtp.mailbox
 
 
 def main() -> None:
@@ -194,7 +214,7 @@ def main() -> None:
     mailbox = Mailbox(args.state_dir / "mail.jsonl")
     server = SmtpServer(args.host, args.smtp_port, mailbox=mailbox).start()
     try:
-        _ViewerServer((args.host, args.web_port), mailbox).serve_forever()
+        _ViewerServer((args.host, args.web_port), server).serve_forever()
     finally:
         server.stop()
 

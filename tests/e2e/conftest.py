@@ -130,6 +130,7 @@ def served(stack_env_session: None) -> Iterator[Served]:
         "UNDERSTANDING_TIER": "false",
         # The research agent searches the web by Gemini's grounding (the fake's example).
         "WEB_SEARCH_PROVIDER": "vertex",
+        "SMTP_TIMEOUT_SECONDS": "2",  # a relay gone silent after the data: unknown soon
         "RATE_LIMIT_PER_MINUTE": "20",
         "APPROVAL_TIMEOUT_SECONDS": "8",  # so a test sees an unanswered approval expire
         "AGENT_RETRY_BASE_SECONDS": "0.05",  # a failing agent job fails fast
