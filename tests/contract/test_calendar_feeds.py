@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+from google.cloud import firestore
+
+from shared.adapters.doc_ids import doc_id
+from shared.adapters.firestore_calendar_feeds import GRANT_DOCUMENT, FirestoreCalendarFeedStore
 from shared.models.calendar_feed import FeedGrant, token_digest
 from shared.ports import CalendarFeedStore
 
@@ -44,3 +49,14 @@ def test_tokens_are_the_owners_only(calendar_feeds: CalendarFeedStore, user_id: 
     assert calendar_feeds.feed_owner(mine.digest) == user_id
     assert calendar_feeds.feed_owner(theirs.digest) == f"{user_id}_2"
     assert calendar_feeds.feed_owner(token_digest("nobody was given this")) is None
+
+
+@pytest.mark.stack
+def test_a_lookup_left_behind_by_an_erased_tree_finds_nobody(
+    stack_env: None, firestore_client: firestore.Client, user_id: str
+) -> None:
+    store = FirestoreCalendarFeedStore(firestore_client)
+    grant = store.put_feed(user_id, FeedGrant.issue(NOW))
+    user = firestore_client.collection("users").document(doc_id(user_id))
+    user.collection("settings").document(GRANT_DOCUMENT).delete()  # as erasing users/{uid}
+    assert store.feed_owner(grant.digest) is None
