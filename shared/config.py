@@ -126,9 +126,33 @@ class Settings(BaseSettings):
     # (terraform makes it); locally a fixed key is enough, tokens only guard a test user.
     page_token_key: SecretStr | None = None
 
-    # Agents: where messages sent on the user's behalf go ("firestore": recorded under the
-    # user, the only provider built in; a delivering provider plugs in at Deps.outbox)
-    outbox_provider: Literal["firestore"] = "firestore"
+    # Agents: where messages sent on the user's behalf go. "smtp": handed to the relay
+    # below (shared/adapters/smtp_mailer.py) and recorded under the user with its answer;
+    # "firestore": only recorded (unit tests, a deployment that must send nothing).
+    outbox_provider: Literal["firestore", "smtp"] = "firestore"
+    # The relay: production uses 587 with STARTTLS (Cloud Functions cannot use port 25);
+    # the password is a Secret Manager secret (terraform). The local stack's SMTP server
+    # (scripts/stacklib/mail.py) takes plain SMTP without login.
+    smtp_host: str = "localhost"
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_starttls: bool = True
+    smtp_username: str = ""
+    smtp_password: SecretStr | None = None
+    smtp_timeout_seconds: float = Field(default=20.0, gt=0, le=120)
+    # The research agent's web search (shared/adapters/vertex_grounding.py): "vertex":
+    # Gemini grounded in Google Search, on the model below (default: the reply model);
+    # "none": no web_search tool. Against the local model service it answers that there is
+    # no web there, and the agent says so.
+    web_search_provider: Literal["none", "vertex"] = "none"
+    vertex_grounding_model: str = ""
+    # The public origin of /v1 (https://<api_domain>): calendar feed URLs are made from it.
+    public_api_origin: str = Field(default="http://127.0.0.1", pattern=r"^https?://[^/]+$")
+    # Sender identity: mail goes out from the product's address, with the user's own
+    # address (their assistant profile's ``email``) as Reply-To.
+    mail_from_address: str = Field(
+        default="assistant@localhost", pattern=r"^[^@\s<>]+@[^@\s<>]+$", max_length=254
+    )
+    mail_from_name: str = Field(default="Assistant", pattern=r"^[^\x00-\x1f\x7f]{1,80}$")
 
     # Degrading instead of falling over (shared/adapters/breaker.py): a dependency's
     # breaker opens after this many failures in a row and lets one probe through after the
@@ -170,6 +194,9 @@ class Settings(BaseSettings):
     agent_team_cap: int = Field(default=10, ge=1)  # subtasks per job, recruits included
     agent_job_token_budget: int = Field(default=60000, ge=1000)  # unless the job sets one
     agent_recruit_min_tokens: int = Field(default=4000, ge=0)  # left, for a recruit
+    # Grounded web searches are billed apart from tokens (per search query on Gemini 3):
+    # a job runs at most this many queries, beside its token budget.
+    agent_job_max_web_queries: int = Field(default=20, ge=0)
     agent_mailbox_size: int = Field(default=50, ge=2)  # full: the oldest half is dropped
     agent_job_lease_seconds: int = Field(default=600, ge=30)  # a crashed run's hold
     agent_max_deliveries: int = Field(default=5, ge=1)  # the dead-letter policy's attempts
@@ -235,6 +262,10 @@ class Settings(BaseSettings):
             raise ConfigurationError(f"local-only settings set in {self.env}: {set_locally}")
         if self.page_token_key is None or len(self.page_token_key.get_secret_value()) < 16:
             raise ConfigurationError("outside dev/test, page_token_key is needed (16+ chars)")
+        if not self.public_api_origin.startswith("https://"):
+            raise ConfigurationError("outside dev/test, public_api_origin is an https origin")
+        if self.outbox_provider == "smtp" and not self.smtp_starttls:
+            raise ConfigurationError("outside dev/test, the mail relay is reached with STARTTLS")
         if self.kek_provider != "kms" or not self.kms_key_name:
             raise ConfigurationError("outside dev/test, data keys must be wrapped by Cloud KMS")
         if self.model_provider == "scripted":

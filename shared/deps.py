@@ -30,10 +30,12 @@ from shared.ports import (
     LLM,
     AgentDataStore,
     Cache,
+    CalendarFeedStore,
     Clock,
     ContactStore,
     ConversationArchive,
     ConversationStore,
+    EmailNotices,
     Embedder,
     EmbeddingMigration,
     ExecutionMemory,
@@ -42,6 +44,7 @@ from shared.ports import (
     IdempotencyStore,
     JobStore,
     KeyRing,
+    Mailer,
     OperatorAlerts,
     Outbox,
     PendingStore,
@@ -188,18 +191,50 @@ class Deps:
         return FirestoreAgentDataStore(self._firestore)
 
     @cached_property
+    def mailer(self) -> Mailer | None:
+        """The mail relay, or None when the outbox only records (``outbox_provider``)."""
+        s = self.settings
+        if s.outbox_provider == "firestore":
+            return None
+        from shared.adapters.smtp_mailer import SmtpMailer
+
+        password = s.smtp_password.get_secret_value() if s.smtp_password else ""
+        return SmtpMailer(
+            s.smtp_host, s.smtp_port, s.mail_from_address, s.mail_from_name, self.clock,
+            username=s.smtp_username, password=password, starttls=s.smtp_starttls,
+            timeout=s.smtp_timeout_seconds,
+        )  # fmt: skip
+
+    @cached_property
     def outbox(self) -> Outbox:
-        if self.settings.outbox_provider != "firestore":
-            raise ConfigurationError(f"unknown outbox_provider {self.settings.outbox_provider!r}")
         from shared.adapters.firestore_outbox import FirestoreOutbox
 
-        return FirestoreOutbox(self._firestore, self.clock)
+        return FirestoreOutbox(self._firestore, self.clock, self.mailer)
+
+    @cached_property
+    def calendar_feeds(self) -> CalendarFeedStore:
+        from shared.adapters.firestore_calendar_feeds import FirestoreCalendarFeedStore
+
+        return FirestoreCalendarFeedStore(self._firestore)
+
+    @cached_property
+    def email_notices(self) -> EmailNotices:
+        from shared.adapters.chat_notices import ChatNotices
+
+        return ChatNotices(self.conversations, self.clock)
 
     @cached_property
     def web_search(self) -> WebSearch | None:
-        """No provider is built in: the research agent then offers no ``web_search``. A
-        provider plugs in here (or ``Deps(settings, web_search=...)`` in tests)."""
-        return None
+        """Gemini grounded in Google Search, or None (``web_search_provider``): the research
+        agent then offers no ``web_search``. Another provider plugs in here."""
+        s = self.settings
+        if s.web_search_provider == "none":
+            return None
+        from shared.adapters.vertex_client import build_vertex_client
+        from shared.adapters.vertex_grounding import VertexGroundedSearch
+
+        model = s.vertex_grounding_model or s.models()["reply"]
+        return VertexGroundedSearch(build_vertex_client(s), model)
 
     def _breaker(self, name: str) -> Any:
         from shared.adapters.breaker import CircuitBreaker

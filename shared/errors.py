@@ -52,6 +52,7 @@ AppError
 │   └── ModelNotFound             model_not_found   (Vertex 404: the configured model is
 │                                                    retired or unknown; an operator error,
 │                                                    logged as such; retried once it is fixed)
+├── WebSearchUnavailable (501)    web_search_unavailable  (no web here: the agent says so)
 ├── ModelOutputInvalid (502)      model_output_invalid    (the model broke its schema twice)
 ├── ModelRequestRefused (502)     model_request_refused   (Vertex 400: a request we built
 │                                                    wrongly; no retry helps)
@@ -251,6 +252,14 @@ class ModelDeclined(AppError):
     def __init__(self, message: str, reason: str) -> None:
         super().__init__(message, reason=reason)
         self.reason = reason
+
+
+class WebSearchUnavailable(AppError):
+    """This deployment cannot search the web (the local model service has no internet; a
+    model that cannot ground): the research agent says so instead of guessing."""
+
+    status = 501
+    code = "web_search_unavailable"
 
 
 class BudgetExceeded(AppError):

@@ -24,11 +24,13 @@ from shared.models.agent_data import (
     Feedback,
     Note,
     OutboundEmail,
+    RelayAnswer,
     Reminder,
     SentMessage,
-    WebResult,
+    WebFindings,
 )
 from shared.models.base import Strict
+from shared.models.calendar_feed import FeedGrant
 from shared.models.domain import (
     AssistantProfile,
     Chat,
@@ -641,6 +643,7 @@ class Usage(Strict):
     input_tokens: int = 0
     output_tokens: int = 0  # thought tokens included: they are billed as output
     thought_tokens: int = 0  # Vertex usageMetadata.thoughtsTokenCount
+    search_queries: int = 0  # grounded web search queries, billed apart from tokens
 
 
 class Generation(Strict):
@@ -749,12 +752,63 @@ class AgentDataStore(Protocol):
         ...
 
 
+class Mailer(Protocol):
+    """A mail relay (SMTP on 587 with STARTTLS in production, the local stack's SMTP server
+    in dev and test). One call hands one message over once; it never retries."""
+
+    @property
+    def domain(self) -> str:
+        """The sender address's domain: Message-IDs are made in it."""
+        ...
+
+    def deliver(self, message: OutboundEmail, message_id: str) -> RelayAnswer:
+        """Never raises for what the relay does: a refusal or an unreachable relay is
+        ``failed`` (nothing went out), no answer after the data went out is ``unknown``."""
+        ...
+
+
+class CalendarFeedStore(Protocol):
+    """Each user's calendar feed grant (``shared.models.calendar_feed``), and the lookup of
+    a feed URL's token digest to its owner."""
+
+    def get_feed(self, user_id: str) -> FeedGrant | None: ...
+
+    def put_feed(self, user_id: str, grant: FeedGrant) -> FeedGrant:
+        """Store ``grant`` unless the user has one (then return that one, unchanged):
+        enabling twice (a double click) issues one URL."""
+        ...
+
+    def replace_feed(self, user_id: str, grant: FeedGrant) -> FeedGrant:
+        """Store ``grant`` in place of any other: the earlier URL stops at once."""
+        ...
+
+    def delete_feed(self, user_id: str) -> None:
+        """Turn the feed off; its URL stops at once. Nothing to delete is no error."""
+        ...
+
+    def feed_owner(self, digest: str) -> str | None:
+        """The user whose current grant has this token digest, else None (unknown, revoked,
+        rotated, or the account erased)."""
+        ...
+
+
+class EmailNotices(Protocol):
+    """Tells the user that a message sent for them failed or may not have gone out. Today
+    a message in the job's chat (``shared.adapters.chat_notices``); the notifications
+    inbox (kind ``email_failed``) plugs in here. Idempotent per record."""
+
+    def email_failed(self, user_id: str, chat_id: str, record: SentMessage) -> None: ...
+
+
 class Outbox(Protocol):
     """Messages sent on the user's behalf (the agents' sensitive ``email_send``)."""
 
     def send(self, user_id: str, message: OutboundEmail, idempotency_key: str) -> SentMessage:
         """Send once per (user, key): a later send with the same key, concurrent or not,
-        sends nothing and returns the first record, whatever its message."""
+        sends nothing and returns the first record, whatever its message (and whatever its
+        status: a ``pending`` one of a run that died mid-send is never sent again). With a
+        ``Mailer`` the record is written ``pending`` first, then settled with the relay's
+        answer; without one, recording is the delivery (``sent`` at once)."""
         ...
 
     def get_sent(self, user_id: str, idempotency_key: str) -> SentMessage | None: ...
@@ -767,10 +821,14 @@ class Outbox(Protocol):
 
 
 class WebSearch(Protocol):
-    """A web search provider for the research agent. None is built in: without one, the
-    ``web_search`` tool is not offered."""
+    """A web search provider for the research agent (Gemini grounded in Google Search in
+    production, ``shared.adapters.vertex_grounding``; another provider fits the same
+    shape). None configured: the ``web_search`` tool is not offered."""
 
-    def search(self, query: str, limit: int) -> list[WebResult]: ...
+    def search(self, query: str, limit: int) -> WebFindings:
+        """At most ``limit`` sources. ``WebSearchUnavailable`` when this deployment cannot
+        reach the web (the local model service), so the agent says so."""
+        ...
 
 
 class JobStore(Protocol):

@@ -73,6 +73,18 @@ def json_response(payload: dict[str, Any], status: int = 200) -> flask.Response:
     return flask.Response(json.dumps(payload), status=status, mimetype="application/json")
 
 
+def calendar_response(request: flask.Request, body: bytes) -> flask.Response:
+    """An iCalendar document (a feed that calendar apps poll): GET or HEAD only. Private:
+    the URL is a secret, no shared cache may keep it."""
+    if request.method not in ("GET", "HEAD"):
+        raise MethodNotAllowed("use GET")
+    response = flask.Response(body, status=200, mimetype="text/calendar")
+    response.headers["Content-Type"] = "text/calendar; charset=utf-8"
+    response.headers["Cache-Control"] = "private, max-age=300"
+    response.headers["Content-Disposition"] = 'inline; filename="calendar.ics"'
+    return response
+
+
 def require_post(request: flask.Request) -> None:
     if request.method != "POST":
         raise MethodNotAllowed("use POST")

@@ -282,6 +282,21 @@ resource "google_secret_manager_secret" "page_token_key" {
   depends_on = [google_project_service.api]
 }
 
+# The mail relay's password (shared/adapters/smtp_mailer.py). Its value comes from the relay's
+# provider and is added by an operator, so it never passes through the state:
+#   printf %s "$PASSWORD" | gcloud secrets versions add <name_prefix>-smtp-password --data-file=-
+resource "google_secret_manager_secret" "smtp_password" {
+  secret_id = "${var.name_prefix}-smtp-password"
+  replication {
+    user_managed {
+      replicas {
+        location = var.region
+      }
+    }
+  }
+  depends_on = [google_project_service.api]
+}
+
 resource "google_secret_manager_secret_version" "page_token_key" {
   secret      = google_secret_manager_secret.page_token_key.id
   secret_data = random_password.page_token_key.result

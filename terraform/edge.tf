@@ -206,6 +206,21 @@ resource "google_compute_url_map" "api" {
         prefix_match = "/v1/account:"
       }
     }
+    route_rules {
+      priority = 26
+      service  = google_compute_backend_service.api["memory"].id
+      # The user's calendar feed (a singleton and its custom methods), and the feeds' public
+      # URLs that calendar apps read (/v1/calendarFeeds/{token}/calendar.ics).
+      match_rules {
+        full_path_match = "/v1/calendarFeed"
+      }
+      match_rules {
+        prefix_match = "/v1/calendarFeed:"
+      }
+      match_rules {
+        prefix_match = "/v1/calendarFeeds/"
+      }
+    }
   }
 }
 

@@ -206,5 +206,6 @@ resource "google_cloudfunctions2_function" "function" {
     google_secret_manager_secret_version.redis_url,
     google_secret_manager_secret_iam_member.page_token_key,
     google_secret_manager_secret_version.page_token_key,
+    google_secret_manager_secret_iam_member.smtp_password,
   ]
 }

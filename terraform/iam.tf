@@ -82,6 +82,13 @@ resource "google_secret_manager_secret_iam_member" "page_token_key" {
   member    = "serviceAccount:${google_service_account.function[each.key].email}"
 }
 
+resource "google_secret_manager_secret_iam_member" "smtp_password" {
+  for_each  = local.functions
+  secret_id = google_secret_manager_secret.smtp_password.id
+  role      = "roles/secretmanager.secretAccessor"
+  member    = "serviceAccount:${google_service_account.function[each.key].email}"
+}
+
 resource "google_cloud_tasks_queue_iam_member" "extraction_enqueuer" {
   for_each = local.handoff_functions
   name     = google_cloud_tasks_queue.extraction.name

@@ -59,8 +59,22 @@ locals {
     KEK_PROVIDER = "kms"
     KMS_KEY_NAME = google_kms_crypto_key.data_keys.id
 
-    # Messages the agents send for the user are recorded in Firestore (the only provider).
-    OUTBOX_PROVIDER = "firestore"
+    # Mail the agents send for the user goes to the relay on 587 with STARTTLS (Cloud
+    # Functions cannot use port 25), from the product's address, the user's as Reply-To;
+    # the outbox in Firestore records each send and the relay's answer.
+    OUTBOX_PROVIDER      = "smtp"
+    SMTP_HOST            = var.smtp_host
+    SMTP_PORT            = 587
+    SMTP_STARTTLS        = true
+    SMTP_USERNAME        = var.smtp_username
+    SMTP_TIMEOUT_SECONDS = 20
+    MAIL_FROM_ADDRESS    = var.mail_from_address
+    MAIL_FROM_NAME       = var.mail_from_name
+    # Calendar feed URLs are made on the one origin (or the memory function's own URL).
+    PUBLIC_API_ORIGIN = "https://${var.api_domain == null ? trimprefix(local.function_urls.memory, "https://") : var.api_domain}"
+    # The research agent searches the web with Gemini grounded in Google Search.
+    WEB_SEARCH_PROVIDER    = "vertex"
+    VERTEX_GROUNDING_MODEL = var.vertex_model
 
     # Degrading instead of falling over: a dependency's circuit breaker opens after three
     # failures in a row and probes again after 2 s; Redis answers in 2 s or counts as down;
@@ -98,19 +112,20 @@ locals {
 
     # Agent jobs: the supervisor policy and the watchdog. The lease
     # outlives the agents function's timeout; deliveries match the dead-letter policy.
-    AGENT_MAX_STEPS          = 30
-    AGENT_SUBTASK_RETRIES    = 3
-    AGENT_RETRY_BASE_SECONDS = 0.5
-    AGENT_RETRY_MAX_SECONDS  = 8.0
-    AGENT_PARALLELISM        = 6
-    AGENT_TEAM_CAP           = 10
-    AGENT_JOB_TOKEN_BUDGET   = 60000
-    AGENT_RECRUIT_MIN_TOKENS = 4000
-    AGENT_MAILBOX_SIZE       = 50
-    AGENT_JOB_LEASE_SECONDS  = 600 # > the agents function's 540 s timeout
-    AGENT_MAX_DELIVERIES     = 5   # agent_jobs_push's dead_letter_policy.max_delivery_attempts
-    WATCHDOG_EVERY_STEPS     = 5
-    WATCHDOG_WINDOW_STEPS    = 20
+    AGENT_MAX_STEPS           = 30
+    AGENT_SUBTASK_RETRIES     = 3
+    AGENT_RETRY_BASE_SECONDS  = 0.5
+    AGENT_RETRY_MAX_SECONDS   = 8.0
+    AGENT_PARALLELISM         = 6
+    AGENT_TEAM_CAP            = 10
+    AGENT_JOB_TOKEN_BUDGET    = 60000
+    AGENT_RECRUIT_MIN_TOKENS  = 4000
+    AGENT_JOB_MAX_WEB_QUERIES = 20
+    AGENT_MAILBOX_SIZE        = 50
+    AGENT_JOB_LEASE_SECONDS   = 600 # > the agents function's 540 s timeout
+    AGENT_MAX_DELIVERIES      = 5   # agent_jobs_push's dead_letter_policy.max_delivery_attempts
+    WATCHDOG_EVERY_STEPS      = 5
+    WATCHDOG_WINDOW_STEPS     = 20
     # An operator endpoint for escalations, per environment through settings_overrides.
     OPERATOR_WEBHOOK_URL = ""
 
@@ -132,10 +147,12 @@ locals {
   }
 
   # Settings read from Secret Manager: the Redis URL carries the AUTH string and the CA; the
-  # page token key signs the API's page tokens.
+  # page token key signs the API's page tokens; the mail relay's password is added by an
+  # operator (never in the state).
   secret_settings = {
     REDIS_URL      = google_secret_manager_secret.redis_url.secret_id
     PAGE_TOKEN_KEY = google_secret_manager_secret.page_token_key.secret_id
+    SMTP_PASSWORD  = google_secret_manager_secret.smtp_password.secret_id
   }
 
   # Deterministic Cloud Run URLs, known before the functions exist: a function's own URL is

@@ -291,3 +291,33 @@ variable "armor_rate_limit" {
     ban_duration_sec = 600
   }
 }
+
+# -- mail sent for the user (shared/adapters/smtp_mailer.py) ---------------------------------
+
+variable "smtp_host" {
+  description = "The mail relay the agents' email_send hands mail to, on port 587 with STARTTLS (Cloud Functions cannot use port 25). Its password is the Secret Manager secret <name_prefix>-smtp-password: add its value with `gcloud secrets versions add` (README, \"Mail, calendar feed and web search\")."
+  type        = string
+  default     = "smtp.example.com"
+}
+
+variable "smtp_username" {
+  description = "The relay's login (its password is the secret above)."
+  type        = string
+  default     = "assistant@example.com"
+}
+
+variable "mail_from_address" {
+  description = "The product's address mail is sent from (the relay must allow it); the user's own address goes in Reply-To."
+  type        = string
+  default     = "assistant@example.com"
+  validation {
+    condition     = can(regex("^[^@\\s<>]+@[^@\\s<>]+$", var.mail_from_address))
+    error_message = "mail_from_address: one plain address, such as assistant@example.com."
+  }
+}
+
+variable "mail_from_name" {
+  description = "The name shown with the sender's address."
+  type        = string
+  default     = "Assistant"
+}

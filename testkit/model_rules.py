@@ -16,7 +16,9 @@ subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that 
 fails). A job's agent finishes at its first step with "Result for: <its goal>", unless its
 goal mentions an email: then it calls ``email_send`` first (the job asks for approval), or
 holds ``[fails]`` (kept in the plan's goals): then its steps break their schema, so the
-subtask fails for good. A planning request that names ``Unplanned`` is refused (400): a
+subtask fails for good, or ``[web]``: then it calls ``web_search`` first, which (the
+``googleSearch`` tool) gets Google's documented grounded answer (testkit/vertex_grounding.py).
+A planning request that names ``Unplanned`` is refused (400): a
 test sends it where the plan must come from the execution memory, never from the model.
 """
 
@@ -28,6 +30,7 @@ import re
 from typing import Any
 
 from shared.adapters.scripted_llm import HashEmbedder
+from testkit.vertex_grounding import asks_to_ground, grounded_reply
 from testkit.vertex_server import (
     FakeReply,
     RecordedRequest,
@@ -41,6 +44,7 @@ from testkit.vertex_server import (
 
 _EMBEDDER = HashEmbedder(dimension=768)
 NO_PLANNING = "Unplanned"  # the planner must not be asked about it
+WEB = "[web]"  # a research goal whose agent searches the web before it answers
 FAILS = "[fails]"  # a subtask whose goal holds it fails for good
 _MARKERS = re.compile(
     r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly|late|unsafe)\]\s*"
@@ -123,12 +127,27 @@ def _agent_step(text: str) -> dict[str, Any]:
     goal = text.split("\n", 1)[0].removeprefix("Goal: ")
     if FAILS in goal:
         return {"action": "dance"}  # not an action: the step breaks its schema
+    if WEB in goal:  # searches the web first (a grounded answer with its sources)
+        return {"action": "tool", "tool": "web_search", "tool_args": json.dumps({"query": goal})}
     if "email" in goal.lower():
-        email = {"to": ["bea@example.com"], "subject": "Itinerary", "body": goal}
+        email = _email_of(goal)
         return {"action": "tool", "tool": "email_send", "tool_args": json.dumps(email)}
     used = _EARLIER.findall(text)
     suffix = f" (using {', '.join(used)})" if used else ""
     return {"action": "finish", "text": f"Result for: {goal}{suffix}"}
+
+
+_EMAIL_GOAL = re.compile(r"\bemail (\w+)(?: that (.+))?", re.IGNORECASE)
+
+
+def _email_of(goal: str) -> dict[str, Any]:
+    """ "Email Carla that the meeting moved" mails carla@example.com "The meeting moved";
+    any other goal mails Bea the itinerary."""
+    named = _EMAIL_GOAL.search(goal)
+    to = f"{named.group(1).lower()}@example.com" if named else "bea@example.com"
+    about = named.group(2) if named and named.group(2) else ""
+    subject = about[:80].rstrip(" .").capitalize() if about else "Itinerary"
+    return {"to": [to], "subject": subject, "body": goal}
 
 
 def _streamed(text: str) -> FakeReply:
@@ -157,7 +176,13 @@ def reply_for(request: RecordedRequest) -> FakeReply:
     if structured is not None:
         delay = 2.0 if "[late]" in text and "route" in _schema_fields(request) else 0.0
         return dataclasses.replace(json_reply(structured(text)), delay=delay)
-    return text_reply(f"Result for: {text}")
+    return _plain(request, text)
+
+
+def _plain(request: RecordedRequest, text: str) -> FakeReply:
+    """A text answer; the research agent's web search (the googleSearch tool) gets Google's
+    documented grounded answer."""
+    return grounded_reply() if asks_to_ground(request.body) else text_reply(f"Result for: {text}")
 
 
 # A structured call is recognised by a field only its schema has.

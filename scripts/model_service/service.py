@@ -87,9 +87,9 @@ class ModelService:
         self._outcomes: dict[str, int] = {}
 
     def generate(self, route: wire.Route, body: object, budget: Budget) -> Json:
-        request = wire.parse(wire.GenerateRequest, body)
         self._check_model(route.model, self.text.name)
-        self._refuse(route.model, body)
+        self._refuse(route.model, body)  # first: Vertex's refusal, not the parser's
+        request = wire.parse(wire.GenerateRequest, body)
         call = wire.chat_call(request, self.limits.max_output_tokens, self.limits.gemini_like)
         pieces: list[str] = []
 
@@ -110,9 +110,9 @@ class ModelService:
     def stream(self, route: wire.Route, body: object, budget: Budget, send: SendEvent) -> None:
         """Server-sent events, one per piece of text; the last one carries the finish reason
         and the usage (one piece is held back so that it can)."""
-        request = wire.parse(wire.GenerateRequest, body)
         self._check_model(route.model, self.text.name)
-        self._refuse(route.model, body)
+        self._refuse(route.model, body)  # first: Vertex's refusal, not the parser's
+        request = wire.parse(wire.GenerateRequest, body)
         call = wire.chat_call(request, self.limits.max_output_tokens, self.limits.gemini_like)
         held: list[str] = []
         name = self.text.name

@@ -9,7 +9,14 @@
   take: 400 (thinking page, https://cloud.google.com/vertex-ai/generative-ai/docs/thinking);
 - ``responseJsonSchema`` keywords outside the documented list, or a ``$ref`` with sibling
   keys not starting with ``$``: 400 (GenerationConfig reference);
-- more texts in one embedding request than the model takes: 400 ("Get text embeddings").
+- more texts in one embedding request than the model takes: 400 ("Get text embeddings");
+- the ``googleSearch`` tool on a model that cannot ground (the local model service's: it has
+  no web) 400; with a JSON response (``responseMimeType`` application/json or a response
+  schema) on a model before Gemini 3, 400 as well: Gemini 3 is the first to combine
+  structured output with built-in tools ("Gemini 3 lets you combine Structured Outputs with
+  built-in tools, including Grounding with Google Search", Gemini 3 developer guide;
+  Gemini 2.5 answers "Tool use with a response mime type: 'application/json' is
+  unsupported").
 
 Gemini-like (``gemini_like=True``): ``pattern``, ``minLength`` and ``maxLength`` are accepted
 and ignored, as reports say Gemini does, instead of refused; ``gemini_enforced`` drops them.
@@ -55,6 +62,9 @@ def generate_refusal(model: str, body: Json, gemini_like: bool = False) -> Refus
             if "text" in part and not str(part["text"]).strip():
                 return Refusal(400, "Unable to submit request: it has an empty text parameter")
     config = body.get("generationConfig") or {}
+    grounding = grounding_problem(model, body, config)
+    if grounding is not None:
+        return Refusal(400, grounding)
     problem = thinking_problem(model, _field(config, "thinkingConfig", "thinking_config") or {})
     if problem is None and config.get("responseJsonSchema") is not None:
         problems = schema_problems(config["responseJsonSchema"], gemini_like)
@@ -65,6 +75,27 @@ def generate_refusal(model: str, body: Json, gemini_like: bool = False) -> Refus
 def _field(body: Json, camel: str, snake: str) -> Any:
     """Vertex's JSON parser takes either spelling (google-genai 3.4 sends ``thinking_level``)."""
     return body.get(camel, body.get(snake))
+
+
+def grounding_problem(model: str, body: Json, config: Json) -> str | None:
+    tools = body.get("tools") or []
+    grounded = any(
+        isinstance(t, dict) and ("googleSearch" in t or "google_search" in t) for t in tools
+    )
+    if not grounded:
+        return None
+    found = CATALOG.get(model)
+    if found is None or found.family not in ("gemini-3", "gemini-2.5"):
+        return f"Grounding with Google Search is not supported by model {model}"
+    mime = _field(config, "responseMimeType", "response_mime_type")
+    schema = any(
+        _field(config, camel, snake) is not None
+        for camel, snake in (("responseSchema", "response_schema"),
+                             ("responseJsonSchema", "response_json_schema"))
+    )  # fmt: skip
+    if found.family != "gemini-3" and (mime == "application/json" or schema):
+        return "Tool use with a response mime type: 'application/json' is unsupported"
+    return None
 
 
 def thinking_problem(model: str, thinking: Json) -> str | None:

@@ -36,6 +36,8 @@ OFFSETS = {
     "postgres": 14,
     "push-relay": 15,
     "model": 16,
+    "mail": 17,  # scripts/stacklib/mail_server.py: SMTP, and its page one port up
+    "mail-web": 18,
     "turn": 20,
     "extraction": 21,
     "resume": 22,
@@ -115,6 +117,9 @@ class Profile:
             "UNDERSTANDING_ROUTE": "guess",
             # Its extraction stores sentences of the message as facts about made-up people.
             "EXTRACTION_READER": "understanding",
+            # The research agent tries the web as in production; the service has none and
+            # refuses the grounding tool as Vertex does, so the agent says it cannot search.
+            "WEB_SEARCH_PROVIDER": "vertex",
         }
 
     def env(self, database_url: str, model_token: str) -> dict[str, str]:
@@ -152,5 +157,13 @@ class Profile:
             "RESUME_URL": self.url("resume"),
             "MEMORY_URL": self.url("memory"),
             "STACK_STATE_DIR": str(self.state),
+            # Mail really goes out, to the stack's SMTP server (plain: it is on loopback).
+            "OUTBOX_PROVIDER": "smtp",
+            "SMTP_HOST": HOST,
+            "SMTP_PORT": str(self.port("mail")),
+            "SMTP_STARTTLS": "false",
+            "MAIL_FROM_ADDRESS": "assistant@assistant.localhost",
+            "MAIL_WEB_URL": self.url("mail-web"),
+            "PUBLIC_API_ORIGIN": self.url("web").rstrip("/"),  # calendar feed URLs
             **model,
         }

@@ -144,6 +144,10 @@ def build(profile: Profile) -> list[Service]:
         f"--target={profile.url('agents')}", f"--email={AGENTS_INVOKER_EMAIL}",
         f"--state-dir={state}",
     ]
+    mail = [
+        sys.executable, "-m", "scripts.stacklib.mail_server", f"--smtp-port={port('mail')}",
+        f"--web-port={port('mail-web')}", f"--state-dir={profile.state / 'mail'}",
+    ]
     model = [
         # One process holds the offline models for every function (see scripts/model_service).
         sys.executable, "-m", "scripts.model_service", f"--host={HOST}", f"--port={port('model')}",
@@ -175,6 +179,12 @@ def build(profile: Profile) -> list[Service]:
             port("push-relay"),
             relay,
             lambda: http_ok(port("push-relay"), "/healthz"),
+        ),
+        Service(
+            "mail",
+            port("mail"),
+            mail,
+            lambda: http_ok(port("mail-web"), "/healthz"),
         ),
         Service(
             "model",

@@ -48,3 +48,9 @@ def outbox_doc_id(idempotency_key: str) -> str:
     if not idempotency_key or len(idempotency_key) > 1500:
         raise ValueError("an idempotency key has 1..1500 characters")
     return hashlib.sha256(idempotency_key.encode()).hexdigest()
+
+
+def message_id(idempotency_key: str, domain: str) -> str:
+    """The Message-ID of the send approved under this key: the same on every retry, so a
+    relay or a mailbox that sees it twice knows it is one message."""
+    return f"<{outbox_doc_id(idempotency_key)[:40]}.approved@{domain}>"

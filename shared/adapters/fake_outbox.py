@@ -1,27 +1,30 @@
 """In-memory ``Outbox`` with the Firestore adapter's semantics; ``delivered`` lists what
-actually went out (once per key), for tests."""
+actually went out (once per key), for tests. With a ``Mailer`` it delivers like the Firestore
+adapter: recorded ``pending``, handed over once by the caller that recorded it, settled."""
 
 from __future__ import annotations
 
 import threading
 from datetime import datetime
 
-from shared.adapters.agent_data_rules import outbox_doc_id
+from shared.adapters.agent_data_rules import message_id, outbox_doc_id
 from shared.adapters.clock import SystemClock
 from shared.adapters.doc_ids import doc_id
 from shared.models.agent_data import OutboundEmail, SentMessage
-from shared.ports import Clock
+from shared.ports import Clock, Mailer
 
 
 class FakeOutbox:
-    def __init__(self, clock: Clock | None = None) -> None:
+    def __init__(self, clock: Clock | None = None, mailer: Mailer | None = None) -> None:
         self._clock = clock or SystemClock()
+        self._mailer = mailer
         self._sent: dict[tuple[str, str], SentMessage] = {}
         self._lock = threading.Lock()
         self.delivered: list[tuple[str, SentMessage]] = []  # (user id, record)
 
     def send(self, user_id: str, message: OutboundEmail, idempotency_key: str) -> SentMessage:
         key = (doc_id(user_id), outbox_doc_id(idempotency_key))
+        mailer = self._mailer
         with self._lock:
             earlier = self._sent.get(key)
             if earlier is not None:
@@ -31,11 +34,27 @@ class FakeOutbox:
                 idempotency_key=idempotency_key,
                 message=message,
                 sent_at=self._clock.now(),
-                provider="memory",
+                provider="memory" if mailer is None else "smtp",
+                status="sent" if mailer is None else "pending",
+                message_id=message_id(idempotency_key, mailer.domain if mailer else "memory"),
             )
             self._sent[key] = record
-            self.delivered.append((user_id, record))
-        return record
+            if mailer is None:
+                self.delivered.append((user_id, record))
+                return record
+        answer = mailer.deliver(message, record.message_id)
+        settled = record.model_copy(
+            update={
+                "status": answer.status,
+                "relay_code": answer.code,
+                "relay_reply": answer.reply,
+                "settled_at": self._clock.now(),
+            }
+        )
+        with self._lock:
+            self._sent[key] = settled
+            self.delivered.append((user_id, settled))
+        return settled
 
     def get_sent(self, user_id: str, idempotency_key: str) -> SentMessage | None:
         with self._lock:

@@ -42,6 +42,12 @@ def message_data(message: Message) -> dict[str, Any]:
         "text": message.text,
         "created_at": message.created_at,
         "turn_id": message.turn_id,
+        **({"sources": [s.model_dump() for s in message.sources]} if message.sources else {}),
+        **(
+            {"search_suggestions_html": message.search_suggestions_html}
+            if message.search_suggestions_html
+            else {}
+        ),
     }
 
 
@@ -53,6 +59,8 @@ def message_from(snap: Snapshot) -> Message:
         text=data["text"],
         created_at=plain(data["created_at"]),
         turn_id=data.get("turn_id"),
+        sources=data.get("sources") or [],
+        search_suggestions_html=data.get("search_suggestions_html") or "",
     )
 
 

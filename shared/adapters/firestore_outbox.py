@@ -3,13 +3,17 @@
 Layout, under the user (erased and exported with the rest of the user's tree)::
 
     users/{uid}/outbox/{sha256(idempotency_key)}    idempotency_key, message (map),
-                                                    sent_at, provider
+                                                    sent_at, provider, status, message_id,
+                                                    relay_code, relay_reply, settled_at
 
 Exactly once per key: the record is written with ``create()``, which fails if the document
 exists; the loser of a race (or a retry after a lost reply) reads and returns the winner's
-record and sends nothing. Provider ``firestore`` (the only one built in, and the local one)
-delivers by recording: the record is the sent message. A provider that delivers for real
-(SMTP, an email API) would create the record first and deliver once, from the creator only.
+record and sends nothing. Without a ``Mailer`` (provider ``firestore``) recording is the
+delivery: the record is the sent message. With one (provider ``smtp``) the record is created
+``pending``, only its creator hands the message to the relay, once, and then settles it
+with the answer (sent, failed or unknown). A run that dies between the two leaves it
+``pending``: a redelivery sees the record and sends nothing (at most once; the user is
+told the outcome is unknown).
 """
 
 from __future__ import annotations
@@ -21,13 +25,13 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.document import DocumentReference
 
-from shared.adapters.agent_data_rules import OUTBOX, outbox_doc_id
+from shared.adapters.agent_data_rules import OUTBOX, message_id, outbox_doc_id
 from shared.adapters.doc_ids import doc_id
 from shared.adapters.firestore_erasure import fenced
 from shared.adapters.gcp_errors import transient_as_unavailable
 from shared.errors import DependencyUnavailable
 from shared.models.agent_data import OutboundEmail, SentMessage
-from shared.ports import Clock
+from shared.ports import Clock, Mailer
 
 PROVIDER = "firestore"
 
@@ -38,14 +42,19 @@ def _decode(ref: DocumentReference, data: dict[str, Any]) -> SentMessage:
 
 class FirestoreOutbox:
     def __init__(
-        self, client: firestore.Client, clock: Clock, since: datetime | None = None
+        self,
+        client: firestore.Client,
+        clock: Clock,
+        mailer: Mailer | None = None,
+        since: datetime | None = None,
     ) -> None:
         self._client = client
         self._clock = clock
+        self._mailer = mailer
         self._since = since  # set: sends of work created then, fenced by the erasure mark
 
     def fenced(self, since: datetime) -> FirestoreOutbox:
-        return FirestoreOutbox(self._client, self._clock, since)
+        return FirestoreOutbox(self._client, self._clock, self._mailer, since)
 
     def _ref(self, user_id: str, idempotency_key: str) -> DocumentReference:
         user = self._client.collection("users").document(doc_id(user_id))
@@ -54,12 +63,15 @@ class FirestoreOutbox:
 
     def send(self, user_id: str, message: OutboundEmail, idempotency_key: str) -> SentMessage:
         ref = self._ref(user_id, idempotency_key)
+        mailer = self._mailer
         record = SentMessage(
             id=ref.id,
             idempotency_key=idempotency_key,
             message=message,
             sent_at=self._clock.now(),
-            provider=PROVIDER,
+            provider=PROVIDER if mailer is None else "smtp",
+            status="sent" if mailer is None else "pending",
+            message_id=message_id(idempotency_key, mailer.domain if mailer else "firestore"),
         )
         with transient_as_unavailable("firestore"):
             try:
@@ -71,7 +83,29 @@ class FirestoreOutbox:
                         "firestore: outbox record vanished; retry"
                     ) from None
                 return earlier
-        return record
+        return record if mailer is None else self._deliver(ref, record, mailer)
+
+    def _deliver(self, ref: DocumentReference, record: SentMessage, mailer: Mailer) -> SentMessage:
+        answer = mailer.deliver(record.message, record.message_id)
+        settled = record.model_copy(
+            update={
+                "status": answer.status,
+                "relay_code": answer.code,
+                "relay_reply": answer.reply,
+                "settled_at": self._clock.now(),
+            }
+        )
+        change = settled.model_dump(include={"status", "relay_code", "relay_reply", "settled_at"})
+        try:
+            with transient_as_unavailable("firestore"):
+                ref.update(change)
+        except gexc.NotFound:  # erased with the account meanwhile: nothing to settle
+            pass
+        except DependencyUnavailable:
+            # The relay's answer must not be lost to a retry that would find the record
+            # pending: the caller still gets it (and tells the user); the record says pending.
+            pass
+        return settled
 
     def _create(self, user_id: str, ref: DocumentReference, data: dict[str, Any]) -> None:
         if self._since is None:

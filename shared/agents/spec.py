@@ -21,7 +21,18 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from shared.ports import AgentDataStore, Clock, Embedder, FactStore, Outbox, ProfileStore, WebSearch
+from shared.models.agent_data import WebFindings
+from shared.ports import (
+    AgentDataStore,
+    Clock,
+    EmailNotices,
+    Embedder,
+    FactStore,
+    Outbox,
+    ProfileStore,
+    Usage,
+    WebSearch,
+)
 
 Role = Literal[
     "planner", "researcher", "executor", "analyst", "writer", "reviewer", "front_desk"
@@ -51,6 +62,9 @@ class AgentPorts(Protocol):
     def outbox(self) -> Outbox: ...
 
     @property
+    def email_notices(self) -> EmailNotices: ...
+
+    @property
     def web_search(self) -> WebSearch | None:
         """None when no provider is configured: ``web_search`` is then not offered."""
         ...
@@ -66,6 +80,10 @@ class ToolContext:
     # thread + interrupt id of the approval, for sensitive tools; None for the others
     idempotency_key: str | None = None
     step: int = 0  # the agent's step (0, 1, ...) that calls the tool
+    # The job's budget (False: spent) and its record of web sources, for tools whose
+    # provider costs or cites (``web_search``); None outside a job.
+    spend: Callable[[Usage], bool] | None = None
+    cite: Callable[[WebFindings], None] | None = None
 
     def record_id(self, kind: str) -> str:
         """The id of a record this call writes: the same for a replay of the same step of

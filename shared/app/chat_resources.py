@@ -133,7 +133,15 @@ def list_messages(call: ApiCall) -> MessagePage:
     last = (shown[-1].created_at, shown[-1].id) if shown else None
     return MessagePage(
         messages=[
-            ChatMessage(id=m.id, role=m.role, text=m.text, created_at=m.created_at) for m in shown
+            ChatMessage(
+                id=m.id,
+                role=m.role,
+                text=m.text,
+                created_at=m.created_at,
+                sources=m.sources,
+                search_suggestions_html=m.search_suggestions_html,
+            )
+            for m in shown
         ],
         next_page_token=next_token(call, scope, len(found) > size, last),
         question=waiting_question(call.deps, chat),

@@ -17,6 +17,13 @@ from shared.models.money import MAX_MINOR, Currency
 
 RecordId = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+# A mail header's text: no control characters, so no CR/LF can start a header of its own.
+HeaderText = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]*$"
+    ),
+]
 NoteText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=5000)]
 
 
@@ -53,12 +60,25 @@ class Reminder(Strict):
     completed_at: AwareDatetime | None = None
 
 
+# An RFC 5545 RRULE value (no "RRULE:" prefix), repeating daily at most often: a rule that
+# fires every minute would expand into millions of entries in a subscriber's calendar.
+Recurrence = Annotated[
+    str,
+    StringConstraints(
+        max_length=200,
+        pattern=r"^(FREQ=(DAILY|WEEKLY|MONTHLY|YEARLY)(;(INTERVAL|COUNT|UNTIL|BYDAY|BYMONTHDAY"
+        r"|BYMONTH|BYSETPOS|WKST)=[A-Z0-9,+-]{1,60})*)?$",
+    ),
+]
+
+
 class CalendarEvent(Strict):
     id: RecordId
     title: ShortText
     start: AwareDatetime
     end: AwareDatetime
     location: ShortText | None = None
+    recurrence: Recurrence = ""  # "": once; else an RRULE such as "FREQ=WEEKLY;BYDAY=MO"
     created_at: AwareDatetime
 
     @model_validator(mode="after")
@@ -106,26 +126,107 @@ class Feedback(Strict):
     created_at: AwareDatetime
 
 
+MAX_EMAIL_BODY = 10000  # characters: a message a person writes, not a file
+
+
 class OutboundEmail(Strict):
     channel: Literal["email"] = "email"
     to: list[EmailAddress] = Field(min_length=1, max_length=10)
-    subject: ShortText
-    body: Annotated[str, StringConstraints(min_length=1, max_length=10000)]
+    subject: HeaderText
+    body: Annotated[str, StringConstraints(min_length=1, max_length=MAX_EMAIL_BODY)]
+    reply_to: EmailAddress | None = None  # the user's own address: replies reach them
+
+
+# pending: recorded, not yet handed to the relay (or the run died while it was);
+# sent: the relay accepted it; failed: refused or never reached (nothing went out);
+# unknown: the data went out and no answer came, so it may or may not have been sent.
+DeliveryStatus = Literal["pending", "sent", "failed", "unknown"]
+SETTLED: frozenset[str] = frozenset({"sent", "failed", "unknown"})
+
+
+class RelayAnswer(Strict):
+    """What a mail relay made of one message (``Mailer.deliver``)."""
+
+    status: Literal["sent", "failed", "unknown"]
+    code: int | None = None  # the SMTP reply code, None when none came
+    reply: Annotated[str, StringConstraints(max_length=1000)] = ""
 
 
 class SentMessage(Strict):
-    """The outbox's record of one send: what was sent, when, and by which provider."""
+    """The outbox's record of one send: what was sent, when, by which provider, and what the
+    relay answered."""
 
     id: str  # the idempotency key's digest
     idempotency_key: str = Field(min_length=1, max_length=1500)
     message: OutboundEmail
-    sent_at: AwareDatetime
+    sent_at: AwareDatetime  # when the send was recorded (before delivery)
     provider: str
+    status: DeliveryStatus = "sent"  # records older than delivery were sent by recording
+    message_id: str = Field(default="", max_length=200)  # the Message-ID header
+    relay_code: int | None = None
+    relay_reply: Annotated[str, StringConstraints(max_length=1000)] = ""
+    settled_at: AwareDatetime | None = None
 
 
 class WebResult(Strict):
-    """One hit of a web search provider (``WebSearch``)."""
+    """One hit of a web search provider that returns hits (``WebFindings.of_results``)."""
 
     title: Annotated[str, StringConstraints(max_length=300)]
     url: Annotated[str, StringConstraints(pattern=r"^https?://", max_length=2000)]
     snippet: Annotated[str, StringConstraints(max_length=1000)] = ""
+
+
+# A link a client may show and open: https only (no javascript:, data:, http: or
+# whitespace and quotes that could leave an attribute).
+HttpsUrl = Annotated[str, StringConstraints(pattern=r"^https://[^\s<>\"'`]+$", max_length=2000)]
+SourceTitle = Annotated[
+    str, StringConstraints(strip_whitespace=True, max_length=300, pattern=r"^[^\x00-\x1f\x7f]*$")
+]
+MAX_SOURCES = 20
+MAX_SUGGESTIONS_HTML = 50_000
+
+
+class WebSource(Strict):
+    """A page an answer is grounded in, as the user sees it: its title and link."""
+
+    title: SourceTitle
+    uri: HttpsUrl
+
+
+def https_sources(pairs: list[tuple[str, str]], limit: int = MAX_SOURCES) -> list[WebSource]:
+    """The (title, uri) pairs that are safe to show, first of each link kept: anything but
+    an https link is dropped, titles cut and cleaned of control characters."""
+    kept: dict[str, WebSource] = {}
+    for title, uri in pairs:
+        clean = "".join(c for c in title if c.isprintable())[:300].strip()
+        try:
+            source = WebSource(title=clean or uri[:300], uri=uri)
+        except ValueError:
+            continue
+        kept.setdefault(source.uri, source)
+    return list(kept.values())[:limit]
+
+
+class WebFindings(Strict):
+    """What a ``WebSearch`` provider found: an answer grounded in the web (empty for a
+    provider that only lists hits), its sources, the queries it ran, and the search
+    suggestions (Google's HTML widget, which Google requires clients to show with a
+    grounded answer). The cost is the provider's, to count in the job's budget."""
+
+    answer: Annotated[str, StringConstraints(max_length=8000)] = ""
+    sources: list[WebSource] = Field(default_factory=list, max_length=MAX_SOURCES)
+    queries: list[Annotated[str, StringConstraints(max_length=500)]] = Field(
+        default_factory=list, max_length=20
+    )
+    suggestions_html: Annotated[str, StringConstraints(max_length=MAX_SUGGESTIONS_HTML)] = ""
+    snippets: list[WebResult] = Field(default_factory=list, max_length=MAX_SOURCES)
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    grounded_prompts: int = Field(default=0, ge=0)  # billed apart from tokens
+    search_queries: int = Field(default=0, ge=0)  # Gemini 3 grounding bills per query
+
+    @classmethod
+    def of_results(cls, results: list[WebResult]) -> WebFindings:
+        """For a provider of plain hits: the hits, and their https links as sources."""
+        pairs = [(r.title, r.url) for r in results]
+        return cls(sources=https_sources(pairs), snippets=results[:MAX_SOURCES])

@@ -8,6 +8,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
+from shared.models.agent_data import (
+    MAX_SOURCES,
+    MAX_SUGGESTIONS_HTML,
+    EmailAddress,
+    WebSource,
+)
 from shared.models.base import MAX_PLANNED_SUBTASKS, SUBTASK_ID_PATTERN, Strict
 from shared.models.extraction import Extraction
 from shared.models.history import JobOrigin, PlanAdvice
@@ -227,6 +233,9 @@ class Message(Strict):
     text: str
     created_at: datetime
     turn_id: str | None = None
+    # A reply grounded in web search: its sources, and Google's search suggestions widget
+    sources: list[WebSource] = Field(default_factory=list, max_length=MAX_SOURCES)
+    search_suggestions_html: str = Field(default="", max_length=MAX_SUGGESTIONS_HTML)
 
 
 ClaimStatus = Literal[
@@ -274,6 +283,9 @@ class AssistantProfile(Strict):
     privacy_mode: bool = False  # hides facts of high sensitivity from replies
     # ISO 4217: an amount the user states without one ("I spent 40 on groceries") is in it.
     currency: Currency | None = None
+    # The user's own address: Reply-To of mail sent on their behalf; None: replies go to
+    # the product's address (shared.config mail_from_address), which reads none of them.
+    email: EmailAddress | None = None
     updated_at: datetime | None = None
 
 

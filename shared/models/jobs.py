@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from shared.models.agent_data import MAX_SOURCES, MAX_SUGGESTIONS_HTML, WebSource
 from shared.models.base import Strict
 from shared.models.domain import AgentJob, Subtask
 
@@ -57,6 +58,9 @@ class SubtaskState(Strict):
     watchdog_level: int = 0  # 0: fine; 1, 2: whispered; 3: escalated
     pending: PendingAction | None = None
     approvals: int = 0  # interrupts this subtask opened (their ids count up)
+    # The web pages its answer is grounded in, and the search suggestions to show with it
+    sources: list[WebSource] = Field(default_factory=list, max_length=MAX_SOURCES)
+    search_suggestions_html: str = Field(default="", max_length=MAX_SUGGESTIONS_HTML)
 
 
 class MailboxMessage(Strict):
@@ -103,6 +107,7 @@ class JobState(Strict):
     rejected: list[str] = Field(default_factory=list)  # approvals the user refused (ids)
     control: Control = "none"  # the user's pause or cancel, seen between steps
     tokens_used: int = 0
+    web_queries_used: int = 0  # grounded search queries (billed apart from tokens)
     deliveries: int = 0  # deliveries that claimed the job
     lease_owner: str | None = None
     lease_until: datetime | None = None

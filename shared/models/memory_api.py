@@ -13,6 +13,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, Field, StrictBool, StringConstraints, model_validator
 
+from shared.models.agent_data import EmailAddress
 from shared.models.base import Strict, digest_of
 from shared.models.history_api import ExecutionView
 from shared.models.memory import (
@@ -102,7 +103,7 @@ class UpdateAssistantRequest(Strict):
 
     Bounds are ``AssistantProfile``'s; ``timezone`` is checked against the IANA database
     by the service (422), not here. Only ``language`` ("the user's language") and
-    ``currency`` (none) take null.
+    ``currency`` (none) and ``email`` (none) take null.
     """
 
     persona_name: str | None = Field(default=None, min_length=1, max_length=40)
@@ -112,10 +113,11 @@ class UpdateAssistantRequest(Strict):
     presentation_rules: list[RuleText] | None = Field(default=None, max_length=10)
     privacy_mode: StrictBool | None = None
     currency: Currency | None = None
+    email: EmailAddress | None = None
 
     @model_validator(mode="after")
     def _null_only_for_language(self) -> UpdateAssistantRequest:
-        for name in sorted(self.model_fields_set - {"language", "currency"}):
+        for name in sorted(self.model_fields_set - {"language", "currency", "email"}):
             if getattr(self, name) is None:
                 raise ValueError(f"{name} cannot be null")
         return self

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, Field
 
+from shared.models.agent_data import WebSource
 from shared.models.base import Strict
 
 # Ids chosen by clients travel into Firestore document paths and Cloud Tasks names:
@@ -72,3 +73,5 @@ class ChatMessage(Strict):
     role: Literal["user", "assistant", "system"]
     text: str
     created_at: AwareDatetime
+    sources: list[WebSource] = Field(default_factory=list)  # https links only
+    search_suggestions_html: str = ""  # Google's widget: shown with a grounded answer

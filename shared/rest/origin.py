@@ -13,7 +13,10 @@ import re
 API_PREFIX = "/v1"
 _TURN = re.compile(r"^/v1/chats/[^/:]+/messages$")
 RESUME_COLLECTIONS = ("chats", "jobs")
-MEMORY_COLLECTIONS = ("facts", "persons", "pendingItems", "settings", "strategies", "account")
+MEMORY_COLLECTIONS = (
+    "facts", "persons", "pendingItems", "settings", "strategies", "account",
+    "calendarFeed", "calendarFeeds",  # the user's feed (a singleton), and its public URLs
+)  # fmt: skip
 
 
 def function_for(path: str) -> str | None:

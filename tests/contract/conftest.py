@@ -8,6 +8,7 @@ queue names. PostgreSQL gets a fresh database per session, built by the migratio
 
 from __future__ import annotations
 
+import socket
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -19,10 +20,12 @@ import pytest
 import redis
 from google.cloud import firestore, pubsub_v1, tasks_v2
 
+from scripts.stacklib.mail_server import SmtpServer
 from shared.adapters.clock import FixedClock
 from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
 from shared.adapters.fake_agent_data import FakeAgentDataStore
 from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
+from shared.adapters.fake_calendar_feeds import FakeCalendarFeedStore
 from shared.adapters.fake_conversations import FakeConversationStore
 from shared.adapters.fake_fact_history import FakeFactExpiry
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
@@ -33,6 +36,7 @@ from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
 from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
+from shared.adapters.firestore_calendar_feeds import FirestoreCalendarFeedStore
 from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
 from shared.adapters.firestore_outbox import FirestoreOutbox
@@ -49,10 +53,12 @@ from shared.adapters.postgres_pending import PostgresPendingStore
 from shared.adapters.postgres_sessions import PostgresSessionMemory
 from shared.adapters.pubsub import PubSubPublisher
 from shared.adapters.redis_cache import RedisCache
+from shared.adapters.smtp_mailer import SmtpMailer
 from shared.config import Settings
 from shared.ports import (
     AgentDataStore,
     Cache,
+    CalendarFeedStore,
     ContactStore,
     ConversationStore,
     FactExpiry,
@@ -339,3 +345,59 @@ def outbox(request: pytest.FixtureRequest) -> Outbox:
     if request.param == "fake":
         return FakeOutbox(clock)
     return FirestoreOutbox(_real(request, "firestore_client"), clock)
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[SmtpServer]:
+    """A real SMTP server (aiosmtpd) in this process, accepting everything."""
+    server = SmtpServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["refuse", "silent", "down"])
+def faulty_relay(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+    """(fault, port): a relay that refuses every recipient (550), one that takes the data
+    and never answers, and one that is down (nobody listens on the port)."""
+    if request.param == "down":
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        yield "down", port
+        return
+    server = SmtpServer(behaviour=request.param).start()
+    yield request.param, server.port
+    server.stop()
+
+
+@pytest.fixture(params=BACKENDS)
+def faulty_outbox(request: pytest.FixtureRequest, faulty_relay: tuple[str, int]) -> Outbox:
+    """An outbox whose relay has ``faulty_relay``'s fault (a short timeout for the silent)."""
+    clock = FixedClock()
+    mailer = SmtpMailer(
+        "127.0.0.1", faulty_relay[1], "assistant@example.org", "Assistant", clock,
+        starttls=False, timeout=0.5,
+    )  # fmt: skip
+    if request.param == "fake":
+        return FakeOutbox(clock, mailer)
+    return FirestoreOutbox(_real(request, "firestore_client"), clock, mailer)
+
+
+@pytest.fixture(params=BACKENDS)
+def delivering_outbox(request: pytest.FixtureRequest, smtp_server: SmtpServer) -> Outbox:
+    """An outbox that hands each message to ``smtp_server``."""
+    clock = FixedClock()
+    mailer = SmtpMailer(
+        "127.0.0.1", smtp_server.port, "assistant@example.org", "Assistant", clock,
+        starttls=False, timeout=5,
+    )  # fmt: skip
+    if request.param == "fake":
+        return FakeOutbox(clock, mailer)
+    return FirestoreOutbox(_real(request, "firestore_client"), clock, mailer)
+
+
+@pytest.fixture(params=BACKENDS)
+def calendar_feeds(request: pytest.FixtureRequest) -> CalendarFeedStore:
+    if request.param == "fake":
+        return FakeCalendarFeedStore()
+    return FirestoreCalendarFeedStore(_real(request, "firestore_client"))

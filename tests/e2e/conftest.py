@@ -128,6 +128,9 @@ def served(stack_env_session: None) -> Iterator[Served]:
         # The fake model's markers steer its classification; the understanding tier would
         # read these messages first (tests/e2e/test_newcomer.py runs it on the real model).
         "UNDERSTANDING_TIER": "false",
+        # The research agent searches the web by Gemini's grounding (the fake's example).
+        "WEB_SEARCH_PROVIDER": "vertex",
+        "SMTP_TIMEOUT_SECONDS": "2",  # a relay gone silent after the data: unknown soon
         "RATE_LIMIT_PER_MINUTE": "20",
         "APPROVAL_TIMEOUT_SECONDS": "8",  # so a test sees an unanswered approval expire
         "AGENT_RETRY_BASE_SECONDS": "0.05",  # a failing agent job fails fast

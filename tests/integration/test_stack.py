@@ -42,7 +42,8 @@ from scripts.stacklib.tokens import mint_user_token, model_token
 from shared.adapters import model_guard
 from shared.adapters.vertex_llm import build_vertex
 from shared.config import Settings
-from shared.errors import ConfigurationError
+from shared.deps import Deps
+from shared.errors import ConfigurationError, WebSearchUnavailable
 from shared.ports import ChatTurn, LLMRequest
 
 pytestmark = [pytest.mark.stack, pytest.mark.usefixtures("stack_env")]
@@ -419,6 +420,15 @@ def test_the_model_service_embeds_for_the_vertex_adapter_with_the_stacks_token()
     after = model_health(profile)
     assert after["models"] == {"text": "smollm2-135m-instruct", "embedding": "all-MiniLM-L6-v2"}
     assert after["embedding_lane"]["admitted"] == before["embedding_lane"]["admitted"] + 1
+
+
+def test_the_model_service_has_no_web_and_the_research_tool_says_so() -> None:
+    profile = Profile("test")
+    deps = Deps(model_settings(profile, model_token(profile.state)))
+    assert deps.web_search is not None  # dev tries the web as production does
+    refused = pytest.raises(WebSearchUnavailable, match="not supported by model smollm2")
+    with model_guard.override_allow_model_requests(True), refused:
+        deps.web_search.search("What time does the Kunsthaus open on Sunday?", 5)
 
 
 def test_the_model_service_refuses_another_token() -> None:

@@ -36,6 +36,9 @@ PUBLIC_PATHS = {
     "/v1/strategies/s1": "memory",
     "/v1/account": "memory",
     "/v1/account:export": "memory",
+    "/v1/calendarFeed": "memory",
+    "/v1/calendarFeed:enable": "memory",
+    "/v1/calendarFeeds/tok/calendar.ics": "memory",
 }
 
 NOT_PUBLIC = [
@@ -49,6 +52,7 @@ NOT_PUBLIC = [
     "/v1/",
     "/v1/chatsX",
     "/v1/factsheet",
+    "/v1/calendarFeedX",
     "/v2/chats",
     "/V1/chats",
 ]

@@ -4,14 +4,16 @@ the idempotent send and the user-scoped memory search."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
+from shared.adapters.chat_notices import ChatNotices
 from shared.adapters.clock import FixedClock
 from shared.adapters.fake_agent_data import FakeAgentDataStore
+from shared.adapters.fake_conversations import FakeConversationStore
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
 from shared.adapters.fake_outbox import FakeOutbox
 from shared.adapters.fake_profiles import FakeProfileStore
@@ -22,9 +24,11 @@ from shared.agents.tools.feedback import THANKS
 from shared.agents.tools.wealth import month_summary
 from shared.config import Settings
 from shared.deps import Deps
-from shared.models.agent_data import Budget, Expense, WebResult
+from shared.errors import WebSearchUnavailable
+from shared.models.agent_data import Budget, Expense, WebFindings, WebResult
 from shared.models.domain import AssistantProfile
 from shared.models.memory import ExtractionChanges, FactDraft, ScoredFact, SemanticQuery
+from shared.ports import Usage
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 ALICE, BOB = "alice", "bob"
@@ -44,11 +48,18 @@ class SpyFacts(FakeFactStore):
 
 @dataclass
 class FakeWeb:
-    queries: list[str] = field(default_factory=list)
+    """A provider of plain hits (another provider than Gemini's grounding)."""
 
-    def search(self, query: str, limit: int) -> list[WebResult]:
+    queries: list[str] = field(default_factory=list)
+    unavailable: bool = False
+
+    def search(self, query: str, limit: int) -> WebFindings:
         self.queries.append(query)
-        return [WebResult(title=f"hit {n}", url=f"https://example.com/{n}") for n in range(20)]
+        if self.unavailable:
+            raise WebSearchUnavailable("the local model service has no web")
+        hits = [WebResult(title=f"hit {n}", url=f"https://example.com/{n}") for n in range(20)]
+        found = WebFindings.of_results([*hits[:2], WebResult(title="old", url="http://x.org")])
+        return found.model_copy(update={"input_tokens": 40, "output_tokens": 10})
 
 
 @dataclass
@@ -60,9 +71,12 @@ class Ports:
     web_search: FakeWeb | None = None
     facts: SpyFacts = field(init=False)
     outbox: FakeOutbox = field(init=False)
+    chats: FakeConversationStore = field(default_factory=FakeConversationStore)
+    email_notices: ChatNotices = field(init=False)
 
     def __post_init__(self) -> None:
         self.facts, self.outbox = SpyFacts(self.clock), FakeOutbox(self.clock)
+        self.email_notices = ChatNotices(self.chats, self.clock)
 
 
 @pytest.fixture
@@ -125,8 +139,41 @@ def test_web_search_is_offered_only_with_a_provider(ports: Ports) -> None:
         call(ports, "web_search", query="rome hotels")
     ports.web_search = FakeWeb()
     assert "web_search" in [t.name for t in registry.offered_tools(research, ports)]
-    found = call(ports, "web_search", query="rome hotels", limit=3)["results"]
-    assert [r["url"] for r in found] == [f"https://example.com/{n}" for n in range(3)]
+    found = call(ports, "web_search", query="rome hotels", limit=3)
+    assert [r["url"] for r in found["results"]] == [
+        "https://example.com/0", "https://example.com/1", "http://x.org"
+    ]  # fmt: skip
+    assert [s["uri"] for s in found["sources"]] == [
+        "https://example.com/0",
+        "https://example.com/1",
+    ]
+
+
+def test_web_search_charges_the_job_and_keeps_its_sources(ports: Ports) -> None:
+    ports.web_search = FakeWeb()
+    spent: list[Usage] = []
+    cited: list[WebFindings] = []
+    tool = registry.tool("web_search")
+    budget_left = [True]
+
+    def spend(usage: Usage) -> bool:
+        spent.append(usage)
+        return budget_left[0]
+
+    ctx = replace(context(ports), spend=spend, cite=cited.append)
+    tool.run(ctx, parse_args(tool, {"query": "kunsthaus sunday"}))
+    assert spent == [Usage(input_tokens=40, output_tokens=10, search_queries=0)]
+    assert [s.uri for s in cited[0].sources] == ["https://example.com/0", "https://example.com/1"]
+    budget_left[0] = False
+    with pytest.raises(ToolRefused, match="budget"):
+        tool.run(ctx, parse_args(tool, {"query": "again"}))
+
+
+def test_without_the_web_the_agent_is_told_to_say_so(ports: Ports) -> None:
+    ports.web_search = FakeWeb(unavailable=True)
+    found = call(ports, "web_search", query="Kunsthaus opening hours on Sunday")
+    assert found["available"] is False
+    assert "could not search the web" in found["note"] and "no web" in found["note"]
 
 
 @pytest.mark.parametrize(

@@ -23,6 +23,8 @@ PRODUCTION: dict[str, Any] = {
         ("auth_jwks_file", "internal_jwks_file", "local_kek_file", "cloud_tasks_emulator_host"),
     ),
     "firestore_emulator_host": None,
+    "smtp_starttls": True,  # the stack's SMTP server is plain (loopback)
+    "public_api_origin": "https://api.example.com",  # calendar feed URLs
     "model_provider": "vertex",  # the suite sets MODEL_PROVIDER=scripted
     "env": "prod",
     "kek_provider": "kms",
@@ -42,6 +44,22 @@ def test_production_with_gemini_is_accepted() -> None:
     settings = Settings(**PRODUCTION)
 
     assert (settings.vertex_base_url, settings.embedding_dimension) == (None, 768)
+
+
+def test_production_mail_goes_to_the_relay_over_starttls_only() -> None:
+    relay = {"outbox_provider": "smtp", "smtp_host": "smtp.example.com", "smtp_port": 587}
+    assert Settings(**PRODUCTION, **relay).smtp_starttls
+    with pytest.raises(ConfigurationError, match="STARTTLS"):
+        Settings(**{**PRODUCTION, "smtp_starttls": False}, **relay)
+
+
+@pytest.mark.parametrize(
+    "sender",
+    [{"mail_from_address": "a@b.c\r\nBcc: x@y.z"}, {"mail_from_name": "Assistant\r\nBcc: x"}],
+)
+def test_a_sender_identity_that_could_inject_a_header_is_refused(sender: dict[str, str]) -> None:
+    with pytest.raises(ValueError):
+        Settings(**sender)
 
 
 def test_the_removed_in_process_provider_is_refused_with_the_way_out() -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from shared.adapters.clock import FixedClock
 from shared.adapters.fake_cache import FakeCache
+from shared.adapters.fake_calendar_feeds import FakeCalendarFeedStore
 from shared.adapters.fake_executions import FakeExecutionStore
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.adapters.fake_profiles import FakeProfileStore
@@ -22,6 +23,7 @@ from shared.adapters.redis_account import owns
 from shared.adapters.rerankers import IdentityReranker
 from shared.adapters.scripted_llm import HashEmbedder
 from shared.errors import DependencyUnavailable
+from shared.models.calendar_feed import FeedGrant
 from shared.models.memory import (
     ExtractionChanges,
     FactDraft,
@@ -116,6 +118,7 @@ class SettingsDeps:
     sessions: FakeSessionMemory | None = None
     executions: FakeExecutionStore = field(default_factory=FakeExecutionStore)
     page_tokens: PageTokens = field(default_factory=lambda: PageTokens(b"unit-test-page-key"))
+    calendar_feeds: FakeCalendarFeedStore = field(default_factory=FakeCalendarFeedStore)
 
 
 def _protocols(deps: SettingsDeps) -> tuple[ConversationArchive, UserKeyspace]:
@@ -642,6 +645,9 @@ def test_delete_account_erases_everything_of_the_user_only(
     deps.account_conversations.trees[ALICE] = ConversationExport(settings={"a": 1})
     deps.account_conversations.trees[BOB] = ConversationExport(settings={"b": 1})
     deps.account_cache.keys |= {"pa:rate:alice:1", "pa:rate:alice_2:1", "pa:rate:bob:1"}
+    feeds = {
+        u: deps.calendar_feeds.put_feed(u, FeedGrant.issue(deps.clock.now())) for u in (ALICE, BOB)
+    }
     before = snapshot(deps)
     for params in ({}, {"confirm": "false"}, {"confirm": "yes please"}):
         assert refused(deps, ALICE, "DELETE", "/v1/account", **params)[0] == 400
@@ -661,6 +667,8 @@ def test_delete_account_erases_everything_of_the_user_only(
     assert deps.account_cache.keys == {"pa:rate:alice_2:1", "pa:rate:bob:1"}
     assert [f.text for f in deps.facts.list_facts(BOB, every)] == ["Eva lives in Rome"]
     assert BOB in deps.account_conversations.trees
+    assert deps.calendar_feeds.feed_owner(feeds[ALICE].digest) is None  # the URL is dead
+    assert deps.calendar_feeds.feed_owner(feeds[BOB].digest) == BOB
 
 
 # -- the cached turn context -------------------------------------------------------------------

@@ -13,13 +13,16 @@ from pydantic import AwareDatetime, Field, model_validator
 from shared.agents.spec import ToolContext, ToolRefused
 from shared.agents.tools.common import ToolBase, result
 from shared.models.agent_data import (
+    MAX_EMAIL_BODY,
     MAX_EVENT_DAYS,
     CalendarEvent,
     EmailAddress,
+    HeaderText,
     Note,
     NoteText,
     OutboundEmail,
     RecordId,
+    Recurrence,
     Reminder,
     ShortText,
 )
@@ -97,6 +100,7 @@ class AddEventArgs(Strict):
     start: AwareDatetime
     end: AwareDatetime
     location: ShortText | None = None
+    recurrence: Recurrence = ""
 
     @model_validator(mode="after")
     def _sane_span(self) -> AddEventArgs:
@@ -121,7 +125,10 @@ class ListEventsArgs(Strict):
 
 class AddEvent(ToolBase[AddEventArgs]):
     name = "calendar_add"
-    description = "Put an event in the user's calendar (start and end in ISO 8601 with offset)."
+    description = (
+        "Put an event in the user's calendar (start and end in ISO 8601 with offset; "
+        'recurrence: an RFC 5545 RRULE such as "FREQ=WEEKLY;BYDAY=MO", or "" for once).'
+    )
     args_schema = AddEventArgs
     acts = True
 
@@ -197,8 +204,8 @@ class SearchNotes(ToolBase[SearchNotesArgs]):
 # -- email --------------------------------------------------------------------------------
 class EmailArgs(Strict):
     to: list[EmailAddress] = Field(min_length=1, max_length=10)
-    subject: ShortText
-    body: str = Field(min_length=1, max_length=10000)
+    subject: HeaderText
+    body: str = Field(min_length=1, max_length=MAX_EMAIL_BODY)
 
 
 class DraftEmail(ToolBase[EmailArgs]):
@@ -221,8 +228,14 @@ class SendEmail(ToolBase[EmailArgs]):
         key = context.idempotency_key
         if not key:  # run() checks it too: never sent without the approval's key
             raise ToolRefused("email_send: runs only once approved")
-        sent = context.ports.outbox.send(context.user_id, OutboundEmail(**args.model_dump()), key)
+        reply_to = context.ports.profiles.get_profile(context.user_id).email
+        message = OutboundEmail(**args.model_dump(), reply_to=reply_to)
+        sent = context.ports.outbox.send(context.user_id, message, key)
+        if sent.status != "sent":  # failed, unknown, or pending from a run that died
+            context.ports.email_notices.email_failed(context.user_id, context.chat_id, sent)
         return result(
             sent={"id": sent.id, "to": sent.message.to, "subject": sent.message.subject},
+            status=sent.status,  # the model must not say "sent" unless it is
+            relay_reply=sent.relay_reply,
             sent_at=sent.sent_at,
         )

@@ -63,6 +63,7 @@ class AccountAdmin:
         deps = self._deps
         archive = deps.account_conversations
         archive.begin_erasure(user_id, deps.clock.now())
+        deps.calendar_feeds.delete_feed(user_id)  # its URL stops now, its lookup goes too
         self._wait_for_turns(user_id)
         deps.facts.delete_user(user_id, deps.clock.now())  # after the turns: their queued work
         deps.executions.forget_all(user_id)  # after the tombstone: no late record comes back

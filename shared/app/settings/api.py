@@ -1,7 +1,8 @@
 """The user's control over their memory: what the ``memory`` function calls, one part per
 resource of ``/v1`` (docs/api.md): facts, persons, pending items, the account (export,
-erasure), the assistant profile and the human-in-the-loop settings (singletons), and the
-learned strategies. ``shared.app.settings.routes`` maps each method and path to a part.
+erasure), the assistant profile, the human-in-the-loop settings and the calendar feed
+(singletons), and the learned strategies. ``shared.app.settings.routes`` maps each method
+and path to a part.
 
 Whatever changes facts, persons or the profile drops the user's cached turn context
 (``invalidate_context``), so the next turn reloads it. Every call is scoped to the
@@ -15,6 +16,7 @@ completes the first attempt instead of doing it twice.
 from __future__ import annotations
 
 from shared.app.settings.account import AccountAdmin
+from shared.app.settings.calendar_feed import CalendarFeedAdmin
 from shared.app.settings.facts import FactAdmin
 from shared.app.settings.hitl import HitlAdmin
 from shared.app.settings.pending import PendingAdmin
@@ -33,3 +35,4 @@ class SettingsApi:
         self.profile = ProfileAdmin(deps)
         self.hitl = HitlAdmin(deps)
         self.strategies = StrategyAdmin(deps)
+        self.calendar_feed = CalendarFeedAdmin(deps)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from shared.app.settings.calendar_feed import CalendarFeedPorts
 from shared.ports import ExecutionMemory
 from shared.rest.paging import PageTokens
 from shared.services.memory.ports import MemoryPorts
 
 
-class SettingsPorts(MemoryPorts, Protocol):
+class SettingsPorts(MemoryPorts, CalendarFeedPorts, Protocol):
     @property
     def executions(self) -> ExecutionMemory:
         """How earlier jobs were planned and went (``/settings/strategies/*``, export)."""

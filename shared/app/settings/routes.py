@@ -18,6 +18,7 @@ import flask
 from pydantic import BaseModel
 
 from shared.app.settings.api import SettingsApi
+from shared.app.settings.calendar_feed import CalendarFeedAdmin
 from shared.app.settings.queries import (
     DeleteAccountQuery,
     FactsQuery,
@@ -103,6 +104,11 @@ def _forget_all(call: Call) -> BaseModel:
 def _delete_account(call: Call) -> BaseModel:
     call.args.confirmed()
     return call.api.account.delete(call.user_id)
+
+
+def _feed(call: Call) -> CalendarFeedAdmin:
+    call.body(NoQuery)  # {} or nothing
+    return call.api.calendar_feed
 
 
 ROUTES = [
@@ -202,6 +208,10 @@ ROUTES = [
         "/v1/strategies:forgetAll",
         _forget_all,
     ),
+    _route("GET", "/v1/calendarFeed", lambda c: c.api.calendar_feed.get(c.user_id)),
+    _route("POST", "/v1/calendarFeed:enable", lambda c: _feed(c).enable(c.user_id)),
+    _route("POST", "/v1/calendarFeed:rotate", lambda c: _feed(c).rotate(c.user_id)),
+    _route("DELETE", "/v1/calendarFeed", lambda c: c.api.calendar_feed.disable(c.user_id)),
     _route("GET", "/v1/account:export", lambda c: c.api.account.export(c.user_id)),
     _route("DELETE", "/v1/account", _delete_account, DeleteAccountQuery),
 ]

@@ -29,6 +29,7 @@ from shared.agents.spec import (
 )
 from shared.config import Settings
 from shared.errors import AccountErased, AppError, ModelOutputInvalid
+from shared.models.agent_data import WebFindings
 from shared.models.domain import AgentJob, Subtask
 from shared.models.jobs import JobInterrupt, MailboxMessage, PendingAction, StepRecord
 from shared.ports import LLM, Usage
@@ -48,6 +49,10 @@ class Team(Protocol):
 
     def spend(self, usage: Usage) -> bool:
         """Count tokens; False once the job's budget is spent."""
+        ...
+
+    def cite(self, subtask_id: str, found: WebFindings) -> None:
+        """Keep the web sources (and search suggestions) the subtask's answer rests on."""
         ...
 
     def inbox(self, subtask_id: str) -> list[MailboxMessage]: ...
@@ -281,6 +286,8 @@ class AgentLoop:
             self._ports,
             idempotency_key=key,
             step=step,
+            spend=self._team.spend,
+            cite=lambda found: self._team.cite(task.subtask.id, found),
         )
 
 

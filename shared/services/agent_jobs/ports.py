@@ -14,6 +14,7 @@ from shared.ports import (
     AgentDataStore,
     Clock,
     ConversationStore,
+    EmailNotices,
     Embedder,
     FactStore,
     JobStore,
@@ -92,6 +93,10 @@ class JobToolPorts:
     @property
     def profiles(self) -> ProfileStore:
         return self._ports.profiles
+
+    @property
+    def email_notices(self) -> EmailNotices:
+        return self._ports.email_notices
 
     @property
     def web_search(self) -> WebSearch | None:

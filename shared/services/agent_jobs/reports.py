@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 
 from shared.errors import NotFound
+from shared.models.agent_data import WebSource, https_sources
 from shared.models.domain import Message
 from shared.models.jobs import JobState, SubtaskState
 from shared.services.agent_jobs import jobstate
@@ -37,7 +38,13 @@ RESULT_SUFFIX = "-result"  # of the job's final message id: what the user reacts
 
 
 def final(deps: ChatPorts, state: JobState) -> None:
-    _post(deps, state, f"{state.job.job_id}{RESULT_SUFFIX}", final_text(state))
+    """The job's answer, with the web sources its results rest on and the search
+    suggestions Google requires beside a grounded answer."""
+    finished = jobstate.final_results(state) if state.status == "done" else []
+    pairs = [(s.title, s.uri) for sub in finished for s in sub.sources]
+    html = next((s.search_suggestions_html for s in finished if s.search_suggestions_html), "")
+    message_id = f"{state.job.job_id}{RESULT_SUFFIX}"
+    _post(deps, state, message_id, final_text(state), https_sources(pairs), html)
 
 
 def stalled(deps: ChatPorts, state: JobState) -> None:
@@ -86,7 +93,14 @@ def _short(text: str) -> str:
     return text if len(text) <= PROGRESS_CHARS else text[: PROGRESS_CHARS - 1] + "…"
 
 
-def _post(deps: ChatPorts, state: JobState, message_id: str, text: str) -> None:
+def _post(
+    deps: ChatPorts,
+    state: JobState,
+    message_id: str,
+    text: str,
+    sources: list[WebSource] | None = None,
+    suggestions_html: str = "",
+) -> None:
     job = state.job
     message = Message(
         id=message_id,
@@ -94,6 +108,8 @@ def _post(deps: ChatPorts, state: JobState, message_id: str, text: str) -> None:
         text=text,
         created_at=deps.clock.now(),
         turn_id=job.turn_id,
+        sources=sources or [],
+        search_suggestions_html=suggestions_html,
     )
     try:
         deps.conversations.append_message(job.user_id, job.chat_id, message)

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from shared.agents.spec import Tool
+from shared.models.agent_data import WebFindings, https_sources
 from shared.models.jobs import JobInterrupt, JobState, MailboxMessage, StepRecord
 from shared.ports import Usage
 from shared.services.agent_jobs import claims, jobstate, reports, watchdog
@@ -197,8 +198,25 @@ class Supervisor:
     def spend(self, usage: Usage) -> bool:
         with self._changed:
             used = self._state.tokens_used + usage.input_tokens + usage.output_tokens
-            self._state = self._state.model_copy(update={"tokens_used": used})
-            return used <= self._budget()
+            queries = self._state.web_queries_used + usage.search_queries
+            update = {"tokens_used": used, "web_queries_used": queries}
+            self._state = self._state.model_copy(update=update)
+            within = used <= self._budget()
+            if usage.search_queries:  # past the cap only more searches are refused
+                within = within and queries <= self._settings.agent_job_max_web_queries
+            return within
+
+    def cite(self, subtask_id: str, found: WebFindings) -> None:
+        with self._changed:
+            current = self._state.subtask(subtask_id)
+            pairs = [(s.title, s.uri) for s in [*current.sources, *found.sources]]
+            html = current.search_suggestions_html or found.suggestions_html
+            self._update(
+                subtask_id,
+                keep_interrupt=True,
+                sources=https_sources(pairs),
+                search_suggestions_html=html,
+            )
 
     def inbox(self, subtask_id: str) -> list[MailboxMessage]:
         with self._changed:

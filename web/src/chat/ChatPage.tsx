@@ -3,6 +3,7 @@ import type { Api, Chat } from "../api/client";
 import { Jobs } from "./Jobs";
 import { finishedJobs } from "./messages";
 import { Question } from "./Question";
+import { Sources } from "./Sources";
 import { useChat } from "./useChat";
 
 const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -57,6 +58,7 @@ export function ChatPage({ api }: { api: Api }) {
           {chat.messages.map((m) => (
             <li key={m.id} className={`message ${m.role}`} data-id={m.id}>
               {m.text}
+              <Sources message={m} />
             </li>
           ))}
           {chat.outgoing !== null && <li className="message user pending">{chat.outgoing}</li>}
