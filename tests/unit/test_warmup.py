@@ -13,7 +13,10 @@ from shared.graph.builder import build_turn_graph
 def test_the_start_imports_what_a_turns_clients_are_built_from_and_compiles_the_graph() -> None:
     build_turn_graph.cache_clear()
     deps = Deps(Settings(model_provider="scripted"))
-    warm_up(deps)
+    try:
+        warm_up(deps)
+    finally:
+        deps.close()  # the stores it connected (tests/integration/test_warm_connect.py)
     assert set(TURN_MODULES) <= set(sys.modules)
     assert build_turn_graph.cache_info().currsize == 1
     assert "llm" not in deps.__dict__  # no client built under a provider other than Vertex
