@@ -16,6 +16,7 @@ from shared.adapters.fake_jobs import FakeJobStore, FakeOperatorAlerts
 from shared.adapters.fake_keyring import FakeKeyRing
 from shared.adapters.fake_profiles import FakeProfileStore
 from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+from shared.adapters.fake_reminders import FakeNotificationStore, FakeReminderStore
 from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.rerankers import IdentityReranker
@@ -29,6 +30,7 @@ FIRESTORE_STORES = frozenset({"conversations", "checkpointer", "trust", "jobs", 
 def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> dict[str, Any]:
     contacts = FakeContactStore(clock)
     facts = FakeFactStore(contacts, clock)
+    inbox = FakeNotificationStore()
     stores: dict[str, Any] = {
         "conversations": FakeConversationStore(),
         "profiles": FakeProfileStore(),
@@ -48,5 +50,7 @@ def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> d
         "trust": FakeTrustStore(),
         "jobs": FakeJobStore(),
         "operator_alerts": FakeOperatorAlerts(),
+        "notifications": inbox,
+        "reminders": FakeReminderStore(inbox),
     }
     return {name: store for name, store in stores.items() if name not in leave_out}

@@ -17,6 +17,7 @@ from __future__ import annotations
 from shared.app.settings.account import AccountAdmin
 from shared.app.settings.facts import FactAdmin
 from shared.app.settings.hitl import HitlAdmin
+from shared.app.settings.notifications import NotificationSettingsAdmin
 from shared.app.settings.pending import PendingAdmin
 from shared.app.settings.persons import PersonAdmin
 from shared.app.settings.ports import SettingsPorts
@@ -33,3 +34,4 @@ class SettingsApi:
         self.profile = ProfileAdmin(deps)
         self.hitl = HitlAdmin(deps)
         self.strategies = StrategyAdmin(deps)
+        self.notifications = NotificationSettingsAdmin(deps.notifications, deps.clock)
