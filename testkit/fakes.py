@@ -52,5 +52,6 @@ def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> d
         "operator_alerts": FakeOperatorAlerts(),
         "notifications": inbox,
         "reminders": FakeReminderStore(inbox),
+        "push_channels": [],  # the Web Push and FCM adapters talk to services
     }
     return {name: store for name, store in stores.items() if name not in leave_out}

@@ -7,7 +7,8 @@ user's agent jobs (list, get, pause, resume, cancel, take over).
 interrupt is rejected unless it was answered. 2xx either way, so the queue stops.
 ``/reminders/deliver``: Cloud Tasks rings a reminder at its time; ``/reminders/sweep``:
 Cloud Scheduler gives the reminders entering the 30-day horizon their tasks
-(``shared.app.reminder_delivery``; OIDC of the tasks invoker).
+(``shared.app.reminder_delivery``; OIDC of the tasks invoker); ``/notifications/deliver``:
+an approval waiting or expiring, a job done or failed, an escalation (Cloud Tasks).
 ``/outbox/drain``: Cloud Scheduler (OIDC of the tasks invoker) sends the handoffs that
 turns kept while a queue was down.
 """
@@ -43,7 +44,7 @@ def resume(request: flask.Request) -> flask.Response:
         if path == "/timeout":
             require_post(request)
             return _time_out(deps, request, trace)
-        if path in ("/reminders/deliver", "/reminders/sweep"):
+        if path in reminder_delivery.INTERNAL:
             require_post(request)
             return reminder_delivery.serve_internal(deps, request, path)
         if path == "/outbox/drain":

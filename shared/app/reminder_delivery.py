@@ -19,6 +19,7 @@ import flask
 from shared.auth import InternalCaller
 from shared.deps import Deps
 from shared.errors import BadRequest, InvalidEvent, PayloadTooLarge
+from shared.services.notify.events import NotifyTask, notify_url
 from shared.services.notify.notifier import Notifier
 from shared.services.reminders import changes
 from shared.services.reminders.schedule import (
@@ -93,19 +94,47 @@ def sweep(deps: Deps) -> dict[str, int]:
     return {"queued": queued}
 
 
+def tell(deps: Deps, task: NotifyTask) -> dict[str, Any]:
+    """An event's notification (``events``): the inbox, then the pushes; nothing once the
+    question it is about was answered."""
+    waiting = task.while_waiting
+    if waiting is not None:
+        chat = deps.conversations.get_chat(task.user_id, waiting.chat_id)
+        control = chat.control if chat is not None else None
+        asked = control.interrupt if control is not None else None
+        if (
+            control is None
+            or asked is None
+            or asked.id != waiting.interrupt_id
+            or not (control.waiting(deps.clock.now()))
+        ):
+            return {"status": "answered_before"}
+    delivered = notifier(deps).notify(task.user_id, task.notification)
+    return {"status": "told", "new": delivered.new, "pushed": delivered.pushed}
+
+
+INTERNAL = {
+    "/reminders/deliver": (deliver_url, DeliveryTask),
+    "/reminders/sweep": (sweep_url, None),
+    "/notifications/deliver": (notify_url, NotifyTask),
+}
+
+
 def serve_internal(deps: Deps, request: flask.Request, path: str) -> flask.Response:
-    """``/reminders/deliver`` (Cloud Tasks) and ``/reminders/sweep`` (Cloud Scheduler), both
-    with the tasks invoker's OIDC token. A delivery that can never succeed answers 2xx (the
-    queue stops); a transient failure raises (503: the queue retries)."""
-    url = deliver_url(deps.settings) if path.endswith("deliver") else sweep_url(deps.settings)
-    deps.internal_tokens.verify(
-        request.headers.get("Authorization"), InternalCaller(url, deps.settings.tasks_invoker_email)
-    )
-    if path.endswith("sweep"):
+    """``INTERNAL``'s paths: Cloud Tasks' deliveries and Cloud Scheduler's sweep, with the
+    tasks invoker's OIDC token. A delivery that can never succeed answers 2xx (the queue
+    stops); a transient failure raises (503: the queue retries)."""
+    url_of, model = INTERNAL[path]
+    caller = InternalCaller(url_of(deps.settings), deps.settings.tasks_invoker_email)
+    deps.internal_tokens.verify(request.headers.get("Authorization"), caller)
+    if model is None:
         return json_response(sweep(deps))
     try:
-        task = parse_json(read_body(request, deps.settings.max_body_bytes), DeliveryTask)
+        task = parse_json(read_body(request, deps.settings.max_body_bytes), model)
     except (BadRequest, PayloadTooLarge) as error:
-        log.error("rejected reminder task", extra={"error": error.message})
+        log.error("rejected task", extra={"path": path, "error": error.message})
         return json_response(InvalidEvent(error.message).to_body())
+    if isinstance(task, NotifyTask):
+        return json_response(tell(deps, task))
+    assert isinstance(task, DeliveryTask)
     return json_response(deliver(deps, task).as_body())
