@@ -22,6 +22,7 @@ from google.cloud.firestore_v1.collection import CollectionReference
 from google.cloud.firestore_v1.document import DocumentReference
 
 from shared.adapters.doc_ids import doc_id
+from shared.adapters.firestore_erasure import fenced
 from shared.adapters.firestore_keyset import keyset_query
 from shared.adapters.firestore_tx import run_transaction
 from shared.adapters.gcp_errors import firestore_errors, transient_as_unavailable
@@ -163,19 +164,17 @@ class FirestoreNotificationStore:
 
     # -- devices -----------------------------------------------------------------------------
     def add_device(self, user_id: str, device: Device) -> Device:
+        """Fenced by the erasure mark: no device registers into an account being erased."""
         ref = self._devices(user_id).document(doc_id(device.id))
 
-        @firestore.transactional
-        def run(transaction: firestore.Transaction) -> Device:
+        def write(transaction: firestore.Transaction) -> Device:
             snap = ref.get(transaction=transaction)
             if snap.exists:  # registered again: keep its first registration
                 return Device.model_validate(snap.to_dict())
             transaction.set(ref, device.model_dump())
             return device
 
-        with firestore_errors():
-            stored: Device = run_transaction(self._client, run)
-        return stored
+        return fenced(self._client, user_id, None, write)
 
     def list_devices(self, user_id: str, limit: int, after: Keyset | None = None) -> list[Device]:
         query = keyset_query(self._devices(user_id), "created_at", limit, after, descending=False)

@@ -10,7 +10,8 @@ The documents are the agents' (``users/{uid}/reminders/{id}``, see
 
 Every change is one transaction over the document (``change``, ``fire``), so concurrent
 edits, snoozes and deliveries are serialised; ``fire`` writes the reminder and the inbox's
-notification in the same commit.
+notification in the same commit, after reading the account's erasure mark: nothing rings
+into an account being erased.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from google.cloud.firestore_v1.document import DocumentReference
 
 from shared.adapters.agent_data_rules import REMINDERS, reminder_data
 from shared.adapters.doc_ids import doc_id
+from shared.adapters.firestore_erasure import blocks, erasure_ref
 from shared.adapters.firestore_keyset import keyset_query
 from shared.adapters.firestore_notifications import NOTIFICATIONS, notification_data
 from shared.adapters.firestore_tx import run_transaction
@@ -110,15 +112,20 @@ class FirestoreReminderStore:
     def fire(
         self, user_id: str, reminder_id: str, ring: Ring
     ) -> tuple[Reminder, Notification] | None:
-        ref = self._ref(user_id, reminder_id)
+        ref, erasure = self._ref(user_id, reminder_id), erasure_ref(self._client, user_id)
         inbox = self._client.collection("users").document(doc_id(user_id))
 
         @firestore.transactional
         def run(transaction: firestore.Transaction) -> tuple[Reminder, Notification] | None:
-            snap = ref.get(transaction=transaction)
+            found = self._client.get_all([ref, erasure], transaction=transaction)
+            snaps = {snap.reference.path: snap for snap in found}
+            snap, mark = snaps[ref.path], snaps[erasure.path]
             if not snap.exists:
                 return None
-            rung = ring(decode(snap.to_dict()))
+            current = decode(snap.to_dict())
+            if blocks(mark.to_dict() if mark.exists else None, current.created_at):
+                return None  # the account is being erased: nothing rings into it
+            rung = ring(current)
             if rung is None:
                 return None
             reminder, notification = rung

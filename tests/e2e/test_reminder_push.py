@@ -105,3 +105,28 @@ def test_a_kind_turned_off_or_quiet_hours_push_nothing_but_the_inbox_has_it(
     assert deliver(served, user, reminder["id"], 1).json()["pushed"] == 0
     assert len(inbox(served, user)) == 1
     assert served.push.received(browser["endpoint"]) == []
+
+
+def test_devices_reminders_and_the_inbox_go_with_the_account(
+    served: Served, moved_clock: Any
+) -> None:
+    assert served.push is not None and served.fcm is not None
+    user = new_user()
+    browser = served.push.subscribe()
+    register(served, user, {"kind": "web_push", "web_push": browser})
+    register(served, user, {"kind": "fcm", "fcm_token": served.fcm.register()})
+    rang = create(served, user, text="rang before", due_at=later(minutes=1))
+    waiting = create(served, user, text="never rings", due_at=later(minutes=2))
+    moved_clock(60)
+    assert deliver(served, user, rang["id"], 1).json()["status"] == "fired"
+    exported = served.memory(user, "GET", "/v1/account:export").json()
+    paths = {d["path"].split("/")[0] for d in exported["conversations"]["documents"]}
+    assert {"devices", "reminders", "notifications"} <= paths
+    assert served.memory(user, "DELETE", "/v1/account", confirm="true").status_code == 200
+    assert devices(served, user) == []
+    assert inbox(served, user) == []
+    assert served.api("GET", "/v1/reminders", user).json()["reminders"] == []
+    moved_clock(120)  # the erased reminder's task still comes: it finds nothing to ring
+    assert deliver(served, user, waiting["id"], 1).json()["status"] == "nothing_to_ring"
+    assert inbox(served, user) == []
+    assert len(served.push.received(browser["endpoint"])) == 1  # only the one before
