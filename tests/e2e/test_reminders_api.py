@@ -155,6 +155,7 @@ def test_snooze_complete_and_the_lists(served: Served, moved_clock: Any) -> None
     snoozed = served.api("POST", f"/v1/reminders/{first['id']}:snooze", user, {"snooze": "1h"})
     assert snoozed.status_code == 200, snoozed.text
     assert snoozed.json()["state"] == "pending" and snoozed.json()["due_at"] > first["due_at"]
+    assert "completed_at" not in snoozed.json()  # only when done
     open_ids = [r["id"] for r in served.api("GET", "/v1/reminders", user).json()["reminders"]]
     assert open_ids == [second["id"], first["id"]]  # by due_at
     done = served.api("POST", f"/v1/reminders/{second['id']}:complete", user, {})
