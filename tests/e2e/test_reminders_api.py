@@ -20,7 +20,7 @@ from scripts.stacklib.tokens import mint_internal_token
 from shared.adapters.cloud_tasks import build_tasks_client
 from shared.config import Settings
 from shared.services.reminders.schedule import task_name
-from tests.e2e.conftest import EVAL_CLOCK, STATE, Served, new_user, refused
+from tests.e2e.conftest import EVAL_CLOCK, STATE, Served, new_user, refused, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -83,19 +83,6 @@ def inbox(served: Served, user: str, **params: Any) -> list[dict[str, Any]]:
     answer = served.api("GET", "/v1/notifications", user, params=params)
     assert answer.status_code == 200, answer.text
     return list(answer.json()["notifications"])
-
-
-def wait_for(check: Any, seconds: float = 20.0) -> Any:
-    """Poll the stack (the task's HTTP call is asynchronous), never sleep a fixed time."""
-    import time
-
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    return check()
 
 
 def test_a_reminder_rings_once_at_its_time(served: Served, moved_clock: Any) -> None:
