@@ -235,3 +235,23 @@ def test_the_sweep_gives_a_task_to_reminders_entering_the_horizon(
     wrong = mint_internal_token(STATE, url, "someone@else.iam.gserviceaccount.com")
     denied = httpx.post(url, json={}, headers={"Authorization": f"Bearer {wrong}"}, timeout=60)
     assert denied.status_code in (401, 403)
+
+
+def test_a_recurring_reminder_rings_and_moves_to_its_next_occurrence(
+    served: Served, moved_clock: Any
+) -> None:
+    user = new_user()
+    daily = create(served, user, text="pills", due_at=later(minutes=3),
+                   time_zone="Europe/Zurich", recurrence="FREQ=DAILY")  # fmt: skip
+    moved_clock(180)
+    assert deliver(served, user, daily["id"], 1).json()["status"] == "fired"
+    after = served.api("GET", f"/v1/reminders/{daily['id']}", user).json()
+    first = datetime.fromisoformat(daily["due_at"])
+    assert after["state"] == "pending"
+    assert datetime.fromisoformat(after["due_at"]) == first + timedelta(days=1)
+    assert task_exists(user, daily["id"], 2)  # the next occurrence has its task
+    assert deliver(served, user, daily["id"], 1).json()["status"] == "nothing_to_ring"
+    assert len(inbox(served, user)) == 1
+    done = served.api("POST", f"/v1/reminders/{daily['id']}:complete", user, {})
+    assert done.json()["state"] == "done"  # the series ends
+    assert deliver(served, user, daily["id"], 2).json()["status"] == "nothing_to_ring"
