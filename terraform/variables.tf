@@ -321,3 +321,15 @@ variable "mail_from_name" {
   type        = string
   default     = "Assistant"
 }
+
+variable "web_push_subject" {
+  description = "VAPID subject (RFC 8292): a mailto: or https: URL where push services can reach the operator."
+  type        = string
+  default     = "mailto:ops@example.com"
+}
+
+variable "fcm_enabled" {
+  description = "Send push to phones through FCM HTTP v1 (the project must have Firebase Cloud Messaging enabled)."
+  type        = bool
+  default     = false
+}

@@ -15,6 +15,7 @@ before its first word); ``[unsafe]`` -> the reply stops for SAFETY before its fi
 subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that always
 fails). A job's agent finishes at its first step with "Result for: <its goal>", unless its
 goal mentions an email: then it calls ``email_send`` first (the job asks for approval), or
+says "remind me in N minutes to ...": then it calls ``reminders_add`` for now + N minutes, or
 holds ``[fails]`` (kept in the plan's goals): then its steps break their schema, so the
 subtask fails for good, or ``[web]``: then it calls ``web_search`` first, which (the
 ``googleSearch`` tool) gets Google's documented grounded answer (testkit/vertex_grounding.py).
@@ -27,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from shared.adapters.scripted_llm import HashEmbedder
@@ -117,6 +119,7 @@ def _plan(text: str) -> dict[str, Any]:
 
 
 _EARLIER = re.compile(r"^Result of (\S+):", re.MULTILINE)
+_REMIND = re.compile(r"remind me in (\d+) minutes? to (.+)", re.IGNORECASE)
 
 
 def _agent_step(text: str) -> dict[str, Any]:
@@ -132,6 +135,11 @@ def _agent_step(text: str) -> dict[str, Any]:
     if "email" in goal.lower():
         email = _email_of(goal)
         return {"action": "tool", "tool": "email_send", "tool_args": json.dumps(email)}
+    remind = _REMIND.search(goal)
+    if remind:  # "remind me in 2 minutes to call Tom": the reminder, due from now
+        due = datetime.now(UTC) + timedelta(minutes=int(remind.group(1)))
+        args = {"text": remind.group(2).strip(), "due_at": due.isoformat()}
+        return {"action": "tool", "tool": "reminders_add", "tool_args": json.dumps(args)}
     used = _EARLIER.findall(text)
     suffix = f" (using {', '.join(used)})" if used else ""
     return {"action": "finish", "text": f"Result for: {goal}{suffix}"}

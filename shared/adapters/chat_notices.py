@@ -6,29 +6,13 @@ from __future__ import annotations
 
 import logging
 
+from shared.conversation.email_problems import email_problem_text
 from shared.errors import NotFound
 from shared.models.agent_data import SentMessage
 from shared.models.domain import Message
 from shared.ports import Clock, ConversationStore
 
 log = logging.getLogger("agents")
-
-
-def email_problem_text(record: SentMessage) -> str:
-    """Plain words for a person: what happened, what the relay said, what to do."""
-    to = ", ".join(record.message.to)
-    subject = record.message.subject
-    said = f" The mail server said: {record.relay_reply}" if record.relay_reply else ""
-    if record.status == "failed":
-        return (
-            f"Your email “{subject}” to {to} was not sent.{said} "
-            "Nothing went out; ask me again to retry."
-        )
-    return (
-        f"I cannot tell whether your email “{subject}” to {to} went out: the mail server "
-        f"stopped answering after receiving it.{said} I will not send it again by myself; "
-        "check with the recipient before asking me to resend."
-    )
 
 
 class ChatNotices:

@@ -30,6 +30,7 @@ from shared.ports import (
     FactStore,
     Outbox,
     ProfileStore,
+    ReminderBook,
     Usage,
     WebSearch,
 )
@@ -63,6 +64,9 @@ class AgentPorts(Protocol):
 
     @property
     def email_notices(self) -> EmailNotices: ...
+
+    @property
+    def reminder_book(self) -> ReminderBook: ...
 
     @property
     def web_search(self) -> WebSearch | None:

@@ -74,12 +74,15 @@ def _event(event: CalendarEvent, tz: ZoneInfo, now: datetime) -> Event:
 
 
 def _todo(reminder: Reminder, tz: ZoneInfo, now: datetime) -> Todo:
-    """Only ``id, text, due_at, done`` are read: the fields every version of a reminder has."""
+    """A recurring reminder repeats from its due time (RFC 5545 wants DTSTART beside RRULE)."""
     item = Todo()
     item.add("uid", f"reminder-{reminder.id}@{UID_DOMAIN}")
     item.add("dtstamp", now)
     item.add("summary", reminder.text)
     item.add("due", reminder.due_at.astimezone(tz))
+    if reminder.recurrence:
+        item.add("dtstart", reminder.due_at.astimezone(tz))
+        item.add("rrule", vRecur.from_ical(reminder.recurrence))
     item.add("status", "COMPLETED" if reminder.done else "NEEDS-ACTION")
     if not reminder.done:
         alarm = Alarm()

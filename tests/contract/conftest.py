@@ -33,14 +33,17 @@ from shared.adapters.fake_keyring import FakeKeyRing
 from shared.adapters.fake_outbox import FakeOutbox
 from shared.adapters.fake_profiles import FakeProfileStore
 from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+from shared.adapters.fake_reminders import FakeNotificationStore, FakeReminderStore
 from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.adapters.firestore_calendar_feeds import FirestoreCalendarFeedStore
 from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
+from shared.adapters.firestore_notifications import FirestoreNotificationStore
 from shared.adapters.firestore_outbox import FirestoreOutbox
 from shared.adapters.firestore_profiles import FirestoreProfileStore
+from shared.adapters.firestore_reminders import FirestoreReminderStore
 from shared.adapters.firestore_trust import FirestoreTrustStore
 from shared.adapters.keyring_local import LocalKek
 from shared.adapters.migrations import apply_migrations
@@ -65,10 +68,12 @@ from shared.ports import (
     FactStore,
     IdempotencyStore,
     KeyRing,
+    NotificationStore,
     Outbox,
     PendingStore,
     ProfileStore,
     Publisher,
+    ReminderStore,
     SessionMemory,
     TaskQueue,
     TrustStore,
@@ -401,3 +406,19 @@ def calendar_feeds(request: pytest.FixtureRequest) -> CalendarFeedStore:
     if request.param == "fake":
         return FakeCalendarFeedStore()
     return FirestoreCalendarFeedStore(_real(request, "firestore_client"))
+
+
+@dataclass
+class NotifyBackend:
+    reminders: ReminderStore
+    inbox: NotificationStore
+
+
+@pytest.fixture(params=BACKENDS)
+def notify_backend(request: pytest.FixtureRequest) -> NotifyBackend:
+    """The reminder store and the inbox it rings into, on one backend."""
+    if request.param == "fake":
+        inbox = FakeNotificationStore()
+        return NotifyBackend(FakeReminderStore(inbox), inbox)
+    client = _real(request, "firestore_client")
+    return NotifyBackend(FirestoreReminderStore(client), FirestoreNotificationStore(client))

@@ -117,3 +117,24 @@ def test_a_jobs_result_is_shown_once_even_when_it_lands_during_the_reply(
     chat.sendline("")
     chat.expect_exact(PROMPT)
     assert "Result for" not in chat.before  # shown once, never again
+
+
+def test_a_due_reminder_is_printed_between_prompts_once(
+    terminal: tuple[pexpect.spawn, str], served: Served
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from tests.e2e.test_reminders_api import deliver
+
+    chat, user = terminal
+    chat.expect_exact(PROMPT)
+    due = (datetime.now(UTC) + timedelta(minutes=5)).isoformat()
+    made = served.api("POST", "/v1/reminders", user, {"text": "call Tom", "due_at": due})
+    assert made.status_code == 200, made.text
+    assert deliver(served, user, made.json()["id"], 1).json()["status"] == "fired"
+    chat.sendline("")  # an empty line asks again
+    chat.expect_exact("[reminder] call Tom")
+    chat.expect_exact(PROMPT)
+    chat.sendline("")
+    index = chat.expect_exact(["[reminder] call Tom", PROMPT])
+    assert index == 1  # printed once

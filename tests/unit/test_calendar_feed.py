@@ -26,8 +26,9 @@ def event(title: str = "Standup", recurrence: str = "", **changes: object) -> Ca
     return CalendarEvent.model_validate(fields)
 
 
-def reminder(done: bool = False) -> Reminder:
-    return Reminder(id="r1", text="Call mum", due_at=NOW + timedelta(days=1), done=done,
+def reminder(done: bool = False, recurrence: str = "") -> Reminder:
+    return Reminder(id="r1", text="Call mum", due_at=NOW + timedelta(days=1),
+                    state="done" if done else "pending", recurrence=recurrence,
                     created_at=NOW)  # fmt: skip
 
 
@@ -68,6 +69,13 @@ def test_an_open_reminder_is_a_todo_that_rings_at_its_due_time() -> None:
     assert alarm.decoded("TRIGGER") == timedelta(0)
     [done] = parsed([], [reminder(done=True)]).walk("VTODO")
     assert done["STATUS"] == "COMPLETED" and done.walk("VALARM") == []
+
+
+def test_a_recurring_reminder_repeats_in_the_feed() -> None:
+    calendar = parsed([], [reminder(recurrence="FREQ=WEEKLY;BYDAY=MO")])
+    [todo] = calendar.walk("VTODO")
+    assert todo.decoded("DTSTART") == NOW + timedelta(days=1)
+    assert todo["RRULE"]["FREQ"] == ["WEEKLY"] and todo["RRULE"]["BYDAY"] == ["MO"]
 
 
 def test_a_title_cannot_open_a_component_of_its_own() -> None:

@@ -17,6 +17,7 @@ from shared.adapters.fake_calendar_feeds import FakeCalendarFeedStore
 from shared.adapters.fake_executions import FakeExecutionStore
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.adapters.fake_profiles import FakeProfileStore
+from shared.adapters.fake_reminders import FakeNotificationStore
 from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.firestore_account import json_safe
 from shared.adapters.redis_account import owns
@@ -119,6 +120,7 @@ class SettingsDeps:
     executions: FakeExecutionStore = field(default_factory=FakeExecutionStore)
     page_tokens: PageTokens = field(default_factory=lambda: PageTokens(b"unit-test-page-key"))
     calendar_feeds: FakeCalendarFeedStore = field(default_factory=FakeCalendarFeedStore)
+    notifications: FakeNotificationStore = field(default_factory=FakeNotificationStore)
 
 
 def _protocols(deps: SettingsDeps) -> tuple[ConversationArchive, UserKeyspace]:

@@ -23,7 +23,7 @@ from shared.models.calendar_feed import (
     FeedGrant,
     token_digest,
 )
-from shared.ports import AgentDataStore, CalendarFeedStore, Clock, ProfileStore
+from shared.ports import AgentDataStore, CalendarFeedStore, Clock, ProfileStore, ReminderStore
 from shared.services.calendar_feed import feed_bytes
 
 FEEDS_PREFIX = "/v1/calendarFeeds/"
@@ -45,6 +45,8 @@ class CalendarFeedPorts(Protocol):
     def agent_data(self) -> AgentDataStore: ...
     @property
     def calendar_feeds(self) -> CalendarFeedStore: ...
+    @property
+    def reminders(self) -> ReminderStore: ...
 
 
 def feed_token(path: str) -> str | None:
@@ -92,6 +94,6 @@ def read_feed(deps: CalendarFeedPorts, token: str) -> bytes:
         raise NotFound("no such calendar feed")
     now = deps.clock.now()
     events = deps.agent_data.list_events(owner, now - PAST, now + AHEAD, MAX_PAGE)
-    reminders = deps.agent_data.list_reminders(owner, MAX_PAGE)
+    reminders = deps.reminders.list_open(owner, MAX_PAGE)
     zone = deps.profiles.get_profile(owner).timezone
     return feed_bytes(events, reminders, zone, now)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from shared.app.settings.calendar_feed import CalendarFeedPorts
-from shared.ports import ExecutionMemory
+from shared.ports import ExecutionMemory, NotificationStore
 from shared.rest.paging import PageTokens
 from shared.services.memory.ports import MemoryPorts
 
@@ -15,6 +15,11 @@ class SettingsPorts(MemoryPorts, CalendarFeedPorts, Protocol):
     @property
     def executions(self) -> ExecutionMemory:
         """How earlier jobs were planned and went (``/settings/strategies/*``, export)."""
+        ...
+
+    @property
+    def notifications(self) -> NotificationStore:
+        """The notification preferences (``/settings/notifications``)."""
         ...
 
     @property
