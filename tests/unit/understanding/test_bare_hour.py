@@ -80,7 +80,7 @@ def _reminders(deps: Deps) -> list[Reminder]:
     jobs = AgentJobService(deps, sleep=lambda _: None, rand=lambda: 0.5)
     for message in deps.publisher.messages:  # type: ignore[attr-defined]
         jobs.run(AgentJob.model_validate_json(message.data), f"push-{message.data[-8:]!r}")
-    return deps.agent_data.list_reminders("alice", 10)
+    return deps.reminders.list_open("alice", 10)
 
 
 @pytest.mark.parametrize(("answer", "hour"), [("2", 23), ("night", 23), ("morning", 11)])
