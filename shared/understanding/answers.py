@@ -55,7 +55,15 @@ _ABOUT = re.compile(
 )
 # A group the user names by relation: the roles of the people in it.
 GROUPS: dict[str, frozenset[PersonRole]] = {
-    "my family": frozenset({"partner", "child", "parent", "sibling"}),
+    "my family": frozenset(
+        {"partner", "child", "parent", "sibling", "grandparent", "grandchild", "aunt_uncle",
+         "cousin", "niece_nephew", "in_law"}
+    ),  # fmt: skip
+    "my grandparents": frozenset({"grandparent"}),
+    "my grandchildren": frozenset({"grandchild"}),
+    "my grandkids": frozenset({"grandchild"}),
+    "my cousins": frozenset({"cousin"}),
+    "my in-laws": frozenset({"in_law"}),
     "my parents": frozenset({"parent"}),
     "my kids": frozenset({"child"}),
     "my children": frozenset({"child"}),

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shared.models.extraction import ExtractedFact
+from shared.understanding.casual_names import as_written
 from shared.understanding.facts import doubt
 from shared.understanding.people import Found
 from shared.understanding.subjects import USER, Subject, subject_of, subject_token
@@ -92,7 +93,8 @@ def _time_marker(sent: Span, times: Times) -> str | None:
 def _unplaced(token: Token, found: Found) -> Subject | None:
     """A lone name no rule placed ("Yusuf is 9"): a person only where the people are
     guessed too (``Found.result(guess=True)``), else the facts are not used at all."""
-    return Subject(token.text, token.text) if found.lone_name(token) else None
+    name = as_written(token.text)
+    return Subject(name, name) if found.lone_name(token) else None
 
 
 def _owner(token: Token, found: Found) -> Subject | None:
@@ -121,6 +123,8 @@ def _third_person(sent: Span, subject: Subject, token: Token, found: Found) -> s
         person = found.by_token.get(t.i)
         if person is not None and t.text.islower() and person.name.lower() == low:
             word = person.name
+        elif t.is_lower and found.lone_name(t):
+            word = as_written(t.text)  # "lena is moving" -> "Lena is moving"
         elif low in _FIRST_PERSON:
             word = _FIRST_PERSON[low]
         elif t.i == token.i and t.pos_ == "PRON":
