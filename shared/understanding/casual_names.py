@@ -97,7 +97,12 @@ def lone_lowercase_name(token: Token) -> bool:
         return False
     recognised = token.ent_type_ == "PERSON" or token.tag_ in ("NNP", "NNPS")
     with_whom = token.dep_ == "pobj" and token.head.lower_ in _WITH_WHOM
-    unknown = with_whom and token.tag_ in _NOMINAL_TAGS and unknown_word(token.lower_)
+    unknown = (
+        with_whom
+        and token.tag_ in ("NN", "NNP")  # a name is one, never "groceries"
+        and unknown_word(token.lower_)
+        and unknown_word(token.lemma_.lower())
+    )
     if not (recognised or unknown or is_first_name(token.text)):
         return False
     if any(c.dep_ in ("det", "amod", "compound", "nummod") for c in token.children):

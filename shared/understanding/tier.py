@@ -28,7 +28,7 @@ from shared.understanding.facts import read_facts, relationship_facts, states_fa
 from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
-from shared.understanding.plain import plain_label
+from shared.understanding.plain import plain_label, told
 from shared.understanding.plans import plan_command, read_command
 from shared.understanding.records import ALL_RECORDS, RECORDS, names_records, not_elsewhere
 from shared.understanding.result import (
@@ -52,13 +52,17 @@ _POLITE = re.compile(r"^(?:please\s+)?(?:can|could|would|will) you\b", re.IGNORE
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
 _OTHERS = ("de", "fr", "it", "es", "pt", "nl")  # languages whose text must not be read as English
 SHORT = 4  # words: a greeting in any language is short; longer foreign text is not read
-Form = Literal["request", "question", "about_self", "about_others", "about_assistant", "other"]
+Form = Literal[
+    "request", "question", "about_self", "told", "about_others", "about_assistant", "other"
+]
 # A question is no statement, a request neither a statement nor a question; a sentence
 # about someone else ("my colleague is ill") asks the assistant for nothing.
 _ALLOWED: dict[Form, frozenset[Label]] = {
     "request": frozenset(LABELS) - {"statement", "person_question"},
     "question": frozenset(LABELS) - {"statement"},
     "about_self": frozenset(LABELS) - {"person_question", "greeting"},
+    # what the user did, in the past ("we had sushi for dinner"): told, never a question
+    "told": frozenset(LABELS) - {"person_question", "greeting", "research"},
     "about_others": frozenset({"statement", "feedback", "greeting", "thanks"}),
     "about_assistant": frozenset({"feedback", "greeting", "thanks"}),
     "other": frozenset(LABELS),
@@ -67,7 +71,7 @@ COMMANDS: tuple[Label, ...] = ("schedule", "notes", "budget")
 # What a guess takes instead of a greeting or an agent's job on thin evidence (_guessed):
 # telling is a statement, asking goes to the agent that only reads (the registry's default).
 _FORM_DEFAULT: dict[Form, Label] = {
-    "request": "research", "question": "research", "about_self": "statement",
+    "request": "research", "question": "research", "about_self": "statement", "told": "statement",
     "about_others": "statement", "about_assistant": "feedback", "other": "statement",
 }  # fmt: skip
 _DECIDED_ONLY = frozenset({"greeting", "thanks"})  # they skip memory and extraction
@@ -210,7 +214,7 @@ def _may_guess(label: Label, form: Form, words: set[str]) -> bool:
     reads a domain's records only when it names them ("what's on my calendar?")."""
     if label in _DECIDED_ONLY:
         return False
-    if form in ("about_self", "about_others"):  # "Dentist Tuesday 3pm" may be a command
+    if form in ("about_self", "told", "about_others"):  # "Dentist Tuesday 3pm" may be a command
         return label not in _ACTING and (label != "feedback" or bool(words & _SECOND_PERSON))
     if form == "question" and label in RECORDS:
         return bool(words & RECORDS[label])
@@ -366,5 +370,8 @@ def _form(doc: Doc) -> Form:
     root = next((t for t in doc if t.dep_ == "ROOT"), first)
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None:
-        return "other"
-    return "about_self" if subject.lower_ in ("i", "we") else "about_others"
+        # "finally finished my thesis": the user's "I" left out, in the past tense
+        return "told" if root.tag_ == "VBD" and root.i <= 1 and told(doc) else "other"
+    if subject.lower_ in ("i", "we"):
+        return "told" if root.tag_ == "VBD" and told(doc) else "about_self"
+    return "about_others"
