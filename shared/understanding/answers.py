@@ -84,7 +84,10 @@ class KnownFact(Strict):
     subject_role: PersonRole | None = None  # for a question about a group ("my family")
 
 
-_NOT_PEOPLE = frozenset({"you", "it", "this", "that", "they", "there", "one", "the weather"})
+_NOT_PEOPLE = frozenset(
+    {"you", "it", "this", "that", "they", "there", "one", "the weather", "she", "he", "her",
+     "him", "them"}
+)  # fmt: skip
 
 
 def asks_about_someone(question: str) -> bool:

@@ -37,7 +37,8 @@ def plain_label(
     ``nearest``: the examples' best label, which must be one a plain sentence may be (not
     a greeting, thanks, feedback or an agent's records: "how are things", "what's
     happening on may 3rd")."""
-    if nearest not in _NEAREST or words & (records | _YOU | _GRATEFUL):
+    # what the user did ("told") is never asked: the examples' nearest need not be plain
+    if (nearest not in _NEAREST and form != "told") or words & (records | _YOU | _GRATEFUL):
         return None
     if words & CURRENCY_WORDS.keys() or doc[0].pos_ == "AUX":  # "is the gang meeting today"
         return None

@@ -19,6 +19,7 @@ from shared.models.extraction import ExtractedFact
 from shared.understanding.casual_names import as_written
 from shared.understanding.facts import doubt
 from shared.understanding.people import Found
+from shared.understanding.places import place_names
 from shared.understanding.subjects import USER, Subject, subject_of, subject_token
 from shared.understanding.times import Times
 
@@ -46,6 +47,7 @@ def said_facts(sentences: list[Span], found: Found, times: Times) -> list[Extrac
 
 
 def _said(sent: Span, found: Found, times: Times) -> ExtractedFact | None:
+    sent = _without_contrast(sent)
     if doubt(sent) or not sent.text.strip():
         return None
     root = sent.root
@@ -78,6 +80,22 @@ def _said(sent: Span, found: Found, times: Times) -> ExtractedFact | None:
             "temporal_marker": marker,
         }
     )
+
+
+def _without_contrast(sent: Span) -> Span:
+    """A correction's tail that only says what no longer holds ("she lives in salerno now,
+    not napoli"): the new value is the fact, the old one the fact system closes."""
+    words = list(sent)
+    for index, token in enumerate(words[1:-1], start=1):
+        tail = [t for t in words[index + 2 :] if not t.is_punct]
+        if (
+            token.text == ","
+            and words[index + 1].lower_ == "not"
+            and 0 < len(tail) <= 4
+            and not any(t.pos_ in ("VERB", "AUX") for t in tail)
+        ):
+            return sent[:index]
+    return sent
 
 
 def _time_marker(sent: Span, times: Times) -> str | None:
@@ -118,10 +136,13 @@ def _third_person(sent: Span, subject: Subject, token: Token, found: Found) -> s
     """The sentence with the user, and a pronoun standing for the subject, named; a name
     typed in lower case is written as the person is ("my friend nadia" -> "nadia": "Nadia")."""
     words = []
+    places = place_names(sent)  # "lives in napoli": Napoli
     for t in sent:
         word, low = t.text, t.lower_
         person = found.by_token.get(t.i)
-        if person is not None and t.text.islower() and person.name.lower() == low:
+        if t.i in places:
+            word = places[t.i]
+        elif person is not None and t.text.islower() and person.name.lower() == low:
             word = person.name
         elif t.is_lower and found.lone_name(t):
             word = as_written(t.text)  # "lena is moving" -> "Lena is moving"

@@ -24,6 +24,7 @@ from shared.understanding.answers import (
     asks_about_someone,
     roles_asked,
 )
+from shared.understanding.earlier import with_earlier
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
 from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
@@ -98,6 +99,8 @@ class Context:
     timezone: str = "UTC"  # the user's IANA zone (AssistantProfile.timezone)
     currency: str | None = None  # the user's currency, for "I spent 40 on ..."
     facts: tuple[KnownFact, ...] = field(default_factory=tuple)  # retrieved, for answers
+    # the user's previous messages in the chat, oldest first: whom "she" stands for (earlier.py)
+    earlier: tuple[str, ...] = ()
 
 
 class UnderstandingTier:
@@ -123,7 +126,7 @@ class UnderstandingTier:
         doc = pipeline()(text)
         if not _english(doc):
             return self._foreign(text, scores)
-        found = find_people(doc)
+        found = with_earlier(doc, find_people(doc), context.earlier, pipeline())
         times = find_times(doc, context.now, context.timezone)
         label, plan, facts = _by_rules(doc, found, times, context)
         route = self._route(label, scores, _form(doc), _first_verb(doc), _words(doc))
