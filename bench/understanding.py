@@ -165,7 +165,9 @@ def _legacy(prediction: Prediction) -> Prediction:
     """A prediction in the role vocabulary of a set labelled before the family roles."""
     if prediction.people is None:
         return prediction
-    people = [(name, "other" if role in _FAMILY_ROLES else role) for name, role in prediction.people]
+    people = [
+        (name, "other" if role in _FAMILY_ROLES else role) for name, role in prediction.people
+    ]
     return replace(prediction, people=people)
 
 
@@ -252,7 +254,9 @@ def main() -> None:
     parser.add_argument(
         "--fresh", action="store_true", help="the frozen fresh set's routes and people"
     )
-    parser.add_argument("--tune", action="store_true", help="the own tuning set's routes and people")
+    parser.add_argument(
+        "--tune", action="store_true", help="the own tuning set's routes and people"
+    )
     args = parser.parse_args()
     context, cases = load(DATA)
     cases = cases[:: args.every]

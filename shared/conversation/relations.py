@@ -103,16 +103,13 @@ RELATIONS: dict[str, Relation] = {
     **_rel(
         "grandparent",
         "m",
-        "grandfather grandfathers grandpa grandpas granddad grandad gramps nonno grandpop "
-        "abuelo",
+        "grandfather grandfathers grandpa grandpas granddad grandad gramps nonno grandpop abuelo",
         german="opa großvater",
     ),
     **_rel("grandparent", None, "grandparent grandparents", generic=True),
     **_rel("grandchild", "f", "granddaughter granddaughters", german="enkelin"),
     **_rel("grandchild", "m", "grandson grandsons", german="enkel"),
-    **_rel(
-        "grandchild", None, "grandchild grandkid grandchildren grandkids", generic=True
-    ),
+    **_rel("grandchild", None, "grandchild grandkid grandchildren grandkids", generic=True),
     **_rel("aunt_uncle", "f", "aunt aunts auntie aunty", german="tante"),
     **_rel("aunt_uncle", "m", "uncle uncles", german="onkel"),
     **_rel("cousin", None, "cousin cousins", german="cousine"),

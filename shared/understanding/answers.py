@@ -53,12 +53,13 @@ _ABOUT = re.compile(
     rf" about {_WHO}\s*[?.!]*$",
     re.IGNORECASE,
 )
+FAMILY: frozenset[PersonRole] = frozenset(
+    {"partner", "child", "parent", "sibling", "grandparent", "grandchild", "aunt_uncle",
+     "cousin", "niece_nephew", "in_law"}
+)  # fmt: skip
 # A group the user names by relation: the roles of the people in it.
 GROUPS: dict[str, frozenset[PersonRole]] = {
-    "my family": frozenset(
-        {"partner", "child", "parent", "sibling", "grandparent", "grandchild", "aunt_uncle",
-         "cousin", "niece_nephew", "in_law"}
-    ),  # fmt: skip
+    "my family": FAMILY,
     "my grandparents": frozenset({"grandparent"}),
     "my grandchildren": frozenset({"grandchild"}),
     "my grandkids": frozenset({"grandchild"}),

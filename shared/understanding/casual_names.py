@@ -89,11 +89,7 @@ def lone_lowercase_name(token: Token) -> bool:
     """A name typed in lower case with no relation word before it ("had coffee with priya",
     "does oliver have a dog?"): a proper noun or a person to the recognizer, or a known first
     name that is no common word (``common_word``), where a person stands."""
-    if not (token.is_lower and token.is_alpha and len(token) > 1) or token.is_stop:
-        return False
-    if token.ent_type_ in _DATES or token.ent_type_ in ("GPE", "LOC", "ORG", "NORP", "FAC"):
-        return False
-    if common_word(token.lower_):
+    if not _maybe_lowercase_name(token):
         return False
     recognised = token.ent_type_ == "PERSON" or token.tag_ in ("NNP", "NNPS")
     with_whom = token.dep_ == "pobj" and token.head.lower_ in _WITH_WHOM
@@ -105,13 +101,25 @@ def lone_lowercase_name(token: Token) -> bool:
     )
     if not (recognised or unknown or is_first_name(token.text)):
         return False
-    if any(c.dep_ in ("det", "amod", "compound", "nummod") for c in token.children):
-        return False  # "fresh basil", "the rose": a thing
+    return _where_a_person_stands(token, recognised)
+
+
+def _maybe_lowercase_name(token: Token) -> bool:
+    """Lowercase letters, no function word, no date or place, no common word, no thing
+    ("fresh basil", "the rose")."""
+    if not (token.is_lower and token.is_alpha and len(token) > 1) or token.is_stop:
+        return False
+    if token.ent_type_ in _DATES or token.ent_type_ in ("GPE", "LOC", "ORG", "NORP", "FAC"):
+        return False
+    modified = any(c.dep_ in ("det", "amod", "compound", "nummod") for c in token.children)
+    return not modified and not common_word(token.lower_)
+
+
+def _where_a_person_stands(token: Token, recognised: bool) -> bool:
     if token.dep_ == "dobj":
         return token.head.lemma_ in _MEETING
     if token.dep_ == "pobj":
-        verb = token.head.head
-        going = verb.lemma_ in _GOING
+        going = token.head.head.lemma_ in _GOING
         return token.head.lower_ in _WITH_WHOM and not (token.head.lower_ == "to" and going)
     if token.dep_ in _LONE_NAME_DEPS:
         return recognised or token.tag_ in _NAME_TAGS

@@ -126,10 +126,10 @@ def find_people(doc: Doc) -> Found:
     for token in doc:
         if in_law(token):  # "my sister-in-law Petra": the parts are tokens of their own
             _in_law(doc, token, found)
-        elif token.lower_ in TIER_RELATIONS and token.pos_ in ("NOUN", "PROPN"):
+        elif token.lower_ in TIER_RELATIONS and (
+            token.pos_ in ("NOUN", "PROPN") or _relation_as_modifier(token)
+        ):  # "my grandpa otto": grandpa may be tagged an adjective
             _relation(doc, token, found, runs)
-        elif token.lower_ in TIER_RELATIONS and _relation_as_modifier(token):
-            _relation(doc, token, found, runs)  # "my grandpa otto": tagged an adjective
     for ent in doc.ents:
         tokens = list(ent)
         if len(tokens) > 1 and tokens[0].is_sent_start and tokens[0].lower_ in _COMMAND_WORDS:

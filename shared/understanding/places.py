@@ -78,9 +78,9 @@ def _longest_name(last: Token) -> tuple[int, str] | None:
         words = doc[first : last.i + 1]
         if not all(t.is_lower and (t.is_alpha or t.text == "-") for t in words):
             continue
-        if first > 0 and doc[first - 1].is_lower and doc[first - 1].lower_ not in _WHERE:
-            if size > 1:
-                continue  # the name must start where the place phrase does
+        before = doc[first - 1] if first > 0 else None
+        if size > 1 and before is not None and before.is_lower and before.lower_ not in _WHERE:
+            continue  # the name must start where the place phrase does
         name = places.get(words.text.casefold())
         if name is None:
             continue

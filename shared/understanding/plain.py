@@ -68,7 +68,11 @@ def _tells(doc: Doc) -> bool:
     for token in doc:
         if token.tag_ == "MD" or token.lemma_.lower() in _WANTING or token.lower_ in _WANTING:
             return False
-        if token.lemma_.lower() == "have" and token.i + 1 < len(doc) and doc[token.i + 1].lower_ == "to":
+        if (
+            token.lemma_.lower() == "have"
+            and token.i + 1 < len(doc)
+            and doc[token.i + 1].lower_ == "to"
+        ):
             return False  # "I have to ...": a duty
         if token.dep_ == "ROOT" and token.tag_ == "VB":  # "call mom tomorrow"
             return False

@@ -82,7 +82,7 @@ def test_casual_messages_on_the_local_model(on_local_model: Served) -> None:  # 
 
 @pytest.mark.timeout(900)
 def test_a_pronoun_corrects_the_person_named_before(on_local_model: Served) -> None:  # noqa: F811
-    """"she" in the next message is the grandmother named before: the new home supersedes the
+    """ "she" in the next message is the grandmother named before: the new home supersedes the
     old one (kept as history), places are written as names, the role is a grandparent's."""
     me = Chat(on_local_model)
     me.say("my grandmother rosa is 84 and lives in napoli")
