@@ -54,13 +54,16 @@ _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
 _OTHERS = ("de", "fr", "it", "es", "pt", "nl")  # languages whose text must not be read as English
 SHORT = 4  # words: a greeting in any language is short; longer foreign text is not read
 Form = Literal[
-    "request", "question", "about_self", "told", "about_others", "about_assistant", "other"
-]
+    "request", "question", "to_assistant", "about_self", "told", "about_others",
+    "about_assistant", "other",
+]  # fmt: skip
 # A question is no statement, a request neither a statement nor a question; a sentence
 # about someone else ("my colleague is ill") asks the assistant for nothing.
 _ALLOWED: dict[Form, frozenset[Label]] = {
     "request": frozenset(LABELS) - {"statement", "person_question"},
     "question": frozenset(LABELS) - {"statement"},
+    # "how do you spend your spare time": asks the assistant about itself, never a job
+    "to_assistant": frozenset({"feedback", "greeting", "thanks", "research", "person_question"}),
     "about_self": frozenset(LABELS) - {"person_question", "greeting"},
     # what the user did, in the past ("we had sushi for dinner"): told, never a question
     "told": frozenset(LABELS) - {"person_question", "greeting", "research"},
@@ -72,7 +75,8 @@ COMMANDS: tuple[Label, ...] = ("schedule", "notes", "budget")
 # What a guess takes instead of a greeting or an agent's job on thin evidence (_guessed):
 # telling is a statement, asking goes to the agent that only reads (the registry's default).
 _FORM_DEFAULT: dict[Form, Label] = {
-    "request": "research", "question": "research", "about_self": "statement", "told": "statement",
+    "request": "research", "question": "research", "to_assistant": "research",
+    "about_self": "statement", "told": "statement",
     "about_others": "statement", "about_assistant": "feedback", "other": "statement",
 }  # fmt: skip
 _DECIDED_ONLY = frozenset({"greeting", "thanks"})  # they skip memory and extraction
@@ -355,6 +359,20 @@ def _function_words() -> tuple[frozenset[str], frozenset[str]]:
     return english - others, others - english
 
 
+# What the user asks the assistant to know or recall is a question of theirs, not of it.
+_KNOWING = frozenset({"know", "remember", "recall", "have", "see", "think", "need", "mind"})
+
+
+def _asks_the_assistant(doc: Doc) -> bool:
+    """A question whose subject is "you", about the assistant's own doing ("how do you spend
+    your spare time", "what do you like"), not a polite request nor what it knows."""
+    root = next((t for t in doc if t.dep_ == "ROOT"), doc[0])
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None or subject.lower_ != "you" or root.lemma_ in _KNOWING:
+        return False
+    return not any(t.lower_ in ("my", "me", "i", "mine", "our", "us") for t in doc)
+
+
 def _form(doc: Doc) -> Form:
     """What the sentence's form allows it to be (``_ALLOWED``)."""
     text = doc.text.strip()
@@ -369,7 +387,7 @@ def _form(doc: Doc) -> Form:
         return "request"
     inverted = first.pos_ == "AUX" and len(doc) > 1 and doc[1].dep_ in ("nsubj", "expl")
     if text.endswith("?") or first.tag_ in _WH_TAGS or inverted:
-        return "question"
+        return "to_assistant" if _asks_the_assistant(doc) else "question"
     root = next((t for t in doc if t.dep_ == "ROOT"), first)
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None:
