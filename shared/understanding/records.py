@@ -38,7 +38,8 @@ ELSEWHERE_MARGIN = 0.06  # chosen on CLINC150 train (bench/understanding_tune.py
 # What other domains keep (a bank, an employer's HR, a restaurant or hotel): a message that
 # names one of them is not ours on the examples' word, even when it also says "spent" or
 # "calendar" ("how many vacation days have I spent", "the spending limit on my visa").
-# Only an amount in a currency, or the rules' own reading of a command, makes it ours.
+# Only an amount in a currency, a request that names our records ("put my flight in my
+# calendar") or the rules' own reading of a command makes it ours.
 THEIR_RECORDS = frozenset(
     {"visa", "mastercard", "amex", "card", "cards", "account", "accounts", "limit", "bank",
      "balance", "transaction", "transactions", "paycheck", "salary", "vacation", "pto",
@@ -65,6 +66,7 @@ def not_elsewhere(
     elsewhere: float,
     words: set[str],
     fallback: Label,
+    request: bool = False,
 ) -> RouteDecision:
     """An agent's job only when its examples are nearer than the requests of domains we
     keep no records for ("book me a hotel", "what's my bank balance": ``ELSEWHERE``), or
@@ -73,7 +75,8 @@ def not_elsewhere(
     label = route.label
     if label not in OWN_RECORDS:
         return route
-    theirs = bool(words & THEIR_RECORDS) and not words & CURRENCY_WORDS.keys()
+    # "put my flight to London in my calendar": a request to our records is ours
+    theirs = bool(words & THEIR_RECORDS) and not words & CURRENCY_WORDS.keys() and not request
     if words & OWN_RECORDS[label] and not theirs:
         return route
     if scores[label] > elsewhere + ELSEWHERE_MARGIN and not theirs:

@@ -140,7 +140,8 @@ class UnderstandingTier:
             route = _guessed(route, doc, found)
         if label is None:
             fallback = _FORM_DEFAULT[_form(doc)]
-            route = not_elsewhere(route, scores, elsewhere, _words(doc), fallback)
+            request = _form(doc) == "request"
+            route = not_elsewhere(route, scores, elsewhere, _words(doc), fallback, request)
         if route.label in _DECIDED_ONLY and (
             states_facts(doc) or any(m.role for m in found.mentions)
         ):
