@@ -75,8 +75,9 @@ def not_elsewhere(
     label = route.label
     if label not in OWN_RECORDS:
         return route
-    # "put my flight to London in my calendar": a request to our records is ours
-    theirs = bool(words & THEIR_RECORDS) and not words & CURRENCY_WORDS.keys() and not request
+    # "put my flight to London in my calendar": a request that names our own records is ours
+    ours = request and bool(words & OWN_RECORDS[label])
+    theirs = bool(words & THEIR_RECORDS) and not words & CURRENCY_WORDS.keys() and not ours
     if words & OWN_RECORDS[label] and not theirs:
         return route
     if scores[label] > elsewhere + ELSEWHERE_MARGIN and not theirs:
