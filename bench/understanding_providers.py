@@ -36,8 +36,9 @@ _CLASSIFY = (
     "they know), statement (tells facts about the user or people they know), schedule "
     "(reminders and calendar), notes, email, budget (budgets and expenses) or research "
     "(find or explain something). people: every person or pet named in the message, with "
-    "their role to the user: partner, child, parent, sibling, friend, colleague, pet, "
-    "service_provider, other (someone else's relative), or null."
+    "their role to the user: partner, child, parent, sibling, grandparent, grandchild, "
+    "aunt_uncle, cousin, niece_nephew, in_law, friend, colleague, pet, service_provider, "
+    "other (someone else's relative), or null."
 )
 
 

@@ -77,7 +77,8 @@ def route(tier: UnderstandingTier, seen: Seen, guess: bool) -> Label | None:
     if label is None:
         fallback = tier_module._FORM_DEFAULT[form]
         words = tier_module._words(doc)  # type: ignore[arg-type]
-        decision = tier_module.not_elsewhere(decision, scores, elsewhere, words, fallback)  # type: ignore[arg-type]
+        request = form == "request"
+        decision = tier_module.not_elsewhere(decision, scores, elsewhere, words, fallback, request)  # type: ignore[arg-type]
     return decision.label
 
 

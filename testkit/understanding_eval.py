@@ -227,7 +227,9 @@ def _score_one(figures: Figures, case: Case, said: Prediction) -> None:
         figures.people_decided += 1
         figures.people_decided_exact += truth_people == said_people
         if truth_people != said_people:
-            figures.misses.append(f"people {sorted(truth_people)} -> {sorted(said_people)}")
+            figures.misses.append(
+                f"people {sorted(truth_people)} -> {sorted(said_people)}: {case.text}"
+            )
     _score_facts(figures, case, said)
     _score_plan(figures, case, said)
     if case.answer is not None or said.answer is not None:

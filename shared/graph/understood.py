@@ -33,9 +33,28 @@ def read(context: TurnContext, state: TurnState) -> Understanding | None:
 
     profile = state.conversation.profile
     now = context.ports.clock.now()
-    reading = Context(now=now, timezone=profile.timezone, currency=profile.currency)
+    reading = Context(
+        now=now,
+        timezone=profile.timezone,
+        currency=profile.currency,
+        earlier=earlier_messages(state),
+    )
     guess = context.ports.settings.understanding_route == "guess"
     return tier.understand(state.conversation.user_message, reading, guess=guess)
+
+
+EARLIER_MESSAGES = 3  # the user's previous messages the tier may read "she" from
+
+
+def earlier_messages(state: TurnState) -> tuple[str, ...]:
+    """The user's previous messages in this chat, oldest first (not this turn's own)."""
+    conversation = state.conversation
+    said = [
+        m.text
+        for m in conversation.history
+        if m.role == "user" and m.id != conversation.message_id and m.text
+    ]
+    return tuple(said[-EARLIER_MESSAGES:])
 
 
 def settled_intent(understood: Understanding) -> Intent:

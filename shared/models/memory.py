@@ -13,9 +13,12 @@ from pydantic import AwareDatetime, Field
 
 from shared.models.base import Strict
 
+# Family beyond the core has roles of its own (issue 28): "my grandmother Rosa" is family,
+# not "other"; a step-relation is the role it stands in ("stepmother": parent).
 PersonRole = Literal[
-    "partner", "child", "parent", "sibling", "friend", "colleague", "pet",
-    "service_provider", "other",
+    "partner", "child", "parent", "sibling", "grandparent", "grandchild", "aunt_uncle",
+    "cousin", "niece_nephew", "in_law", "friend", "colleague", "pet", "service_provider",
+    "other",
 ]  # fmt: skip
 FactType = Literal[
     "Schedule", "Travel", "Health", "Allergy", "Medical", "Relationship",

@@ -53,9 +53,18 @@ _ABOUT = re.compile(
     rf" about {_WHO}\s*[?.!]*$",
     re.IGNORECASE,
 )
+FAMILY: frozenset[PersonRole] = frozenset(
+    {"partner", "child", "parent", "sibling", "grandparent", "grandchild", "aunt_uncle",
+     "cousin", "niece_nephew", "in_law"}
+)  # fmt: skip
 # A group the user names by relation: the roles of the people in it.
 GROUPS: dict[str, frozenset[PersonRole]] = {
-    "my family": frozenset({"partner", "child", "parent", "sibling"}),
+    "my family": FAMILY,
+    "my grandparents": frozenset({"grandparent"}),
+    "my grandchildren": frozenset({"grandchild"}),
+    "my grandkids": frozenset({"grandchild"}),
+    "my cousins": frozenset({"cousin"}),
+    "my in-laws": frozenset({"in_law"}),
     "my parents": frozenset({"parent"}),
     "my kids": frozenset({"child"}),
     "my children": frozenset({"child"}),
@@ -76,7 +85,10 @@ class KnownFact(Strict):
     subject_role: PersonRole | None = None  # for a question about a group ("my family")
 
 
-_NOT_PEOPLE = frozenset({"you", "it", "this", "that", "they", "there", "one", "the weather"})
+_NOT_PEOPLE = frozenset(
+    {"you", "it", "this", "that", "they", "there", "one", "the weather", "she", "he", "her",
+     "him", "them"}
+)  # fmt: skip
 
 
 def asks_about_someone(question: str) -> bool:

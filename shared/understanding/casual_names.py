@@ -6,6 +6,7 @@ accounting" (a colleague); and capitalised words that are not people ("the Matte
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from shared.understanding.first_names import is_first_name
@@ -44,6 +45,16 @@ def lowercase_name(noun: Token) -> Token | None:
     proper = name.pos_ == "PROPN" or name.ent_type_ == "PERSON"
     if name.is_lower and name.is_alpha and joined and proper and name.ent_type_ not in _DATES:
         return name
+    if (
+        name.is_lower
+        and name.is_alpha
+        and joined
+        and name.tag_ in _NOMINAL_TAGS
+        and not name.is_stop
+        and unknown_word(name.lower_)
+        and unknown_word(name.lemma_.lower())
+    ):
+        return name  # "my friend ravi visited us": no English word, so a name
     return name if known_lowercase_name(name) else None
 
 
@@ -58,6 +69,95 @@ def known_lowercase_name(token: Token) -> bool:
         and token.ent_type_ not in _DATES
         and is_first_name(token.text)
     )
+
+
+# A lowercase name said in passing stands where a person does: the one who does something
+# ("lena is moving"), whose thing it is ("jonas's job"), with or to whom ("coffee with
+# priya", "talked to jonas"); never where a place does ("lives in sofia").
+_LONE_NAME_DEPS = frozenset({"nsubj", "nsubjpass", "poss", "appos", "attr"})
+# "met jonas", "called priya": whom; "I love sushi" is what (an object otherwise is a thing)
+_MEETING = frozenset(
+    {"meet", "see", "call", "phone", "text", "visit", "ask", "tell", "invite", "hug", "email",
+     "message", "thank", "help", "miss", "marry", "date"}
+)  # fmt: skip
+_WITH_WHOM = frozenset({"with", "to", "about", "for"})
+_GOING = frozenset({"move", "go", "fly", "travel", "relocate", "drive", "come", "return", "head"})
+_NAME_TAGS = frozenset({"NNP", "NNPS", "NN", "NNS"})
+
+
+def lone_lowercase_name(token: Token) -> bool:
+    """A name typed in lower case with no relation word before it ("had coffee with priya",
+    "does oliver have a dog?"): a proper noun or a person to the recognizer, or a known first
+    name that is no common word (``common_word``), where a person stands."""
+    if not _maybe_lowercase_name(token):
+        return False
+    recognised = token.ent_type_ == "PERSON" or token.tag_ in ("NNP", "NNPS")
+    with_whom = token.dep_ == "pobj" and token.head.lower_ in _WITH_WHOM
+    unknown = (
+        with_whom
+        and token.tag_ in ("NN", "NNP")  # a name is one, never "groceries"
+        and unknown_word(token.lower_)
+        and unknown_word(token.lemma_.lower())
+    )
+    if not (recognised or unknown or is_first_name(token.text)):
+        return False
+    return _where_a_person_stands(token, recognised)
+
+
+def _maybe_lowercase_name(token: Token) -> bool:
+    """Lowercase letters, no function word, no date or place, no common word, no thing
+    ("fresh basil", "the rose")."""
+    if not (token.is_lower and token.is_alpha and len(token) > 1) or token.is_stop:
+        return False
+    if token.ent_type_ in _DATES or token.ent_type_ in ("GPE", "LOC", "ORG", "NORP", "FAC"):
+        return False
+    modified = any(c.dep_ in ("det", "amod", "compound", "nummod") for c in token.children)
+    return not modified and not common_word(token.lower_)
+
+
+def _where_a_person_stands(token: Token, recognised: bool) -> bool:
+    if token.dep_ == "dobj":
+        return token.head.lemma_ in _MEETING
+    if token.dep_ == "pobj":
+        going = token.head.head.lemma_ in _GOING
+        return token.head.lower_ in _WITH_WHOM and not (token.head.lower_ == "to" and going)
+    if token.dep_ in _LONE_NAME_DEPS:
+        return recognised or token.tag_ in _NAME_TAGS
+    # misparsed ("does oliver have": an adverb): a known name right after "does" or "is"
+    before = token.doc[token.i - 1] if token.i > 0 else None
+    return (
+        is_first_name(token.text)
+        and before is not None
+        and before.lower_ in ("does", "did", "is", "was", "has", "will", "can")
+    )
+
+
+def common_word(word: str) -> bool:
+    """A verb, adjective or adverb to WordNet (the lemmatizer's index in spaCy's English
+    pipeline): "will", "hope", "grace", "mark" are names too, but typed in lower case more
+    often the word."""
+    return word in _common_words()
+
+
+def unknown_word(word: str) -> bool:
+    """No English word WordNet knows in any part of speech (nor an inflection of one): where
+    a name stands ("my friend ravi"), a name."""
+    return word not in _words("noun", "verb", "adj", "adv") and word.rstrip("s") not in _words(
+        "noun", "verb"
+    )
+
+
+@lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    return _words("verb", "adj", "adv")
+
+
+@lru_cache(maxsize=4)
+def _words(*kinds: str) -> frozenset[str]:
+    from shared.understanding.nlp import pipeline
+
+    index = pipeline().get_pipe("lemmatizer").lookups.get_table("lemma_index")  # type: ignore[attr-defined]
+    return frozenset(word for kind in kinds for word in index[kind])
 
 
 def named_by(verb: Token) -> list[Token]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from shared.models.extraction import ExtractedFact
 from shared.understanding.lexicon import HEDGES, NEGATIONS
 from shared.understanding.people import Found
+from shared.understanding.places import place_names, written
 from shared.understanding.result import Facts, TimeRef
 from shared.understanding.subjects import (
     USER,
@@ -187,8 +188,9 @@ def _proper_object(rest: Span, then: tuple[str, ...] = ("as",)) -> str:
     """A place or an organisation: names only, then the clause ends or one of ``then``
     follows ("at ACME as a nurse")."""
     words = []
+    places = place_names(rest)  # "lives in berlin": Berlin
     for token in rest:
-        if token.pos_ == "PROPN" or token.ent_type_ in ("GPE", "LOC", "ORG"):
+        if token.pos_ == "PROPN" or token.ent_type_ in ("GPE", "LOC", "ORG") or token.i in places:
             words.append(token)
         elif not (token.lower_ == "the" and not words):
             break
@@ -197,7 +199,7 @@ def _proper_object(rest: Span, then: tuple[str, ...] = ("as",)) -> str:
         raise _Unreadable("the place or organisation is not a name")
     if after is not None and not (after.is_punct or after.dep_ == "cc" or after.lower_ in then):
         raise _Unreadable(f"more after the name: {after.text!r}")
-    return rest.doc[rest.start : words[-1].i + 1].text
+    return written(rest.doc[rest.start : words[-1].i + 1], places)
 
 
 def _lives_in(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[Reading]:

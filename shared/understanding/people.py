@@ -22,6 +22,7 @@ from shared.understanding.casual_names import (
     department_of,
     in_law,
     known_lowercase_name,
+    lone_lowercase_name,
     lowercase_name,
     named_by,
     not_a_person,
@@ -83,13 +84,13 @@ class Found:
         guess does: names no rule placed count as people of no known role when each is a
         word alone ("What does Eva like?"), never when several stand together ("The Magic
         Mountain"); the other doubts keep what the rules found."""
-        names = list(dict.fromkeys(t.text for t in self.unplaced))
+        names = list(dict.fromkeys(as_written(t.text) for t in self.unplaced))
         doubts = [*self.doubts, *(f"unplaced name {name!r}" for name in names)]
         if not doubts:
             return People(decided=True, mentions=self.mentions)
         if not guess:
             return People(decided=False, mentions=self.mentions, reason="; ".join(doubts))
-        lone = {t.text for t in self.unplaced if _alone(t) and not not_a_person(t)}
+        lone = {as_written(t.text) for t in self.unplaced if _alone(t) and not not_a_person(t)}
         lone -= {m.name for m in self.mentions}
         guessed = [PersonMention(name=name) for name in names if name in lone]
         reason = "guessed despite: " + "; ".join(doubts)
@@ -125,7 +126,9 @@ def find_people(doc: Doc) -> Found:
     for token in doc:
         if in_law(token):  # "my sister-in-law Petra": the parts are tokens of their own
             _in_law(doc, token, found)
-        elif token.lower_ in TIER_RELATIONS and token.pos_ in ("NOUN", "PROPN"):
+        elif token.lower_ in TIER_RELATIONS and (
+            token.pos_ in ("NOUN", "PROPN") or _relation_as_modifier(token)
+        ):  # "my grandpa otto": grandpa may be tagged an adjective
             _relation(doc, token, found, runs)
     for ent in doc.ents:
         tokens = list(ent)
@@ -137,7 +140,7 @@ def find_people(doc: Doc) -> Found:
             and not after_the
             and not any(t.i in found.by_token for t in tokens)
         ):
-            name = doc[tokens[0].i : tokens[-1].i + 1].text
+            name = as_written(doc[tokens[0].i : tokens[-1].i + 1].text)  # "lena" -> "Lena"
             found.add(at_work(name, tokens[-1]), tokens)
     for token in doc:
         if _currency(token):  # "I paid 18 CHF for lunch": an amount's unit, never a name
@@ -148,7 +151,19 @@ def find_people(doc: Doc) -> Found:
             found.add(at_work(token.text, token), [token])
         elif _unplaced_name(token, found) or _maybe_name(token, found):
             found.unplaced.append(token)
+        elif token.i not in found.by_token and lone_lowercase_name(token):
+            found.unplaced.append(token)  # "had coffee with priya": a guess's, never sure
     return found
+
+
+def _relation_as_modifier(token: Token) -> bool:
+    """A relation word the tagger took for an adjective of the name after it."""
+    return (
+        token.pos_ == "ADJ"
+        and token.dep_ in ("amod", "compound")
+        and token.head.i == token.i + 1
+        and lowercase_name(token) is not None
+    )
 
 
 def _in_law(doc: Doc, noun: Token, found: Found) -> None:
@@ -158,12 +173,13 @@ def _in_law(doc: Doc, noun: Token, found: Found) -> None:
         return
     name = doc[after]
     relation = f"{noun.lower_}-in-law"
+    role = TIER_RELATIONS[relation].role
     lowercase = name.is_lower and (name.pos_ == "PROPN" or known_lowercase_name(name))
     if _is_name(name, NOT_NAMES) or lowercase:
-        mention = PersonMention(name=as_written(name.text), role="other", relation=relation)
+        mention = PersonMention(name=as_written(name.text), role=role, relation=relation)
         found.add(mention, [noun, name])
     else:
-        mention = PersonMention(name=f"my {relation}", role="other", relation=relation, named=False)
+        mention = PersonMention(name=f"my {relation}", role=role, relation=relation, named=False)
         found.add(mention, [noun])
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # A wish, a plan or a duty: "I need to ...", "we're going to ...", "don't let me forget".
 _WANTING = frozenset(
     {"need", "want", "wish", "plan", "hope", "must", "should", "forget", "remember",
-     "remind", "let", "try", "gon", "going", "have", "would", "like", "love"}
+     "remind", "let", "try", "gon", "going", "would", "like", "love"}
 )  # fmt: skip
 _GRATEFUL = frozenset({"grateful", "thankful", "appreciate", "thank", "thanks"})
 _NEAREST = frozenset({"research", "person_question", "statement"})  # what may be plain
@@ -37,13 +37,14 @@ def plain_label(
     ``nearest``: the examples' best label, which must be one a plain sentence may be (not
     a greeting, thanks, feedback or an agent's records: "how are things", "what's
     happening on may 3rd")."""
-    if nearest not in _NEAREST or words & (records | _YOU | _GRATEFUL):
+    # what the user did ("told") is never asked: the examples' nearest need not be plain
+    if (nearest not in _NEAREST and form != "told") or words & (records | _YOU | _GRATEFUL):
         return None
     if words & CURRENCY_WORDS.keys() or doc[0].pos_ == "AUX":  # "is the gang meeting today"
         return None
     if form == "question":
         return "research" if _asks_the_world(doc) else None
-    if form in ("about_self", "about_others") and _tells(doc):
+    if form in ("about_self", "told", "about_others") and _tells(doc):
         return "statement"
     return None
 
@@ -57,11 +58,22 @@ def _asks_the_world(doc: Doc) -> bool:
     return not me or (general_i and all(t.lower_ == "i" for t in me))
 
 
+def told(doc: Doc) -> bool:
+    """Said as done, nothing wished or asked in it: "we had sushi for dinner"."""
+    return _tells(doc) and not any(t.lower_ in ("how", "why", "what", "where", "who") for t in doc)
+
+
 def _tells(doc: Doc) -> bool:
     """Indicative, one sentence or more, no modal, no wish or plan, no imperative."""
     for token in doc:
         if token.tag_ == "MD" or token.lemma_.lower() in _WANTING or token.lower_ in _WANTING:
             return False
+        if (
+            token.lemma_.lower() == "have"
+            and token.i + 1 < len(doc)
+            and doc[token.i + 1].lower_ == "to"
+        ):
+            return False  # "I have to ...": a duty
         if token.dep_ == "ROOT" and token.tag_ == "VB":  # "call mom tomorrow"
             return False
     return True

@@ -35,6 +35,17 @@ OWN_RECORDS: dict[Label, frozenset[str]] = {
     "budget": frozenset({"budget", "budgets", "expense", "expenses", "spent"}),
 }  # fmt: skip
 ELSEWHERE_MARGIN = 0.06  # chosen on CLINC150 train (bench/understanding_tune.py)
+# What other domains keep (a bank, an employer's HR, a restaurant or hotel): a message that
+# names one of them is not ours on the examples' word, even when it also says "spent" or
+# "calendar" ("how many vacation days have I spent", "the spending limit on my visa").
+# Only an amount in a currency, a request that names our records ("put my flight in my
+# calendar") or the rules' own reading of a command makes it ours.
+THEIR_RECORDS = frozenset(
+    {"visa", "mastercard", "amex", "card", "cards", "account", "accounts", "limit", "bank",
+     "balance", "transaction", "transactions", "paycheck", "salary", "vacation", "pto",
+     "holiday", "holidays", "reservation", "reservations", "booking", "flight", "hotel",
+     "pin", "credit", "debit", "bill", "bills"}
+)  # fmt: skip
 
 
 def names_records(label: Label, words: set[str], verb_says: Label | None = None) -> bool:
@@ -55,17 +66,25 @@ def not_elsewhere(
     elsewhere: float,
     words: set[str],
     fallback: Label,
+    request: bool = False,
 ) -> RouteDecision:
     """An agent's job only when its examples are nearer than the requests of domains we
     keep no records for ("book me a hotel", "what's my bank balance": ``ELSEWHERE``), or
     its own records are named; else a guess takes ``fallback`` (what its form defaults
     to), a decision falls through."""
     label = route.label
-    if label not in OWN_RECORDS or words & OWN_RECORDS[label]:
+    if label not in OWN_RECORDS:
         return route
-    if scores[label] > elsewhere + ELSEWHERE_MARGIN:
+    # "put my flight to London in my calendar": a request that names our own records is ours
+    ours = request and bool(words & OWN_RECORDS[label])
+    theirs = bool(words & THEIR_RECORDS) and not words & CURRENCY_WORDS.keys() and not ours
+    if words & OWN_RECORDS[label] and not theirs:
+        return route
+    if scores[label] > elsewhere + ELSEWHERE_MARGIN and not theirs:
         return route
     reason = f"{label} at {scores[label]:.2f}, another domain's request at {elsewhere:.2f}"
+    if theirs:
+        reason = f"{label}, but another domain's records named"
     if route.guessed:
         return route.model_copy(update={"label": fallback, "reason": reason})
     return route.model_copy(update={"label": None, "reason": reason})

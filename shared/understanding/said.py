@@ -16,8 +16,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from shared.models.extraction import ExtractedFact
+from shared.understanding.casual_names import as_written
 from shared.understanding.facts import doubt
 from shared.understanding.people import Found
+from shared.understanding.places import place_names
 from shared.understanding.subjects import USER, Subject, subject_of, subject_token
 from shared.understanding.times import Times
 
@@ -45,6 +47,7 @@ def said_facts(sentences: list[Span], found: Found, times: Times) -> list[Extrac
 
 
 def _said(sent: Span, found: Found, times: Times) -> ExtractedFact | None:
+    sent = _without_contrast(sent)
     if doubt(sent) or not sent.text.strip():
         return None
     root = sent.root
@@ -79,6 +82,22 @@ def _said(sent: Span, found: Found, times: Times) -> ExtractedFact | None:
     )
 
 
+def _without_contrast(sent: Span) -> Span:
+    """A correction's tail that only says what no longer holds ("she lives in salerno now,
+    not napoli"): the new value is the fact, the old one the fact system closes."""
+    words = list(sent)
+    for index, token in enumerate(words[1:-1], start=1):
+        tail = [t for t in words[index + 2 :] if not t.is_punct]
+        if (
+            token.text == ","
+            and words[index + 1].lower_ == "not"
+            and 0 < len(tail) <= 4
+            and not any(t.pos_ in ("VERB", "AUX") for t in tail)
+        ):
+            return sent[:index]
+    return sent
+
+
 def _time_marker(sent: Span, times: Times) -> str | None:
     """The sentence's day as written ("last Monday"), for the fact system to anchor; a time
     of day is left out ("in 1:57" is a finishing time)."""
@@ -92,7 +111,8 @@ def _time_marker(sent: Span, times: Times) -> str | None:
 def _unplaced(token: Token, found: Found) -> Subject | None:
     """A lone name no rule placed ("Yusuf is 9"): a person only where the people are
     guessed too (``Found.result(guess=True)``), else the facts are not used at all."""
-    return Subject(token.text, token.text) if found.lone_name(token) else None
+    name = as_written(token.text)
+    return Subject(name, name) if found.lone_name(token) else None
 
 
 def _owner(token: Token, found: Found) -> Subject | None:
@@ -116,11 +136,16 @@ def _third_person(sent: Span, subject: Subject, token: Token, found: Found) -> s
     """The sentence with the user, and a pronoun standing for the subject, named; a name
     typed in lower case is written as the person is ("my friend nadia" -> "nadia": "Nadia")."""
     words = []
+    places = place_names(sent)  # "lives in napoli": Napoli
     for t in sent:
         word, low = t.text, t.lower_
         person = found.by_token.get(t.i)
-        if person is not None and t.text.islower() and person.name.lower() == low:
+        if t.i in places:
+            word = places[t.i]
+        elif person is not None and t.text.islower() and person.name.lower() == low:
             word = person.name
+        elif t.is_lower and found.lone_name(t):
+            word = as_written(t.text)  # "lena is moving" -> "Lena is moving"
         elif low in _FIRST_PERSON:
             word = _FIRST_PERSON[low]
         elif t.i == token.i and t.pos_ == "PRON":

@@ -64,7 +64,7 @@ def subject_of(token: Token, found: Found) -> Subject | None:
     gender = PRONOUN_GENDER.get(token.lower_)
     if gender is not None:
         earlier = {found.by_token[i].name: found.by_token[i] for i in found.by_token if i < token.i}
-        fits = [m for m in earlier.values() if m.named and _gender(m) in (None, gender)]
+        fits = [m for m in earlier.values() if m.named and gender_of(m) in (None, gender)]
         if len(fits) == 1:
             return mention_subject(fits[0])
     return None
@@ -77,7 +77,8 @@ def mention_subject(mention: PersonMention) -> Subject:
     return Subject(mention.name, f"The user's {mention.name.partition(' ')[2]}")
 
 
-def _gender(mention: PersonMention) -> str | None:
+def gender_of(mention: PersonMention) -> str | None:
+    """The gender the relation word says ("sister": f), or None."""
     if mention.relation is None:
         return None
     word = TIER_RELATIONS.get(mention.relation.split()[-1])

@@ -24,11 +24,12 @@ from shared.understanding.answers import (
     asks_about_someone,
     roles_asked,
 )
+from shared.understanding.earlier import with_earlier
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
 from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
-from shared.understanding.plain import plain_label
+from shared.understanding.plain import plain_label, told
 from shared.understanding.plans import plan_command, read_command
 from shared.understanding.records import ALL_RECORDS, RECORDS, names_records, not_elsewhere
 from shared.understanding.result import (
@@ -52,13 +53,20 @@ _POLITE = re.compile(r"^(?:please\s+)?(?:can|could|would|will) you\b", re.IGNORE
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
 _OTHERS = ("de", "fr", "it", "es", "pt", "nl")  # languages whose text must not be read as English
 SHORT = 4  # words: a greeting in any language is short; longer foreign text is not read
-Form = Literal["request", "question", "about_self", "about_others", "about_assistant", "other"]
+Form = Literal[
+    "request", "question", "to_assistant", "about_self", "told", "about_others",
+    "about_assistant", "other",
+]  # fmt: skip
 # A question is no statement, a request neither a statement nor a question; a sentence
 # about someone else ("my colleague is ill") asks the assistant for nothing.
 _ALLOWED: dict[Form, frozenset[Label]] = {
     "request": frozenset(LABELS) - {"statement", "person_question"},
     "question": frozenset(LABELS) - {"statement"},
+    # "how do you spend your spare time": asks the assistant about itself, never a job
+    "to_assistant": frozenset({"feedback", "greeting", "thanks", "research", "person_question"}),
     "about_self": frozenset(LABELS) - {"person_question", "greeting"},
+    # what the user did, in the past ("we had sushi for dinner"): told, never a question
+    "told": frozenset(LABELS) - {"person_question", "greeting", "research"},
     "about_others": frozenset({"statement", "feedback", "greeting", "thanks"}),
     "about_assistant": frozenset({"feedback", "greeting", "thanks"}),
     "other": frozenset(LABELS),
@@ -67,7 +75,8 @@ COMMANDS: tuple[Label, ...] = ("schedule", "notes", "budget")
 # What a guess takes instead of a greeting or an agent's job on thin evidence (_guessed):
 # telling is a statement, asking goes to the agent that only reads (the registry's default).
 _FORM_DEFAULT: dict[Form, Label] = {
-    "request": "research", "question": "research", "about_self": "statement",
+    "request": "research", "question": "research", "to_assistant": "research",
+    "about_self": "statement", "told": "statement",
     "about_others": "statement", "about_assistant": "feedback", "other": "statement",
 }  # fmt: skip
 _DECIDED_ONLY = frozenset({"greeting", "thanks"})  # they skip memory and extraction
@@ -94,6 +103,8 @@ class Context:
     timezone: str = "UTC"  # the user's IANA zone (AssistantProfile.timezone)
     currency: str | None = None  # the user's currency, for "I spent 40 on ..."
     facts: tuple[KnownFact, ...] = field(default_factory=tuple)  # retrieved, for answers
+    # the user's previous messages in the chat, oldest first: whom "she" stands for (earlier.py)
+    earlier: tuple[str, ...] = ()
 
 
 class UnderstandingTier:
@@ -119,7 +130,7 @@ class UnderstandingTier:
         doc = pipeline()(text)
         if not _english(doc):
             return self._foreign(text, scores)
-        found = find_people(doc)
+        found = with_earlier(doc, find_people(doc), context.earlier, pipeline())
         times = find_times(doc, context.now, context.timezone)
         label, plan, facts = _by_rules(doc, found, times, context)
         route = self._route(label, scores, _form(doc), _first_verb(doc), _words(doc))
@@ -129,7 +140,8 @@ class UnderstandingTier:
             route = _guessed(route, doc, found)
         if label is None:
             fallback = _FORM_DEFAULT[_form(doc)]
-            route = not_elsewhere(route, scores, elsewhere, _words(doc), fallback)
+            request = _form(doc) == "request"
+            route = not_elsewhere(route, scores, elsewhere, _words(doc), fallback, request)
         if route.label in _DECIDED_ONLY and (
             states_facts(doc) or any(m.role for m in found.mentions)
         ):
@@ -210,7 +222,7 @@ def _may_guess(label: Label, form: Form, words: set[str]) -> bool:
     reads a domain's records only when it names them ("what's on my calendar?")."""
     if label in _DECIDED_ONLY:
         return False
-    if form in ("about_self", "about_others"):  # "Dentist Tuesday 3pm" may be a command
+    if form in ("about_self", "told", "about_others"):  # "Dentist Tuesday 3pm" may be a command
         return label not in _ACTING and (label != "feedback" or bool(words & _SECOND_PERSON))
     if form == "question" and label in RECORDS:
         return bool(words & RECORDS[label])
@@ -348,6 +360,20 @@ def _function_words() -> tuple[frozenset[str], frozenset[str]]:
     return english - others, others - english
 
 
+# What the user asks the assistant to know or recall is a question of theirs, not of it.
+_KNOWING = frozenset({"know", "remember", "recall", "have", "see", "think", "need", "mind"})
+
+
+def _asks_the_assistant(doc: Doc) -> bool:
+    """A question whose subject is "you", about the assistant's own doing ("how do you spend
+    your spare time", "what do you like"), not a polite request nor what it knows."""
+    root = next((t for t in doc if t.dep_ == "ROOT"), doc[0])
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if subject is None or subject.lower_ != "you" or root.lemma_ in _KNOWING:
+        return False
+    return not any(t.lower_ in ("my", "me", "i", "mine", "our", "us") for t in doc)
+
+
 def _form(doc: Doc) -> Form:
     """What the sentence's form allows it to be (``_ALLOWED``)."""
     text = doc.text.strip()
@@ -362,9 +388,12 @@ def _form(doc: Doc) -> Form:
         return "request"
     inverted = first.pos_ == "AUX" and len(doc) > 1 and doc[1].dep_ in ("nsubj", "expl")
     if text.endswith("?") or first.tag_ in _WH_TAGS or inverted:
-        return "question"
+        return "to_assistant" if _asks_the_assistant(doc) else "question"
     root = next((t for t in doc if t.dep_ == "ROOT"), first)
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if subject is None:
-        return "other"
-    return "about_self" if subject.lower_ in ("i", "we") else "about_others"
+        # "finally finished my thesis": the user's "I" left out, in the past tense
+        return "told" if root.tag_ == "VBD" and root.i <= 1 and told(doc) else "other"
+    if subject.lower_ in ("i", "we"):
+        return "told" if root.tag_ == "VBD" and told(doc) else "about_self"
+    return "about_others"

@@ -35,6 +35,23 @@ def test_persons_are_listed_per_user_by_name(fact_backend: FactBackend, user_id:
     assert contacts.get_person(user_id, "not-a-uuid") is None
 
 
+@pytest.mark.parametrize(
+    "role", ["grandparent", "grandchild", "aunt_uncle", "cousin", "niece_nephew", "in_law"]
+)
+def test_family_roles_are_stored_with_facts_about_them(
+    fact_backend: FactBackend, user_id: str, role: str
+) -> None:
+    """The roles added for issue 28 pass both stores' closed vocabularies (the PostgreSQL
+    check constraints of migration 0006), for the person and the facts about them."""
+    rosa = person(user_id, "Rosa", role_to_user=role)
+    fact_backend.contacts.add_person(rosa)
+    apply(fact_backend, user_id, new_facts=[about(rosa, "lives", text="Rosa lives in Salerno")])
+    [stored] = fact_backend.contacts.list_persons(user_id)
+    assert stored.role_to_user == role
+    [fact] = fact_backend.facts.list_facts(user_id, FactFilter(subject_id=rosa.id))
+    assert fact.relation_to_user == role
+
+
 def test_adding_a_person_again_changes_nothing(fact_backend: FactBackend, user_id: str) -> None:
     anna = person(user_id, "Anna")
     fact_backend.contacts.add_person(anna)

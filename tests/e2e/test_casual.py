@@ -78,3 +78,30 @@ def test_casual_messages_on_the_local_model(on_local_model: Served) -> None:  # 
     assert reminders.get("interrupt") is None
     assert reminders["reply"]["text"] == "You have no open reminders."
     me.memory("DELETE", "/v1/account", confirm="true")
+
+
+@pytest.mark.timeout(900)
+def test_a_pronoun_corrects_the_person_named_before(on_local_model: Served) -> None:  # noqa: F811
+    """ "she" in the next message is the grandmother named before: the new home supersedes the
+    old one (kept as history), places are written as names, the role is a grandparent's."""
+    me = Chat(on_local_model)
+    me.say("my grandmother rosa is 84 and lives in napoli")
+    rosa = wait_for(lambda: me.person("Rosa"), seconds=120)
+    assert rosa["role_to_user"] == "grandparent"
+    first = wait_for(lambda: me.facts_of(rosa["id"]), 60)
+    assert any("Napoli" in f for f in first) and not any("napoli" in f for f in first), first
+
+    me.say("oh wait, she lives in salerno now, not napoli")
+    current = wait_for(
+        lambda: any("Salerno" in f for f in me.facts_of(rosa["id"])) and me.facts_of(rosa["id"]),
+        120,
+    )
+    assert not any("Napoli" in f for f in current), current
+    assert not any(word in f.lower() for f in current for word in ("wait", " now", "not ")), current
+    where = f'subject_id = "{rosa["id"]}"'
+    history = on_local_model.facts(me.user, where, history=True)
+    closed = [f for f in history if not f["current"] and "Napoli" in f["text"]]
+    assert closed and all(f["valid_to"] for f in closed), history
+    assert me.person("Rosa")["id"] == rosa["id"]  # the same person, not a second Rosa
+    assert "Salerno" in me.say("where does rosa live?")["reply"]["text"]
+    me.memory("DELETE", "/v1/account", confirm="true")

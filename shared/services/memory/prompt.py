@@ -34,8 +34,9 @@ facts: one short sentence each, in the third person, at most 200 characters.
 - replaces: when the fact changes one of the known facts below (a new address, a new job),
   that fact's ref, e.g. "F2"; else null.
 entities: every person or pet mentioned, except the user.
-- name as written; role relative to the user: partner, child, parent, sibling, friend,
-  colleague, pet, service_provider or other (someone else's relative or colleague is other).
+- name as written; role relative to the user: partner, child, parent, sibling,
+  grandparent, grandchild, aunt_uncle, cousin, niece_nephew, in_law, friend, colleague, pet,
+  service_provider or other (someone else's relative or colleague is other).
 - descriptors: age, employer, occupation, city, and relation: the relation word as written
   ("son", "boss", "dog", "wife's colleague").
 topics: up to 5 short topic words.

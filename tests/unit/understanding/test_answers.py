@@ -94,7 +94,8 @@ def test_everything_known_about_someone_or_a_group_is_quoted() -> None:
     assert family is not None
     assert family.text == "Anna lives in Berlin. Maria is your mother."
     assert roles_asked("What do you know about my family?") == {
-        "partner", "child", "parent", "sibling",
+        "partner", "child", "parent", "sibling", "grandparent", "grandchild", "aunt_uncle",
+        "cousin", "niece_nephew", "in_law",
     }  # fmt: skip
     about_tom = answer_from_facts("Tell me everything you know about Tom.", [ANNA, TOM_JOB])
     assert about_tom is not None and about_tom.fact_ids == ["f2"]

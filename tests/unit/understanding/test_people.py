@@ -32,7 +32,7 @@ from shared.understanding.people import find_people
         ),
         ("My friend's sister Anna lives in Berlin.", [("Anna", "other", "friend's sister")]),
         ("Clara is my best friend.", [("Clara", "friend", "best friend")]),
-        ("Grandma Rosa lives in Naples.", [("Rosa", "other", "grandma")]),
+        ("Grandma Rosa lives in Naples.", [("Rosa", "grandparent", "grandma")]),
         ("I had lunch with Anna Schmidt.", [("Anna Schmidt", None, None)]),
     ],
 )

@@ -52,6 +52,12 @@ def test_a_sentence_with_a_wish_a_record_or_the_assistant_is_not_plain(
         "how much cash do I have in my savings account",
         "what's the exchange rate from francs to pounds",
         "reserve a table at the ramen place for 7",
+        # another domain's records named, even with a word of ours ("spent", "calendar")
+        "how many of my holiday days have i spent so far",
+        "what's the most i can put on my visa",
+        "is my table reservation on the calendar for 8",
+        # a question to the assistant about itself
+        "how do you spend your weekends?",
     ],
 )
 @pytest.mark.parametrize("guess", [False, True])

@@ -39,7 +39,7 @@ def said(nlp: Language, text: str) -> list[ExtractedFact]:
         ("My mother Ruth makes raclette every Christmas Eve.",
          ("Ruth", "The user's mother Ruth makes raclette every Christmas Eve.")),
         ("my friend nadia moved to toronto last month",
-         ("Nadia", "The user's friend Nadia moved to toronto last month.")),
+         ("Nadia", "The user's friend Nadia moved to Toronto last month.")),
     ],
 )  # fmt: skip
 def test_a_plain_sentence_is_kept_as_said(

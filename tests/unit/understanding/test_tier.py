@@ -149,7 +149,6 @@ def test_a_guessed_question_is_asked_of_memory_or_research(
 @pytest.mark.parametrize(
     ("text", "nearest", "label"),
     [
-        ("I went to the cinema yesterday with Anna.", "schedule", "statement"),  # told
         ("Tell me a joke.", "greeting", "research"),  # a greeting must be decided
         ("What time zone is Japan in?", "schedule", "research"),  # nothing of the user's
         ("Who do I deal with about the flat?", "notes", "person_question"),  # names no notes
@@ -162,6 +161,21 @@ def test_a_guess_on_thin_evidence_neither_acts_nor_skips_memory(
 ) -> None:
     route = tier.understand(text, context, guess=True).route
     assert (route.best, route.label, route.guessed) == (nearest, label, True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I went to the cinema yesterday with Anna.", "we had sushi for dinner",
+     "finally finished my thesis", "i had pasta for dinner"],
+)  # fmt: skip
+def test_what_the_user_did_is_told_never_asked(
+    tier: UnderstandingTier, context: Context, text: str
+) -> None:
+    """Past tense, about oneself (or with the "I" left out): a statement, decided without a
+    guess; never research, whatever the examples are nearest to."""
+    for guess in (False, True):
+        route = tier.understand(text, context, guess=guess).route
+        assert (route.label, route.guessed) == ("statement", False), (text, route)
 
 
 @pytest.mark.parametrize("guess", [False, True])

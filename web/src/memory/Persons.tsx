@@ -9,7 +9,10 @@ function asRead(person: Person) {
 }
 
 type Role = Schemas["PersonRole"];
-const ROLES: Role[] = ["partner", "child", "parent", "sibling", "friend", "colleague", "pet", "service_provider", "other"];
+const ROLES: Role[] = [
+  "partner", "child", "parent", "sibling", "grandparent", "grandchild", "aunt_uncle",
+  "cousin", "niece_nephew", "in_law", "friend", "colleague", "pet", "service_provider", "other",
+];
 
 const ACTIONS = { rename: "Rename", merge: "Merge…", split: "Split…", delete: "Delete" } as const;
 
