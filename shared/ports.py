@@ -24,6 +24,7 @@ from shared.models.agent_data import (
     Feedback,
     Note,
     OutboundEmail,
+    RecordKind,
     Reminder,
     SentMessage,
     WebResult,
@@ -740,6 +741,14 @@ class AgentDataStore(Protocol):
 
     def list_feedback(self, user_id: str, limit: int) -> list[Feedback]:
         """Newest first."""
+        ...
+
+    def list_notes(self, user_id: str, limit: int) -> list[Note]:
+        """The newest notes, newest first."""
+        ...
+
+    def delete_record(self, user_id: str, kind: RecordKind, record_id: str) -> bool:
+        """Delete the user's event, note or expense of that id; False when there was none."""
         ...
 
     def fenced(self, since: datetime) -> AgentDataStore:

@@ -206,6 +206,35 @@ resource "google_compute_url_map" "api" {
         prefix_match = "/v1/account:"
       }
     }
+    route_rules {
+      priority = 26
+      service  = google_compute_backend_service.api["memory"].id
+      # The records the agents keep, as the client's views read and delete them.
+      match_rules {
+        full_path_match = "/v1/calendarEvents"
+      }
+      match_rules {
+        prefix_match = "/v1/calendarEvents/"
+      }
+      match_rules {
+        full_path_match = "/v1/notes"
+      }
+      match_rules {
+        prefix_match = "/v1/notes/"
+      }
+      match_rules {
+        full_path_match = "/v1/expenses"
+      }
+      match_rules {
+        prefix_match = "/v1/expenses/"
+      }
+      match_rules {
+        full_path_match = "/v1/budgets"
+      }
+      match_rules {
+        prefix_match = "/v1/budgets/"
+      }
+    }
   }
 }
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
+from shared.adapters.fake_agent_data import FakeAgentDataStore
 from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
 from shared.adapters.fake_conversations import FakeConversationStore
 from shared.adapters.fake_executions import FakeExecutionStore
@@ -48,5 +49,6 @@ def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> d
         "trust": FakeTrustStore(),
         "jobs": FakeJobStore(),
         "operator_alerts": FakeOperatorAlerts(),
+        "agent_data": FakeAgentDataStore(),
     }
     return {name: store for name, store in stores.items() if name not in leave_out}

@@ -13,7 +13,18 @@ import re
 API_PREFIX = "/v1"
 _TURN = re.compile(r"^/v1/chats/[^/:]+/messages$")
 RESUME_COLLECTIONS = ("chats", "jobs")
-MEMORY_COLLECTIONS = ("facts", "persons", "pendingItems", "settings", "strategies", "account")
+MEMORY_COLLECTIONS = (
+    "facts",
+    "persons",
+    "pendingItems",
+    "settings",
+    "strategies",
+    "account",
+    "calendarEvents",
+    "notes",
+    "expenses",
+    "budgets",
+)
 
 
 def function_for(path: str) -> str | None:

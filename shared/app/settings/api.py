@@ -1,7 +1,7 @@
 """The user's control over their memory: what the ``memory`` function calls, one part per
 resource of ``/v1`` (docs/api.md): facts, persons, pending items, the account (export,
-erasure), the assistant profile and the human-in-the-loop settings (singletons), and the
-learned strategies. ``shared.app.settings.routes`` maps each method and path to a part.
+erasure), the assistant profile and the human-in-the-loop settings (singletons), the
+learned strategies, and the things the agents recorded (events, notes, expenses, budgets). ``shared.app.settings.routes`` maps each method and path to a part.
 
 Whatever changes facts, persons or the profile drops the user's cached turn context
 (``invalidate_context``), so the next turn reloads it. Every call is scoped to the
@@ -22,6 +22,7 @@ from shared.app.settings.persons import PersonAdmin
 from shared.app.settings.ports import SettingsPorts
 from shared.app.settings.profile import ProfileAdmin
 from shared.app.settings.strategies import StrategyAdmin
+from shared.app.things.admin import ThingsAdmin
 
 
 class SettingsApi:
@@ -33,3 +34,4 @@ class SettingsApi:
         self.profile = ProfileAdmin(deps)
         self.hitl = HitlAdmin(deps)
         self.strategies = StrategyAdmin(deps)
+        self.things = ThingsAdmin(deps)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from shared.ports import ExecutionMemory
+from shared.ports import AgentDataStore, ExecutionMemory
 from shared.rest.paging import PageTokens
 from shared.services.memory.ports import MemoryPorts
 
@@ -19,4 +19,9 @@ class SettingsPorts(MemoryPorts, Protocol):
     @property
     def page_tokens(self) -> PageTokens:
         """Signs and reads the lists' page tokens (``shared.rest.paging``)."""
+        ...
+
+    @property
+    def agent_data(self) -> AgentDataStore:
+        """The records the agents keep: the client's views of events, notes, expenses."""
         ...

@@ -28,6 +28,7 @@ from shared.app.settings.queries import (
 from shared.errors import BadRequest
 from shared.models.history_api import ForgetAllRequest
 from shared.models.memory_api import SearchFactsRequest
+from shared.models.things_v1 import EventsQuery, ExpensesQuery, NotesQuery
 from shared.models.memory_v1 import (
     AssistantPatch,
     FactPatch,
@@ -104,6 +105,26 @@ def _delete_account(call: Call) -> BaseModel:
     call.args.confirmed()
     return call.api.account.delete(call.user_id)
 
+
+THINGS = [
+    _route("GET", "/v1/calendarEvents", lambda c: c.api.things.events(c.user_id, c.args), EventsQuery),
+    _route(
+        "DELETE",
+        "/v1/calendarEvents/{event}",
+        lambda c: c.api.things.delete(c.user_id, "events", c.params["event"]),
+    ),
+    _route("GET", "/v1/notes", lambda c: c.api.things.notes(c.user_id, c.args), NotesQuery),
+    _route(
+        "DELETE", "/v1/notes/{note}", lambda c: c.api.things.delete(c.user_id, "notes", c.params["note"])
+    ),
+    _route("GET", "/v1/expenses", lambda c: c.api.things.expenses(c.user_id, c.args), ExpensesQuery),
+    _route(
+        "DELETE",
+        "/v1/expenses/{expense}",
+        lambda c: c.api.things.delete(c.user_id, "expenses", c.params["expense"]),
+    ),
+    _route("GET", "/v1/budgets", lambda c: c.api.things.budgets(c.user_id, c.args), PageQuery),
+]
 
 ROUTES = [
     _route("GET", "/v1/facts", lambda c: c.api.facts.list(c.user_id, c.args), FactsQuery),
@@ -204,6 +225,7 @@ ROUTES = [
     ),
     _route("GET", "/v1/account:export", lambda c: c.api.account.export(c.user_id)),
     _route("DELETE", "/v1/account", _delete_account, DeleteAccountQuery),
+    *THINGS,
 ]
 ROUTER = Router(ROUTES)
 
