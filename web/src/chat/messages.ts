@@ -49,3 +49,13 @@ export function finishedJobs(messages: ChatMessage[], jobIds: string[]): Set<str
 export function newClientMessageId(): string {
   return `web-${crypto.randomUUID()}`;
 }
+
+/** The kind of the question a log message asked, if it asked one: the log keeps a
+ * short line, the card (or the answer after it) says the rest. */
+export function isQuestionMessage<K>(message: ChatMessage, asked: Map<string, K>): K | null {
+  if (message.role !== "assistant") return null;
+  for (const [question, title] of asked) {
+    if (message.text === question || message.text.startsWith(`${question}\n`)) return title;
+  }
+  return null;
+}

@@ -1,0 +1,110 @@
+import { useCallback, useId, useState } from "react";
+import type { ApiFailure } from "../api/client";
+import type { RawCall } from "../api/raw";
+import { Failure, useLoad } from "../memory/useLoad";
+import { type Place, when } from "./format";
+import { type Reminder, type Snooze, completeReminder, deleteReminder, listReminders, repeats, snoozeReminder } from "./reminders";
+
+const SNOOZES: [Snooze, string][] = [
+  ["10m", "10 minutes"],
+  ["1h", "1 hour"],
+  ["tomorrow_morning", "Tomorrow morning"],
+];
+
+/** The user's reminders, open or done: mark done, snooze, delete. */
+export function Reminders({ call, place }: { call: RawCall; place: Place }) {
+  const [filter, setFilter] = useState<"open" | "done">("open");
+  const load = useCallback(() => listReminders(call, filter), [call, filter]);
+  const { data, failure, reload, setFailure } = useLoad(load);
+  const [status, setStatus] = useState("");
+
+  async function act(action: () => Promise<unknown>, said: string) {
+    try {
+      await action();
+      setStatus(said);
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+    await reload();
+  }
+
+  return (
+    <section className="view" aria-labelledby="reminders-title">
+      <h1 id="reminders-title">Reminders</h1>
+      <div className="segmented" role="group" aria-label="Show">
+        {(["open", "done"] as const).map((f) => (
+          <button key={f} type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>
+            {f === "open" ? "Open" : "Done"}
+          </button>
+        ))}
+      </div>
+      <p role="status" className="hint">
+        {status}
+      </p>
+      <Failure failure={failure} />
+      {data && data.length === 0 && (
+        <p className="empty">{filter === "open" ? "Nothing to remember. Ask in the chat: “remind me to…”." : "Nothing done yet."}</p>
+      )}
+      <ul className="things">
+        {data?.map((r) => (
+          <ReminderItem
+            key={r.id}
+            reminder={r}
+            place={place}
+            onDone={() => void act(() => completeReminder(call, r.id), `Done: ${r.text}`)}
+            onSnooze={(s, label) => void act(() => snoozeReminder(call, r.id, s), `Snoozed for ${label.toLowerCase()}: ${r.text}`)}
+            onDelete={() => void act(() => deleteReminder(call, r.id), `Deleted: ${r.text}`)}
+          />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+interface ItemProps {
+  reminder: Reminder;
+  place: Place;
+  onDone: () => void;
+  onSnooze: (snooze: Snooze, label: string) => void;
+  onDelete: () => void;
+}
+
+function ReminderItem({ reminder: r, place, onDone, onSnooze, onDelete }: ItemProps) {
+  const [snoozing, setSnoozing] = useState(false);
+  const id = useId();
+  const open = r.state === "pending" || r.state === "fired";
+  const zone = { ...place, timeZone: r.time_zone || place.timeZone };
+  return (
+    <li className="thing" data-reminder={r.id} aria-labelledby={`${id}-text`}>
+      <p id={`${id}-text`} className="thing-title">
+        {r.urgent && <span className="badge">urgent</span>} {r.text}
+      </p>
+      <p className="hint">
+        {open ? `Due ${when(r.due_at, zone)}` : `Done ${r.completed_at ? when(r.completed_at, zone) : ""}`}
+        {r.recurrence && ` · ${repeats(r.recurrence)}`}
+      </p>
+      {open && (
+        <div className="actions">
+          <button type="button" onClick={onDone} aria-label={`Mark done: ${r.text}`}>
+            Mark done
+          </button>
+          <button type="button" aria-expanded={snoozing} onClick={() => setSnoozing(!snoozing)} aria-label={`Snooze: ${r.text}`}>
+            Snooze
+          </button>
+          <button type="button" className="danger" onClick={onDelete} aria-label={`Delete: ${r.text}`}>
+            Delete
+          </button>
+        </div>
+      )}
+      {snoozing && (
+        <div className="actions" role="group" aria-label={`Snooze “${r.text}” for`}>
+          {SNOOZES.map(([value, label]) => (
+            <button key={value} type="button" onClick={() => onSnooze(value, label)}>
+              {label}
+            </button>
+          ))}
+        </div>
+      )}
+    </li>
+  );
+}
