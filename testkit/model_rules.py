@@ -16,7 +16,9 @@ subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that 
 fails). A job's agent finishes at its first step with "Result for: <its goal>", unless its
 goal mentions an email: then it calls ``email_send`` first (the job asks for approval), or
 holds ``[fails]`` (kept in the plan's goals): then its steps break their schema, so the
-subtask fails for good. A planning request that names ``Unplanned`` is refused (400): a
+subtask fails for good. ``[remind]`` plans the productivity agent, which adds the reminder
+"Remind me to <x>" for tomorrow; ``[spend]`` plans the wealth agent, which records "I spent
+<n> CHF on <category>" as an expense. A planning request that names ``Unplanned`` is refused (400): a
 test sends it where the plan must come from the execution memory, never from the model.
 """
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from shared.adapters.scripted_llm import HashEmbedder
@@ -43,7 +46,7 @@ _EMBEDDER = HashEmbedder(dimension=768)
 NO_PLANNING = "Unplanned"  # the planner must not be asked about it
 FAILS = "[fails]"  # a subtask whose goal holds it fails for good
 _MARKERS = re.compile(
-    r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly|late|unsafe)\]\s*"
+    r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly|late|unsafe|remind|spend)\]\s*"
 )
 
 
@@ -60,7 +63,7 @@ def _schema_fields(request: RecordedRequest) -> set[str]:
 
 
 _MENTION = re.compile(r"@(\w+)")
-_COMPLEX = ("[complex]", "[act]", "[team]")  # planned requests
+_COMPLEX = ("[complex]", "[act]", "[team]", "[remind]", "[spend]")  # planned requests
 
 
 def _classification(text: str) -> dict[str, Any]:
@@ -98,8 +101,10 @@ def _extraction(prompt: str) -> dict[str, Any]:
 def _plan(text: str) -> dict[str, Any]:
     goal = _MARKERS.sub("", text).strip() or "the task"
     agent = "nonexistent" if "[badplan]" in text else "research"
-    if "[act]" in text:
+    if "[act]" in text or "[remind]" in text:
         agent = "productivity"  # acts for the user: the turn asks for approval first
+    if "[spend]" in text:
+        agent = "wealth"
     if "[team]" in text:  # two parts at once, then one that needs both
         return {
             "steps": [
@@ -113,6 +118,7 @@ def _plan(text: str) -> dict[str, Any]:
 
 
 _EARLIER = re.compile(r"^Result of (\S+):", re.MULTILINE)
+_SPENT = re.compile(r"I spent (\d+(?:\.\d\d)?) CHF on (\w+)", re.IGNORECASE)
 
 
 def _agent_step(text: str) -> dict[str, Any]:
@@ -126,6 +132,13 @@ def _agent_step(text: str) -> dict[str, Any]:
     if "email" in goal.lower():
         email = {"to": ["bea@example.com"], "subject": "Itinerary", "body": goal}
         return {"action": "tool", "tool": "email_send", "tool_args": json.dumps(email)}
+    if goal.lower().startswith("remind me"):
+        due = (datetime.now(UTC) + timedelta(days=1)).replace(microsecond=0).isoformat()
+        reminder = {"text": goal.removeprefix("Remind me to ").strip()[:200], "due_at": due}
+        return {"action": "tool", "tool": "reminders_add", "tool_args": json.dumps(reminder)}
+    if spent := _SPENT.search(goal):
+        expense = {"amount": spent[1], "currency": "CHF", "category": spent[2].lower()}
+        return {"action": "tool", "tool": "expense_record", "tool_args": json.dumps(expense)}
     used = _EARLIER.findall(text)
     suffix = f" (using {', '.join(used)})" if used else ""
     return {"action": "finish", "text": f"Result for: {goal}{suffix}"}

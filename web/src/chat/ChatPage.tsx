@@ -12,7 +12,7 @@ type ChatState = ReturnType<typeof useChat>;
 export function ChatPage({ chat }: { chat: ChatState }) {
   const [draft, setDraft] = useState("");
   const question = chat.interrupt;
-  const log = useRef<HTMLOListElement>(null);
+  const log = useRef<HTMLDivElement>(null);
   const liveText = chat.live?.text;
   useEffect(() => {
     // Keep the newest message in view as messages arrive and the reply streams in.
@@ -34,7 +34,8 @@ export function ChatPage({ chat }: { chat: ChatState }) {
   return (
     <div className="chat-page">
       <section className="conversation" aria-label="Conversation">
-        <ol ref={log} className="messages" role="log" aria-live="polite" aria-label="Messages" tabIndex={0}>
+        <div ref={log} className="messages" role="log" aria-live="polite" aria-label="Messages" tabIndex={0}>
+          <ol>
           {chat.messages.map((m) => {
             const kind = isQuestionMessage(m, chat.asked);
             const title = kind && KIND_TITLES[kind];
@@ -51,7 +52,8 @@ export function ChatPage({ chat }: { chat: ChatState }) {
             </li>
           )}
           {chat.messages.length === 0 && chat.outgoing === null && <li className="empty">Say something to start.</li>}
-        </ol>
+          </ol>
+        </div>
         <div className="dock">
           {chat.notice && (
             <p role="status" className="notice">
