@@ -54,6 +54,7 @@ bench: install  ## benchmarks that print figures (not tests)
 	@$(PY) -m bench.hitl
 	@$(PY) -m bench.agents
 	@$(PY) -m bench.understanding
+	@$(PY) -m bench.web_client
 
 DATASET ?= eval/data/own.locomo.json
 PROVIDER ?= local

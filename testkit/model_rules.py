@@ -18,8 +18,9 @@ goal mentions an email: then it calls ``email_send`` first (the job asks for app
 holds ``[fails]`` (kept in the plan's goals): then its steps break their schema, so the
 subtask fails for good. ``[remind]`` plans the productivity agent, which adds the reminder
 "Remind me to <x>" for tomorrow; ``[spend]`` plans the wealth agent, which records "I spent
-<n> CHF on <category>" as an expense. A planning request that names ``Unplanned`` is refused (400): a
-test sends it where the plan must come from the execution memory, never from the model.
+<n> CHF on <category>" as an expense. A planning request that names ``Unplanned`` is
+refused (400): a test sends it where the plan must come from the execution memory, never
+from the model.
 """
 
 from __future__ import annotations

@@ -33,13 +33,19 @@ def test_calendar_events_in_a_window_page_by_start(deps: Deps) -> None:
     rest = ok(
         deps, ALICE, "GET", "/v1/calendarEvents", page_token=first["next_page_token"], **window
     )
-    assert ([e["id"] for e in rest["calendar_events"]], rest["next_page_token"]) == (["e3", "e4"], "")
+    assert ([e["id"] for e in rest["calendar_events"]], rest["next_page_token"]) == (
+        ["e3", "e4"],
+        "",
+    )
     assert ok(deps, BOB, "GET", "/v1/calendarEvents", **window)["calendar_events"] == []
 
 
 def test_a_reversed_or_long_window_is_400(deps: Deps) -> None:
     reversed_ = {"start": "2026-11-22T00:00:00Z", "end": "2026-11-21T00:00:00Z"}
-    assert refused(deps, ALICE, "GET", "/v1/calendarEvents", **reversed_) == (400, "invalid_request")
+    assert refused(deps, ALICE, "GET", "/v1/calendarEvents", **reversed_) == (
+        400,
+        "invalid_request",
+    )
     long = {"start": "2026-01-01T00:00:00Z", "end": "2026-06-01T00:00:00Z"}
     assert refused(deps, ALICE, "GET", "/v1/calendarEvents", **long)[0] == 400
     assert refused(deps, ALICE, "GET", "/v1/calendarEvents")[0] == 400  # no window
@@ -67,15 +73,17 @@ def test_expenses_of_a_month_count_in_the_users_zone(deps: Deps) -> None:
     assert [e["amount_minor"] for e in in_zurich["expenses"]] == [1250]
     assert ok(deps, ALICE, "GET", "/v1/expenses", month="2026-11")["expenses"] == []
     assert refused(deps, ALICE, "GET", "/v1/expenses", month="2026-13")[0] == 400
-    assert refused(deps, ALICE, "GET", "/v1/expenses", month="2026-11", time_zone="Mars/Base")[
-        0
-    ] == 400
+    assert (
+        refused(deps, ALICE, "GET", "/v1/expenses", month="2026-11", time_zone="Mars/Base")[0]
+        == 400
+    )
 
 
 def test_budgets_list_by_category(deps: Deps) -> None:
     for category in ("travel", "food"):
         deps.agent_data.put_budget(
-            ALICE, Budget(category=category, currency="CHF", monthly_limit_minor=50000, updated_at=T0)
+            ALICE,
+            Budget(category=category, currency="CHF", monthly_limit_minor=50000, updated_at=T0),
         )
     assert [b["category"] for b in ok(deps, ALICE, "GET", "/v1/budgets")["budgets"]] == [
         "food",

@@ -87,12 +87,16 @@ function SignedIn({ session, api, onSignOut }: { session: Session; api: Api; onS
           aria-controls="drawer"
           onClick={() => setDrawerOpen(!drawerOpen)}
         >
-          <span aria-hidden="true">☰</span>
+          <svg aria-hidden="true" viewBox="0 0 24 24" width="24" height="24">
+            <path d="M3 6h18M3 12h18M3 18h18" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+          </svg>
           {unread > 0 && <span className="dot" aria-hidden="true" />}
         </button>
         <span className="app-title">{SECTIONS[section]}</span>
         <button type="button" className="icon" aria-label="New chat" onClick={() => openChat(null)}>
-          <span aria-hidden="true">＋</span>
+          <svg aria-hidden="true" viewBox="0 0 24 24" width="24" height="24">
+            <path d="M12 5v14M5 12h14" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+          </svg>
         </button>
       </header>
       <div className="frame">

@@ -1,7 +1,8 @@
 """The user's control over their memory: what the ``memory`` function calls, one part per
 resource of ``/v1`` (docs/api.md): facts, persons, pending items, the account (export,
 erasure), the assistant profile and the human-in-the-loop settings (singletons), the
-learned strategies, and the things the agents recorded (events, notes, expenses, budgets). ``shared.app.settings.routes`` maps each method and path to a part.
+learned strategies, and the things the agents recorded (events, notes, expenses, budgets).
+``shared.app.settings.routes`` maps each method and path to a part.
 
 Whatever changes facts, persons or the profile drops the user's cached turn context
 (``invalidate_context``), so the next turn reloads it. Every call is scoped to the

@@ -28,7 +28,6 @@ from shared.app.settings.queries import (
 from shared.errors import BadRequest
 from shared.models.history_api import ForgetAllRequest
 from shared.models.memory_api import SearchFactsRequest
-from shared.models.things_v1 import EventsQuery, ExpensesQuery, NotesQuery
 from shared.models.memory_v1 import (
     AssistantPatch,
     FactPatch,
@@ -38,6 +37,7 @@ from shared.models.memory_v1 import (
     PersonPatch,
     SplitRequest,
 )
+from shared.models.things_v1 import EventsQuery, ExpensesQuery, NotesQuery
 from shared.rest import etags
 from shared.rest.paging import PageQuery
 from shared.rest.routes import Route, Router, query
@@ -107,7 +107,9 @@ def _delete_account(call: Call) -> BaseModel:
 
 
 THINGS = [
-    _route("GET", "/v1/calendarEvents", lambda c: c.api.things.events(c.user_id, c.args), EventsQuery),
+    _route(
+        "GET", "/v1/calendarEvents", lambda c: c.api.things.events(c.user_id, c.args), EventsQuery
+    ),
     _route(
         "DELETE",
         "/v1/calendarEvents/{event}",
@@ -115,9 +117,13 @@ THINGS = [
     ),
     _route("GET", "/v1/notes", lambda c: c.api.things.notes(c.user_id, c.args), NotesQuery),
     _route(
-        "DELETE", "/v1/notes/{note}", lambda c: c.api.things.delete(c.user_id, "notes", c.params["note"])
+        "DELETE",
+        "/v1/notes/{note}",
+        lambda c: c.api.things.delete(c.user_id, "notes", c.params["note"]),
     ),
-    _route("GET", "/v1/expenses", lambda c: c.api.things.expenses(c.user_id, c.args), ExpensesQuery),
+    _route(
+        "GET", "/v1/expenses", lambda c: c.api.things.expenses(c.user_id, c.args), ExpensesQuery
+    ),
     _route(
         "DELETE",
         "/v1/expenses/{expense}",

@@ -60,7 +60,7 @@ def web_url(served: Served) -> str:
 @pytest.fixture
 def phone(browser: Browser) -> Iterator[BrowserContext]:
     """A phone-sized browser with downloads allowed (each test its own, so no state leaks)."""
-    context = browser.new_context(viewport=PHONE, accept_downloads=True)
+    context = browser.new_context(viewport=PHONE, accept_downloads=True, has_touch=True)
     yield context
     context.close()
 

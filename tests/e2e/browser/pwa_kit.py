@@ -64,8 +64,10 @@ def small_targets(page: Page) -> list[str]:
         """() => [...document.querySelectorAll('button, a[href], input, select, textarea')]
           .filter(e => e.offsetParent !== null && e.type !== 'checkbox' && e.type !== 'radio')
           .filter(e => !(e.tagName === 'A' && getComputedStyle(e).display === 'inline'))
-          .filter(e => { const r = e.getBoundingClientRect(); return r.right > 0 && r.bottom > 0; })
-          .filter(e => { const r = e.getBoundingClientRect(); return r.width < 43.5 || r.height < 43.5; })
-          .map(e => `${e.tagName} ${(e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 40)}`)"""
+          .filter(e => {
+            const r = e.getBoundingClientRect();
+            return r.right > 0 && r.bottom > 0 && (r.width < 43.5 || r.height < 43.5);
+          })
+          .map(e => e.tagName + ' ' + (e.getAttribute('aria-label') || e.textContent).trim())"""
     )
     return found

@@ -30,7 +30,10 @@ SECTIONS = ["Inbox", "Reminders", "Calendar", "Notes", "Money", "Memory & settin
 def context_for(browser: Browser, viewport: dict[str, int], scheme: str = "light") -> Any:
     phone = viewport["width"] < 640
     return browser.new_context(
-        viewport=viewport, has_touch=phone, is_mobile=phone, color_scheme=scheme  # type: ignore[arg-type]
+        viewport=viewport,
+        has_touch=phone,
+        is_mobile=phone,
+        color_scheme=scheme,  # type: ignore[arg-type]
     )
 
 
@@ -148,7 +151,8 @@ def test_offline_the_shell_opens_and_no_api_answer_was_kept(browser: Browser, we
     cached: list[str] = page.evaluate(
         """async () => { const urls = [];
           for (const name of await caches.keys()) {
-            for (const r of await (await caches.open(name)).keys()) urls.push(new URL(r.url).pathname);
+            const cache = await caches.open(name);
+            for (const r of await cache.keys()) urls.push(new URL(r.url).pathname);
           } return urls; }"""
     )
     assert "/offline.html" in cached
