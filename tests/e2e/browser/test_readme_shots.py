@@ -24,7 +24,7 @@ SLOW = 180_000  # ms: a turn on the offline model
 
 
 def shot(page: Page, name: str) -> None:
-    page.locator(":focus").blur()
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.screenshot(path=str(IMG / name), animations="disabled", caret="hide")
     width, window = overflow(page)
     assert width == window and internal_words(page) == [] and axe_violations(page) == []
