@@ -1,7 +1,7 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { failureText, plain } from "../words";
 import { Jobs } from "./Jobs";
-import { finishedJobs, isQuestionMessage } from "./messages";
+import { askedQuestion, finishedJobs, isQuestionMessage } from "./messages";
 import { KIND_TITLES, Question } from "./Question";
 import type { useChat } from "./useChat";
 
@@ -37,11 +37,12 @@ export function ChatPage({ chat }: { chat: ChatState }) {
         <div ref={log} className="messages" role="log" aria-live="polite" aria-label="Messages" tabIndex={0}>
           <ol>
           {chat.messages.map((m) => {
+            // A question is shown once: the card says it while it is open, the log a short line.
             const kind = isQuestionMessage(m, chat.asked);
-            const title = kind && KIND_TITLES[kind];
+            const short = kind ? KIND_TITLES[kind] : askedQuestion(m);
             return (
-              <li key={m.id} className={`message ${m.role}${title ? " asked" : ""}`} data-id={m.id}>
-                {title ? `Asked: ${title}` : plain(m.text)}
+              <li key={m.id} className={`message ${m.role}${short ? " asked" : ""}`} data-id={m.id}>
+                {short ? `Asked: ${plain(short)}` : plain(m.text)}
               </li>
             );
           })}
