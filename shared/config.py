@@ -61,6 +61,7 @@ class Settings(BaseSettings):
     agents_url: str = "http://127.0.0.1:8523/"
     resume_url: str = "http://127.0.0.1:8522/"  # approval timeouts are delivered here
     hitl_timeout_queue: str = "hitl-timeouts"
+    reminder_queue: str = "reminders"  # reminders ring through it (at their due_at)
     approval_timeout_seconds: int = Field(default=1800, ge=1)  # unanswered: auto-rejected
     max_event_age_seconds: int = 3600
 
@@ -129,6 +130,23 @@ class Settings(BaseSettings):
     # Agents: where messages sent on the user's behalf go ("firestore": recorded under the
     # user, the only provider built in; a delivering provider plugs in at Deps.outbox)
     outbox_provider: Literal["firestore"] = "firestore"
+
+    # Push (shared/services/notify): Web Push to browsers (VAPID key: a PEM P-256 private
+    # key, from Secret Manager in production; locally a file scripts/stack generates), FCM
+    # HTTP v1 to phones (the function's service account; locally the tests' fake endpoint).
+    web_push_private_key: SecretStr | None = None
+    web_push_key_file: str | None = None  # dev/test only
+    web_push_subject: str = "mailto:assistant@example.com"  # VAPID "sub": who to call
+    # Hosts (and their subdomains) a subscription's endpoint may name: the browsers' push
+    # services. Nothing else is ever sent a request.
+    web_push_hosts: str = (
+        "fcm.googleapis.com,updates.push.services.mozilla.com,notify.windows.com,push.apple.com"
+    )
+    web_push_ca_file: str | None = None  # dev/test only: the local mock push service's CA
+    fcm_enabled: bool = False
+    fcm_project: str | None = None  # the Firebase project (default: gcp_project)
+    fcm_base_url: str = "https://fcm.googleapis.com"
+    fcm_access_token: str | None = None  # dev/test only: the fake FCM's static token
 
     # Degrading instead of falling over (shared/adapters/breaker.py): a dependency's
     # breaker opens after this many failures in a row and lets one probe through after the
@@ -229,10 +247,15 @@ class Settings(BaseSettings):
             "cloud_tasks_emulator_host": self.cloud_tasks_emulator_host,
             "firestore_emulator_host": self.firestore_emulator_host,
             "local_kek_file": self.local_kek_file,
+            "web_push_key_file": self.web_push_key_file,
+            "web_push_ca_file": self.web_push_ca_file,
+            "fcm_access_token": self.fcm_access_token,
         }
         set_locally = [name for name, value in local_only.items() if value]
         if set_locally:
             raise ConfigurationError(f"local-only settings set in {self.env}: {set_locally}")
+        if self.fcm_base_url != "https://fcm.googleapis.com":
+            raise ConfigurationError("fcm_base_url is only for a local fake")
         if self.page_token_key is None or len(self.page_token_key.get_secret_value()) < 16:
             raise ConfigurationError("outside dev/test, page_token_key is needed (16+ chars)")
         if self.kek_provider != "kms" or not self.kms_key_name:
@@ -263,6 +286,17 @@ class Settings(BaseSettings):
     @property
     def is_local(self) -> bool:
         return self.env in ("dev", "test")
+
+    @property
+    def web_push_pem(self) -> bytes | None:
+        """The VAPID private key (PEM), from the secret or, locally, the stack's file."""
+        if self.web_push_private_key is not None:
+            return self.web_push_private_key.get_secret_value().encode()
+        if self.web_push_key_file:
+            from pathlib import Path
+
+            return Path(self.web_push_key_file).read_bytes()
+        return None
 
     @property
     def page_token_secret(self) -> bytes:

@@ -40,11 +40,15 @@ from shared.ports import (
     IdempotencyStore,
     JobStore,
     KeyRing,
+    NotificationStore,
     OperatorAlerts,
     Outbox,
     PendingStore,
     ProfileStore,
     Publisher,
+    PushChannel,
+    ReminderBook,
+    ReminderStore,
     Reranker,
     SessionMemory,
     TaskQueue,
@@ -157,6 +161,53 @@ class Deps:
         from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 
         return FirestoreAgentDataStore(self._firestore)
+
+    @cached_property
+    def reminders(self) -> ReminderStore:
+        from shared.adapters.firestore_reminders import FirestoreReminderStore
+
+        return FirestoreReminderStore(self._firestore)
+
+    @cached_property
+    def reminder_book(self) -> ReminderBook:
+        from shared.services.reminders.book import ReminderBook as Book
+
+        return Book(self.settings, self.tasks, self.reminders, self.clock)
+
+    @cached_property
+    def notifications(self) -> NotificationStore:
+        from shared.adapters.firestore_notifications import FirestoreNotificationStore
+
+        return FirestoreNotificationStore(self._firestore)
+
+    @cached_property
+    def push_channels(self) -> list[PushChannel]:
+        """Web Push and FCM, each when configured (the inbox needs neither)."""
+        s = self.settings
+        channels: list[PushChannel] = []
+        pem = s.web_push_pem
+        if pem is not None:
+            from shared.adapters.web_push import WebPushChannel
+
+            hosts = frozenset(h.strip().lower() for h in s.web_push_hosts.split(",") if h.strip())
+            channels.append(WebPushChannel(pem, s.web_push_subject, hosts, s.web_push_ca_file))
+        if s.fcm_enabled:
+            from shared.adapters.fcm import FcmChannel, google_token
+
+            token = (lambda: str(s.fcm_access_token)) if s.fcm_access_token else google_token()
+            project = s.fcm_project or s.gcp_project
+            channels.append(FcmChannel(project, token, s.fcm_base_url))
+        return channels
+
+    @cached_property
+    def web_push_public_key(self) -> str:
+        """The VAPID public key browsers subscribe with ("" when Web Push is off)."""
+        pem = self.settings.web_push_pem
+        if pem is None:
+            return ""
+        from shared.adapters.web_push import public_key_of
+
+        return public_key_of(pem)
 
     @cached_property
     def outbox(self) -> Outbox:

@@ -20,7 +20,13 @@ AppError
 │   ├── InvalidPageToken          invalid_page_token (forged, foreign, expired, or for
 │   │                                                another filter)
 │   ├── MessageTooLong            message_too_long
-│   └── InvalidEvent              invalid_event     (a queue delivery that can never succeed)
+│   ├── InvalidEvent              invalid_event     (a queue delivery that can never succeed)
+│   ├── DueAtInPast               due_at_in_past    (a reminder must ring in the future)
+│   ├── DueAtTooFar               due_at_too_far    (more than ten years ahead)
+│   ├── UnknownTimeZone           unknown_time_zone (not an IANA zone name)
+│   ├── InvalidRecurrence         invalid_recurrence (not an RFC 5545 RRULE we ring by)
+│   └── InvalidDevice             invalid_device    (a push endpoint that is not https, an
+│                                                    FCM token that is not one, or a forged one)
 ├── Unauthenticated (401)         unauthenticated
 ├── Forbidden (403)               forbidden
 ├── NotFound (404)                not_found         (also another user's chat: never reveal it)
@@ -38,8 +44,10 @@ AppError
 │   ├── JobInProgress             job_in_progress   (an agent job cannot go on now: another
 │   │                                                run holds it, or it waits to ask; the
 │   │                                                queue retries the delivery)
-│   └── JobNotActive              job_not_active    (the user's pause/resume/cancel does
-│                                                    not apply to the job's state)
+│   ├── JobNotActive              job_not_active    (the user's pause/resume/cancel does
+│   │                                                not apply to the job's state)
+│   └── ReminderNotOpen           reminder_not_open (a done or cancelled reminder is not
+│                                                    snoozed or edited)
 ├── PreconditionFailed (412)      stale_etag        (If-Match or the etag field names a
 │                                                    version that is no longer current)
 ├── DataRejected (422)            data_rejected     (a constraint refused a row or a value,
@@ -136,6 +144,26 @@ class InvalidEvent(BadRequest):
     code = "invalid_event"
 
 
+class DueAtInPast(BadRequest):
+    code = "due_at_in_past"
+
+
+class DueAtTooFar(BadRequest):
+    code = "due_at_too_far"
+
+
+class UnknownTimeZone(BadRequest):
+    code = "unknown_time_zone"
+
+
+class InvalidRecurrence(BadRequest):
+    code = "invalid_recurrence"
+
+
+class InvalidDevice(BadRequest):
+    code = "invalid_device"
+
+
 class Unauthenticated(AppError):
     status = 401
     code = "unauthenticated"
@@ -207,6 +235,10 @@ class JobInProgress(Conflict):
 
 class JobNotActive(Conflict):
     code = "job_not_active"
+
+
+class ReminderNotOpen(Conflict):
+    code = "reminder_not_open"
 
 
 class PayloadTooLarge(AppError):

@@ -65,6 +65,8 @@ from shared.models.memory import (
     TemporalQuery,
 )
 from shared.models.memory_api import ConversationExport
+from shared.models.notifications import Device, Notification, NotificationSettings
+from shared.models.notify_api import NewReminder
 from shared.models.trust import HitlMode, TrustRecord
 from shared.models.wire import Interrupt, MultitaskStrategy, TurnResponse
 
@@ -679,6 +681,138 @@ class Embedder(Protocol):
         self, texts: Sequence[str], task: EmbedTask = "RETRIEVAL_DOCUMENT"
     ) -> list[list[float]]:
         """Unit-length vectors, one per text."""
+        ...
+
+
+@dataclass(frozen=True)
+class DueReminder:
+    user_id: str
+    reminder: Reminder
+
+
+# A delivery's decision, inside the reminder's transaction: the reminder as it is after
+# ringing and the notification to write with it, or None: this delivery rings nothing.
+Ring = Callable[[Reminder], tuple[Reminder, Notification] | None]
+
+
+class ReminderStore(Protocol):
+    """The reminders that ring (the same records as ``AgentDataStore``'s), their changes
+    one transaction each, and what the delivery sweep needs."""
+
+    def create(self, user_id: str, reminder: Reminder) -> tuple[Reminder, bool]:
+        """Store it unless its id exists; (the stored one, whether it was created)."""
+        ...
+
+    def get(self, user_id: str, reminder_id: str) -> Reminder | None: ...
+
+    def list_open(self, user_id: str, limit: int, after: Keyset | None = None) -> list[Reminder]:
+        """Pending and fired ones by ``(due_at, id)``, earliest first."""
+        ...
+
+    def list_done(self, user_id: str, limit: int, after: Keyset | None = None) -> list[Reminder]:
+        """Done ones by ``(completed_at, id)``, latest first."""
+        ...
+
+    def change(
+        self, user_id: str, reminder_id: str, change: Callable[[Reminder], Reminder]
+    ) -> Reminder | None:
+        """Store ``change(current)`` in one transaction (it may raise to refuse: nothing is
+        written; an equal result writes nothing); None when there is no such reminder."""
+        ...
+
+    def fire(
+        self, user_id: str, reminder_id: str, ring: Ring
+    ) -> tuple[Reminder, Notification] | None:
+        """Apply ``ring`` in one transaction and write its reminder and its notification (the
+        inbox) in the same commit; None when there is no such reminder or ``ring`` said no."""
+        ...
+
+    def mark_queued(self, user_id: str, reminder_id: str, version: int) -> None:
+        """A delivery task holds this version now (the sweep skips it); no-op for another."""
+        ...
+
+    def unqueued(self, before: datetime, limit: int) -> list[DueReminder]:
+        """Pending reminders of any user due before ``before`` that no task holds yet."""
+        ...
+
+
+class ReminderBook(Protocol):
+    """Reminders as the assistant sets them: validated, stored and scheduled at once."""
+
+    def add(self, user_id: str, reminder_id: str, new: NewReminder) -> Reminder:
+        """Refused with a ``BadRequest`` code when it cannot ring; a replay of the same id
+        answers the stored one."""
+        ...
+
+    def listed(self, user_id: str, limit: int, include_done: bool = False) -> list[Reminder]:
+        """Open ones by due time (and, with ``include_done``, the done ones too)."""
+        ...
+
+    def complete(self, user_id: str, reminder_id: str) -> Reminder | None: ...
+
+
+class NotificationStore(Protocol):
+    """The user's inbox, push devices and notification preferences."""
+
+    def add(self, user_id: str, notification: Notification) -> bool:
+        """Write it unless its id exists (a redelivery); whether it was new."""
+        ...
+
+    def get(self, user_id: str, notification_id: str) -> Notification | None: ...
+
+    def list_inbox(
+        self, user_id: str, limit: int, after: Keyset | None = None, unread_only: bool = False
+    ) -> list[Notification]:
+        """Newest first by ``(created_at, id)``."""
+        ...
+
+    def mark_read(self, user_id: str, notification_id: str) -> Notification | None: ...
+
+    def mark_all_read(self, user_id: str) -> int: ...
+
+    def delete(self, user_id: str, notification_id: str) -> bool: ...
+
+    def clear(self, user_id: str) -> int: ...
+
+    def claim_push(self, user_id: str, notification_id: str, now: datetime, lease: float) -> bool:
+        """True for the one delivery that sends its pushes (until ``settle_push``, or until
+        the lease runs out for a delivery that died on the way)."""
+        ...
+
+    def settle_push(self, user_id: str, notification_id: str, now: datetime) -> None: ...
+
+    def release_push(self, user_id: str, notification_id: str) -> None: ...
+
+    def add_device(self, user_id: str, device: Device) -> Device:
+        """Register it; the same id again answers the first registration."""
+        ...
+
+    def list_devices(
+        self, user_id: str, limit: int, after: Keyset | None = None
+    ) -> list[Device]: ...
+
+    def remove_device(self, user_id: str, device_id: str) -> bool: ...
+
+    def get_settings(self, user_id: str) -> NotificationSettings: ...
+
+    def put_settings(self, user_id: str, settings: NotificationSettings) -> None: ...
+
+
+PushOutcome = Literal["sent", "gone", "failed"]
+
+
+class PushChannel(Protocol):
+    """One push service (Web Push, FCM). ``send`` answers ``gone`` when the service says
+    the device is no longer registered (it is then pruned), ``failed`` for a permanent
+    refusal of this message; a transient failure raises ``DependencyUnavailable``."""
+
+    @property
+    def kind(self) -> str: ...
+
+    def send(self, device: Device, notification: Notification) -> PushOutcome: ...
+
+    def check(self, device: Device) -> None:
+        """Refuse (``InvalidDevice``) a registration this service would not deliver to."""
         ...
 
 

@@ -133,6 +133,58 @@ resource "google_compute_url_map" "api" {
       }
     }
     route_rules {
+      priority = 12
+      service  = google_compute_backend_service.api["resume"].id
+      match_rules {
+        full_path_match = "/v1/reminders"
+      }
+      match_rules {
+        prefix_match = "/v1/reminders/"
+      }
+      match_rules {
+        prefix_match = "/v1/reminders:"
+      }
+    }
+    route_rules {
+      priority = 13
+      service  = google_compute_backend_service.api["resume"].id
+      match_rules {
+        full_path_match = "/v1/notifications"
+      }
+      match_rules {
+        prefix_match = "/v1/notifications/"
+      }
+      match_rules {
+        prefix_match = "/v1/notifications:"
+      }
+    }
+    route_rules {
+      priority = 14
+      service  = google_compute_backend_service.api["resume"].id
+      match_rules {
+        full_path_match = "/v1/devices"
+      }
+      match_rules {
+        prefix_match = "/v1/devices/"
+      }
+      match_rules {
+        prefix_match = "/v1/devices:"
+      }
+    }
+    route_rules {
+      priority = 15
+      service  = google_compute_backend_service.api["resume"].id
+      match_rules {
+        full_path_match = "/v1/pushConfig"
+      }
+      match_rules {
+        prefix_match = "/v1/pushConfig/"
+      }
+      match_rules {
+        prefix_match = "/v1/pushConfig:"
+      }
+    }
+    route_rules {
       priority = 20
       service  = google_compute_backend_service.api["memory"].id
       match_rules {

@@ -17,6 +17,7 @@ from shared.adapters.fake_jobs import FakeJobStore, FakeOperatorAlerts
 from shared.adapters.fake_keyring import FakeKeyRing
 from shared.adapters.fake_profiles import FakeProfileStore
 from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+from shared.adapters.fake_reminders import FakeNotificationStore, FakeReminderStore
 from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.rerankers import IdentityReranker
@@ -30,6 +31,7 @@ FIRESTORE_STORES = frozenset({"conversations", "checkpointer", "trust", "jobs", 
 def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> dict[str, Any]:
     contacts = FakeContactStore(clock)
     facts = FakeFactStore(contacts, clock)
+    inbox = FakeNotificationStore()
     stores: dict[str, Any] = {
         "conversations": FakeConversationStore(),
         "profiles": FakeProfileStore(),
@@ -50,5 +52,8 @@ def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> d
         "jobs": FakeJobStore(),
         "operator_alerts": FakeOperatorAlerts(),
         "agent_data": FakeAgentDataStore(),
+        "notifications": inbox,
+        "reminders": FakeReminderStore(inbox),
+        "push_channels": [],  # the Web Push and FCM adapters talk to services
     }
     return {name: store for name, store in stores.items() if name not in leave_out}

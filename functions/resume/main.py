@@ -5,6 +5,10 @@ list, get, rename), answers to a chat's question (JSON, or Server-Sent Events), 
 user's agent jobs (list, get, pause, resume, cancel, take over).
 ``/timeout``: Cloud Tasks delivers an approval's deadline (OIDC of the tasks invoker); the
 interrupt is rejected unless it was answered. 2xx either way, so the queue stops.
+``/reminders/deliver``: Cloud Tasks rings a reminder at its time; ``/reminders/sweep``:
+Cloud Scheduler gives the reminders entering the 30-day horizon their tasks
+(``shared.app.reminder_delivery``; OIDC of the tasks invoker); ``/notifications/deliver``:
+an approval waiting or expiring, a job done or failed, an escalation (Cloud Tasks).
 ``/outbox/drain``: Cloud Scheduler (OIDC of the tasks invoker) sends the handoffs that
 turns kept while a queue was down.
 """
@@ -16,6 +20,7 @@ import logging
 import flask
 import functions_framework
 
+from shared.app import reminder_delivery
 from shared.app.api_routes import RESUME_ROUTES, serve
 from shared.app.handoff_drain import drain_due, drain_url
 from shared.app.resume import ResumeService
@@ -39,6 +44,9 @@ def resume(request: flask.Request) -> flask.Response:
         if path == "/timeout":
             require_post(request)
             return _time_out(deps, request, trace)
+        if path in reminder_delivery.INTERNAL:
+            require_post(request)
+            return reminder_delivery.serve_internal(deps, request, path)
         if path == "/outbox/drain":
             require_post(request)
             caller = InternalCaller(drain_url(deps.settings), deps.settings.tasks_invoker_email)

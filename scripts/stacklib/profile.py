@@ -12,6 +12,7 @@ PROJECT = "local-project"
 LOCATION = "europe-west6"
 EXTRACTION_QUEUE = "extraction"
 HITL_TIMEOUT_QUEUE = "hitl-timeouts"
+REMINDER_QUEUE = "reminders"  # reminders and approval deadlines ring through it
 AGENTS_TOPIC = "agent-jobs"
 DEAD_LETTER_TOPIC = "agent-jobs-dead-letter"
 DEAD_LETTER_SUBSCRIPTION = "agent-jobs-dead-letter-sub"
@@ -96,7 +97,7 @@ class Profile:
 
     @property
     def queue_paths(self) -> list[str]:
-        queues = (EXTRACTION_QUEUE, HITL_TIMEOUT_QUEUE)
+        queues = (EXTRACTION_QUEUE, HITL_TIMEOUT_QUEUE, REMINDER_QUEUE)
         return [f"projects/{PROJECT}/locations/{LOCATION}/queues/{queue}" for queue in queues]
 
     def model_env(self, token: str) -> dict[str, str]:
@@ -140,10 +141,12 @@ class Profile:
             "INTERNAL_JWKS_FILE": str(auth / "internal_jwks.json"),
             "KEK_PROVIDER": "local",
             "LOCAL_KEK_FILE": str(auth / "kek.key"),
+            "WEB_PUSH_KEY_FILE": str(auth / "vapid.pem"),
             "TASKS_LOCATION": LOCATION,
             "EXTRACTION_QUEUE": EXTRACTION_QUEUE,
             "EXTRACTION_URL": self.url("extraction"),
             "HITL_TIMEOUT_QUEUE": HITL_TIMEOUT_QUEUE,
+            "REMINDER_QUEUE": REMINDER_QUEUE,
             "TASKS_INVOKER_EMAIL": TASKS_INVOKER_EMAIL,
             "AGENTS_URL": self.url("agents"),
             "AGENTS_TOPIC": AGENTS_TOPIC,

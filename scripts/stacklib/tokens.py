@@ -20,7 +20,7 @@ from typing import Any
 
 import jwt
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import RSAAlgorithm
 
 from .profile import PROJECT
@@ -65,6 +65,14 @@ def ensure_keys(state_dir: str | os.PathLike[str]) -> None:
         _write_private(kek, os.urandom(32))
     if not model_token_path(state_dir).exists():
         _write_private(model_token_path(state_dir), secrets.token_urlsafe(32).encode())
+    if not vapid_key_path(state_dir).exists():  # Web Push's VAPID key (prod: Secret Manager)
+        vapid = ec.generate_private_key(ec.SECP256R1())
+        pem = vapid.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        _write_private(vapid_key_path(state_dir), pem)
     for name in KEY_NAMES:
         key_path = _key_path(state_dir, name)
         if not key_path.exists():
@@ -82,6 +90,10 @@ def ensure_keys(state_dir: str | os.PathLike[str]) -> None:
             jwk: dict[str, Any] = RSAAlgorithm.to_jwk(private.public_key(), as_dict=True)
             jwk.update(kid=_kid(jwk), alg="RS256", use="sig")
             jwks_path(state_dir, name).write_text(json.dumps({"keys": [jwk]}, indent=2) + "\n")
+
+
+def vapid_key_path(state_dir: str | os.PathLike[str]) -> Path:
+    return auth_dir(state_dir) / "vapid.pem"
 
 
 def model_token_path(state_dir: str | os.PathLike[str]) -> Path:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+from typing import Any
 
-from shared.models.agent_data import MAX_PAGE, Note
+from shared.models.agent_data import MAX_PAGE, Note, Reminder
 
 NOTE_SCAN = 500  # notes a search reads (newest first): Firestore has no full-text index
 
@@ -16,6 +17,20 @@ NOTE_SCAN = 500  # notes a search reads (newest first): Firestore has no full-te
 REMINDERS, EVENTS, NOTES = "reminders", "events", "notes"
 BUDGETS, EXPENSES, FEEDBACK = "budgets", "expenses", "feedback"
 OUTBOX = "outbox"
+
+
+def reminder_data(reminder: Reminder, queued: bool) -> dict[str, Any]:
+    """A reminder's document: the record, ``open_due_at`` while it is open (the open list's
+    order), ``unqueued_due_at`` while it waits to be given a delivery task (the sweep's),
+    ``done_at`` once done (the done list's)."""
+    data = reminder.model_dump()
+    if reminder.open:
+        data["open_due_at"] = reminder.due_at
+    if reminder.state == "pending" and not queued:
+        data["unqueued_due_at"] = reminder.due_at
+    if reminder.state == "done":  # completed_at is stored null otherwise, and null sorts
+        data["done_at"] = reminder.completed_at or reminder.updated_at
+    return data
 
 
 def check_limit(limit: int) -> int:

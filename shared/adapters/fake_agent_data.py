@@ -87,7 +87,7 @@ class FakeAgentDataStore:
             Reminder,
             limit,
             key=lambda r: (r.due_at, r.id),
-            keep=lambda r: include_done or not r.done,
+            keep=lambda r: include_done or r.open,
         )
 
     def complete_reminder(self, user_id: str, reminder_id: str, now: datetime) -> Reminder | None:
@@ -96,8 +96,9 @@ class FakeAgentDataStore:
             found = stored.get(doc_id(reminder_id))
             if not isinstance(found, Reminder):
                 return None
-            if not found.done:
-                found = found.model_copy(update={"done": True, "completed_at": now})
+            if found.open:
+                update = {"state": "done", "completed_at": now, "updated_at": now}
+                found = found.model_copy(update={**update, "version": found.version + 1})
                 stored[reminder_id] = found
             return found.model_copy(deep=True)
 

@@ -3,8 +3,8 @@
 Layout, everything under the user, so account erasure and export (``firestore_account``)
 find it with the rest of the user's tree and another user's records are simply not found::
 
-    users/{uid}/reminders/{id}     text, due_at, done, created_at, completed_at,
-                                   open_due_at (= due_at while open; absent once done)
+    users/{uid}/reminders/{id}     a Reminder, open_due_at (= due_at while open) and
+                                   unqueued_due_at (see firestore_reminders)
     users/{uid}/events/{id}        title, start, end, location, created_at
     users/{uid}/notes/{id}         title, text, created_at
     users/{uid}/budgets/{category} category, currency, monthly_limit_minor, updated_at
@@ -46,9 +46,11 @@ from shared.adapters.agent_data_rules import (
     check_window,
     note_matches,
     query_words,
+    reminder_data,
 )
 from shared.adapters.doc_ids import doc_id
 from shared.adapters.firestore_erasure import fenced
+from shared.adapters.firestore_reminders import decode as decode_reminder
 from shared.adapters.gcp_errors import firestore_errors, transient_as_unavailable
 from shared.models.agent_data import (
     Budget,
@@ -125,20 +127,21 @@ class FirestoreAgentDataStore:
 
     # -- reminders ----------------------------------------------------------------------------
     def put_reminder(self, user_id: str, reminder: Reminder) -> None:
-        data = reminder.model_dump()
-        if not reminder.done:
-            data[OPEN_DUE] = reminder.due_at
+        data = reminder_data(reminder, queued=False)  # the sweep gives it its delivery task
         self._put(user_id, self._ref(user_id, REMINDERS, reminder.id), data)
 
     def get_reminder(self, user_id: str, reminder_id: str) -> Reminder | None:
-        return self._get(self._ref(user_id, REMINDERS, reminder_id), Reminder)
+        with transient_as_unavailable("firestore"):
+            snap = self._ref(user_id, REMINDERS, reminder_id).get()
+        return decode_reminder(snap.to_dict()) if snap.exists else None
 
     def list_reminders(
         self, user_id: str, limit: int, include_done: bool = False
     ) -> list[Reminder]:
         field = "due_at" if include_done else OPEN_DUE
         query = self._collection(user_id, REMINDERS).order_by(field).limit(check_limit(limit))
-        return self._run(query, Reminder)
+        with transient_as_unavailable("firestore"):
+            return [decode_reminder(snap.to_dict()) for snap in query.stream()]
 
     def complete_reminder(self, user_id: str, reminder_id: str, now: datetime) -> Reminder | None:
         ref = self._ref(user_id, REMINDERS, reminder_id)
@@ -148,11 +151,12 @@ class FirestoreAgentDataStore:
             snap = ref.get(transaction=transaction)
             if not snap.exists:
                 return None
-            reminder = _decode(Reminder, snap.to_dict())
-            if reminder.done:
+            reminder = decode_reminder(snap.to_dict())
+            if not reminder.open:
                 return reminder
-            reminder = reminder.model_copy(update={"done": True, "completed_at": now})
-            transaction.set(ref, reminder.model_dump())  # without open_due_at
+            update = {"state": "done", "completed_at": now, "updated_at": now}
+            reminder = reminder.model_copy(update={**update, "version": reminder.version + 1})
+            transaction.set(ref, reminder_data(reminder, queued=True))  # without open_due_at
             return reminder
 
         with firestore_errors():

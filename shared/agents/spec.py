@@ -21,7 +21,16 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from shared.ports import AgentDataStore, Clock, Embedder, FactStore, Outbox, ProfileStore, WebSearch
+from shared.ports import (
+    AgentDataStore,
+    Clock,
+    Embedder,
+    FactStore,
+    Outbox,
+    ProfileStore,
+    ReminderBook,
+    WebSearch,
+)
 
 Role = Literal[
     "planner", "researcher", "executor", "analyst", "writer", "reviewer", "front_desk"
@@ -49,6 +58,9 @@ class AgentPorts(Protocol):
 
     @property
     def outbox(self) -> Outbox: ...
+
+    @property
+    def reminder_book(self) -> ReminderBook: ...
 
     @property
     def web_search(self) -> WebSearch | None:

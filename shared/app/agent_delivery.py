@@ -41,6 +41,7 @@ from shared.services.agent_jobs.catalog import Catalog, RegistryCatalog
 from shared.services.agent_jobs.supervisor import Supervisor
 from shared.services.history.recorder import RECORDED_STATUSES, record_execution
 from shared.services.hitl import record_task_outcome
+from shared.services.notify import events
 
 ESCALATION_LEVEL = 3  # the watchdog's third rung: the job was paused and escalated
 log = logging.getLogger("agents")
@@ -172,12 +173,22 @@ class AgentJobService:
             now, trust = self._deps.clock.now(), self._deps.trust.fenced(end.job.created_at)
             record_task_outcome(trust, end.job.user_id, outcome, now)
 
+    def _tell_the_user(self, end: JobState) -> None:
+        """A job done or failed notifies (once: the task is named from the job)."""
+        if end.status not in ("done", "aborted"):
+            return
+        job, deps = end.job, self._deps
+        task = events.job_task(deps.settings, job.user_id, job.chat_id, job.job_id,
+                               end.status == "done", job.goal, deps.clock.now())  # fmt: skip
+        events.enqueue_quietly(deps.tasks, [task])
+
     def _finish(self, end: JobState, owner: str) -> str:
         if end.status in RECORDED_STATUSES:
             # Both before the final write, and both once however often they run: the
             # execution first, so a "that was wrong" to the result always finds it.
             record_execution(self._deps, end)
             reports.final(self._deps, end)
+            self._tell_the_user(end)
         claims.save(self._deps, end, owner, release=True)
         self._count_for_trust(end)
         if end.status == "stalled":

@@ -9,7 +9,13 @@ from collections.abc import Callable
 import flask
 from pydantic import BaseModel
 
-from shared.app import chat_resources, job_resources
+from shared.app import (
+    chat_resources,
+    device_resources,
+    job_resources,
+    notification_resources,
+    reminder_resources,
+)
 from shared.app.api_call import ApiCall
 from shared.app.resume import ResumeService
 from shared.app.turn import TurnService
@@ -69,6 +75,27 @@ TURN_ROUTES = Router(
     ]
 )
 
+REMINDER_ROUTES = [
+    Route("POST", "/v1/reminders", reminder_resources.create),
+    Route("GET", "/v1/reminders", reminder_resources.list_reminders),
+    Route("GET", "/v1/reminders/{reminder}", reminder_resources.read),
+    Route("PATCH", "/v1/reminders/{reminder}", reminder_resources.patch),
+    Route("DELETE", "/v1/reminders/{reminder}", reminder_resources.cancel),
+    Route("POST", "/v1/reminders/{reminder}:snooze", reminder_resources.snooze),
+    Route("POST", "/v1/reminders/{reminder}:complete", reminder_resources.complete),
+]
+NOTIFICATION_ROUTES = [
+    Route("GET", "/v1/notifications", notification_resources.list_notifications),
+    Route("POST", "/v1/notifications:markAllRead", notification_resources.mark_all_read),
+    Route("POST", "/v1/notifications:clear", notification_resources.clear),
+    Route("POST", "/v1/notifications/{notification}:markRead", notification_resources.mark_read),
+    Route("DELETE", "/v1/notifications/{notification}", notification_resources.delete),
+    Route("GET", "/v1/pushConfig", device_resources.push_config),
+    Route("POST", "/v1/devices", device_resources.register),
+    Route("GET", "/v1/devices", device_resources.list_devices),
+    Route("DELETE", "/v1/devices/{device}", device_resources.remove),
+]
+
 RESUME_ROUTES = Router(
     [
         Route("POST", "/v1/chats", with_etag(chat_resources.create)),
@@ -82,6 +109,8 @@ RESUME_ROUTES = Router(
             Route("POST", f"/v1/jobs/{{job}}:{verb}", as_json(work))
             for verb, work in job_resources.VERBS.items()
         ),
+        *REMINDER_ROUTES,
+        *NOTIFICATION_ROUTES,
     ]
 )
 

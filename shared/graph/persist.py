@@ -44,6 +44,7 @@ from shared.services import handoff, hitl_timeouts
 from shared.services.agent_jobs.policy import job_type_for
 from shared.services.hitl_timeouts import TimeoutTask
 from shared.services.ids import job_id_for
+from shared.services.notify import events
 from shared.services.questions import waiting_on
 
 
@@ -114,7 +115,12 @@ def _timeout(context: TurnContext, state: TurnState, failure: NodeFailed | None)
     )
     settings = context.ports.settings
     task = hitl_timeouts.timeout_task(settings, timeout, control.timeout_at, context.trace)
-    return [handoff.task_handoff(task)]
+    # The user is in the chat that asked: told only shortly before the approval expires.
+    told = events.question_tasks(
+        settings, context.user_id, context.chat_id, control.interrupt,
+        context.ports.clock.now(), control.timeout_at,
+    )[1:]  # fmt: skip
+    return [handoff.task_handoff(task), *(handoff.task_handoff(t) for t in told)]
 
 
 def wire_response(context: TurnContext, state: TurnState) -> TurnResponse:

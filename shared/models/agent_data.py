@@ -47,13 +47,39 @@ MAX_PAGE = 1000  # the largest ``limit`` any list or search of the stores accept
 MAX_EVENT_DAYS = 14  # an event longer than this is a mistake, not a calendar entry
 
 
+ReminderState = Literal["pending", "fired", "done", "cancelled"]
+OPEN_STATES: tuple[ReminderState, ...] = ("pending", "fired")
+
+
 class Reminder(Strict):
+    """A reminder rings at ``due_at`` (UTC). ``time_zone`` is the user's zone when it was
+    set: a recurrence (an RFC 5545 RRULE, "" for one-off) repeats in that zone's wall time.
+    ``version`` grows with every change of when or whether it rings (edit, snooze, cancel):
+    a delivery task carries the version it was made for, and an older one does nothing."""
+
     id: RecordId
     text: ShortText
     due_at: AwareDatetime
-    done: bool = False
+    time_zone: str = Field(default="UTC", min_length=1, max_length=64)
+    recurrence: str = Field(default="", max_length=500)
+    state: ReminderState = "pending"
+    urgent: bool = False
+    version: int = Field(default=1, ge=1)
     created_at: AwareDatetime
+    updated_at: AwareDatetime | None = None
     completed_at: AwareDatetime | None = None
+    fired_at: AwareDatetime | None = None  # the last time it rang
+    # A recurring reminder's first occurrence: the series repeats from it, whatever a snooze
+    # did to ``due_at``.
+    anchor_at: AwareDatetime | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.state == "done"
+
+    @property
+    def open(self) -> bool:
+        return self.state in OPEN_STATES
 
 
 class CalendarEvent(Strict):

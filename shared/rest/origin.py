@@ -12,7 +12,7 @@ import re
 
 API_PREFIX = "/v1"
 _TURN = re.compile(r"^/v1/chats/[^/:]+/messages$")
-RESUME_COLLECTIONS = ("chats", "jobs")
+RESUME_COLLECTIONS = ("chats", "jobs", "reminders", "notifications", "devices", "pushConfig")
 MEMORY_COLLECTIONS = (
     "facts",
     "persons",

@@ -20,9 +20,11 @@ from google.cloud import firestore
 from scripts import serve
 from scripts.stacklib.profile import Profile
 from scripts.stacklib.tokens import mint_user_token
+from shared.config import Settings
 from shared.deps import Deps
 from testkit.faults import free_port
 from testkit.model_rules import reply_for
+from testkit.push_services import FakeFcm, MockPushService
 from testkit.vertex_server import FakeVertexServer
 from tests.e2e.snapshots import firestore_paths, postgres_counts
 
@@ -41,6 +43,8 @@ class Served:
     model: FakeVertexServer
     restart: Callable[[], None]
     memory_url: str = ""
+    push: MockPushService | None = None  # the browsers' push service (Web Push)
+    fcm: FakeFcm | None = None  # FCM HTTP v1
 
     def token(self, user: str) -> str:
         return mint_user_token(STATE, user, ttl=600)
@@ -121,6 +125,7 @@ class Served:
 @pytest.fixture(scope="session")
 def served(stack_env_session: None) -> Iterator[Served]:
     model = FakeVertexServer(token="e2e-static-token", fallback=reply_for).start()
+    push, fcm = MockPushService(), FakeFcm(project=os.environ["GCP_PROJECT"])
     extra = {
         "MODEL_PROVIDER": "vertex",
         "VERTEX_BASE_URL": model.base_url,
@@ -134,6 +139,12 @@ def served(stack_env_session: None) -> Iterator[Served]:
         "LOG_LEVEL": "WARNING",
         # the evaluation's replay clock (eval/product.py): no file, no offset
         "CLOCK_OFFSET_FILE": str(EVAL_CLOCK),
+        # push goes to the loopback stand-ins (testkit/push_services.py)
+        "WEB_PUSH_HOSTS": f"{Settings().web_push_hosts},{push.host}",
+        "WEB_PUSH_CA_FILE": str(push.ca_file),
+        "FCM_ENABLED": "true",
+        "FCM_BASE_URL": fcm.base_url,
+        "FCM_ACCESS_TOKEN": fcm.token,
     }
 
     def restart() -> None:
@@ -150,9 +161,13 @@ def served(stack_env_session: None) -> Iterator[Served]:
         model,
         restart,
         memory_url=env["MEMORY_URL"],
+        push=push,
+        fcm=fcm,
     )
     serve.down(PROFILE)
     model.stop()
+    push.stop()
+    fcm.stop()
 
 
 @pytest.fixture(scope="session")

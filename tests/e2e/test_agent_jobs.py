@@ -67,6 +67,11 @@ def test_a_team_job_runs_its_subtasks_in_dependency_order(
         assert httpx.post(url, json=push, headers=headers, timeout=30).status_code == 200
     assert chat_messages(db, user, reply["chat_id"]) == messages
     assert job_document(db, user, job_id) == state
+    # The user is told once, through the reminders queue's notify task (issue 25).
+    told = wait_for(lambda: served.api("GET", "/v1/notifications", user).json()["notifications"])
+    assert [(n["kind"], n["target"]) for n in told] == [
+        ("job_done", {"chat_id": reply["chat_id"], "job_id": job_id})
+    ]
 
 
 def test_a_poison_job_goes_to_the_dead_letter_topic_after_five_deliveries(

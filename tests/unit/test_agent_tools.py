@@ -15,6 +15,8 @@ from shared.adapters.fake_agent_data import FakeAgentDataStore
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
 from shared.adapters.fake_outbox import FakeOutbox
 from shared.adapters.fake_profiles import FakeProfileStore
+from shared.adapters.fake_queues import FakeTaskQueue
+from shared.adapters.fake_reminders import FakeReminderStore
 from shared.adapters.scripted_llm import HashEmbedder
 from shared.agents import registry
 from shared.agents.spec import AgentInput, ToolContext, ToolRefused, parse_args
@@ -25,6 +27,7 @@ from shared.deps import Deps
 from shared.models.agent_data import Budget, Expense, WebResult
 from shared.models.domain import AssistantProfile
 from shared.models.memory import ExtractionChanges, FactDraft, ScoredFact, SemanticQuery
+from shared.services.reminders.book import ReminderBook
 
 NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 ALICE, BOB = "alice", "bob"
@@ -60,9 +63,12 @@ class Ports:
     web_search: FakeWeb | None = None
     facts: SpyFacts = field(init=False)
     outbox: FakeOutbox = field(init=False)
+    tasks: FakeTaskQueue = field(default_factory=FakeTaskQueue)
+    reminder_book: ReminderBook = field(init=False)
 
     def __post_init__(self) -> None:
         self.facts, self.outbox = SpyFacts(self.clock), FakeOutbox(self.clock)
+        self.reminder_book = ReminderBook(Settings(), self.tasks, FakeReminderStore(), self.clock)
 
 
 @pytest.fixture
@@ -174,7 +180,7 @@ def test_reminders_are_added_listed_and_completed(ports: Ports) -> None:
     listed = call(ports, "reminders_list")["reminders"]
     assert [r["text"] for r in listed] == ["call Bea", "pay rent"]
     done = call(ports, "reminders_complete", reminder_id=sooner["id"])["reminder"]
-    assert done["done"] and done["completed_at"] == NOW.isoformat()
+    assert done["state"] == "done" and done["completed_at"] == NOW.isoformat()
     assert [r["id"] for r in call(ports, "reminders_list")["reminders"]] == [later["id"]]
     assert len(call(ports, "reminders_list", include_done=True, limit=1)["reminders"]) == 1
     with pytest.raises(ToolRefused, match="no reminder"):
@@ -187,7 +193,8 @@ def test_a_replayed_step_rewrites_its_record_instead_of_adding_one(ports: Ports)
     first = call(ports, "reminders_add", step=3, text="call Bea", due_at=iso(2))
     replay = call(ports, "reminders_add", step=3, text="call Bea", due_at=iso(2))
     assert first == replay
-    assert len(ports.agent_data.list_reminders(ALICE, 10)) == 1
+    assert len(ports.reminder_book.listed(ALICE, 10)) == 1
+    assert [task.schedule_time for task in ports.tasks.tasks] == [NOW + timedelta(hours=2)]
 
 
 def test_calendar_events_are_added_and_listed_in_a_window(ports: Ports) -> None:

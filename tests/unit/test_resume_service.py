@@ -104,7 +104,7 @@ def test_an_approval_schedules_its_timeout_once_named_by_the_interrupt(
     deps: Deps, llm: ScriptedLLM
 ) -> None:
     asked = _ask_approval(deps, llm)
-    [task] = deps.tasks.tasks  # type: ignore[attr-defined]
+    [task] = [t for t in deps.tasks.tasks if t.queue == "hitl-timeouts"]  # type: ignore[attr-defined]
     assert task.queue == "hitl-timeouts" and task.url.endswith("/timeout")
     assert task.name == f"hitl-timeout-{asked.interrupt.id}"  # type: ignore[union-attr]
     asked_at = deps.clock.now()

@@ -12,6 +12,7 @@ from pydantic import AwareDatetime, Field, model_validator
 
 from shared.agents.spec import ToolContext, ToolRefused
 from shared.agents.tools.common import ToolBase, result
+from shared.errors import AppError, BadRequest
 from shared.models.agent_data import (
     MAX_EVENT_DAYS,
     CalendarEvent,
@@ -20,12 +21,13 @@ from shared.models.agent_data import (
     NoteText,
     OutboundEmail,
     RecordId,
-    Reminder,
     ShortText,
 )
 from shared.models.base import Strict
+from shared.models.notify_api import NewReminder
 
 GRACE = timedelta(minutes=5)  # "remind me now" is not in the past
+SOON = timedelta(seconds=30)
 HORIZON = timedelta(days=3660)  # nothing is planned more than ten years ahead
 MAX_WINDOW = timedelta(days=92)
 NOTE_EXCERPT = 300
@@ -35,6 +37,9 @@ NOTE_EXCERPT = 300
 class AddReminderArgs(Strict):
     text: ShortText
     due_at: AwareDatetime
+    time_zone: str = Field(default="", max_length=64)  # "": the user's
+    recurrence: str = Field(default="", max_length=500)  # an RFC 5545 RRULE, "" for once
+    urgent: bool = False
 
 
 class ListRemindersArgs(Strict):
@@ -48,20 +53,27 @@ class CompleteReminderArgs(Strict):
 
 class AddReminder(ToolBase[AddReminderArgs]):
     name = "reminders_add"
-    description = "Add a reminder for the user at a time (ISO 8601 with offset)."
+    description = (
+        "Add a reminder for the user at a time (ISO 8601 with offset); optionally repeating "
+        "(an RFC 5545 RRULE such as FREQ=WEEKLY;BYDAY=MO) in the user's time zone."
+    )
     args_schema = AddReminderArgs
     acts = True
 
     def call(self, context: ToolContext, args: AddReminderArgs) -> str:
         now = context.ports.clock.now()
-        if args.due_at < now - GRACE:
-            raise ToolRefused("reminders_add: due_at is in the past")
-        if args.due_at > now + HORIZON:
-            raise ToolRefused("reminders_add: due_at is more than ten years ahead")
-        reminder = Reminder(
-            id=context.record_id("reminder"), text=args.text, due_at=args.due_at, created_at=now
-        )
-        context.ports.agent_data.put_reminder(context.user_id, reminder)
+        due_at = args.due_at
+        if now - GRACE <= due_at <= now:  # "remind me now" rings now, not never
+            due_at = now + SOON
+        time_zone = args.time_zone or context.ports.profiles.get_profile(context.user_id).timezone
+        new = NewReminder(text=args.text, due_at=due_at, time_zone=time_zone,
+                          recurrence=args.recurrence, urgent=args.urgent)  # fmt: skip
+        try:
+            reminder = context.ports.reminder_book.add(
+                context.user_id, context.record_id("reminder"), new
+            )
+        except BadRequest as error:
+            raise ToolRefused(f"reminders_add: {error.message}") from error
         return result(reminder=reminder)
 
 
@@ -71,7 +83,7 @@ class ListReminders(ToolBase[ListRemindersArgs]):
     args_schema = ListRemindersArgs
 
     def call(self, context: ToolContext, args: ListRemindersArgs) -> str:
-        found = context.ports.agent_data.list_reminders(
+        found = context.ports.reminder_book.listed(
             context.user_id, args.limit, include_done=args.include_done
         )
         return result(reminders=found)
@@ -84,8 +96,10 @@ class CompleteReminder(ToolBase[CompleteReminderArgs]):
     acts = True
 
     def call(self, context: ToolContext, args: CompleteReminderArgs) -> str:
-        now = context.ports.clock.now()
-        done = context.ports.agent_data.complete_reminder(context.user_id, args.reminder_id, now)
+        try:
+            done = context.ports.reminder_book.complete(context.user_id, args.reminder_id)
+        except AppError as error:
+            raise ToolRefused(f"reminders_complete: {error.message}") from error
         if done is None:
             raise ToolRefused(f"reminders_complete: no reminder {args.reminder_id}")
         return result(reminder=done)

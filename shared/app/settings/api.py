@@ -18,6 +18,7 @@ from __future__ import annotations
 from shared.app.settings.account import AccountAdmin
 from shared.app.settings.facts import FactAdmin
 from shared.app.settings.hitl import HitlAdmin
+from shared.app.settings.notifications import NotificationSettingsAdmin
 from shared.app.settings.pending import PendingAdmin
 from shared.app.settings.persons import PersonAdmin
 from shared.app.settings.ports import SettingsPorts
@@ -36,3 +37,4 @@ class SettingsApi:
         self.hitl = HitlAdmin(deps)
         self.strategies = StrategyAdmin(deps)
         self.things = ThingsAdmin(deps)
+        self.notifications = NotificationSettingsAdmin(deps.notifications, deps.clock)

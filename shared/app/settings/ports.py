@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from shared.ports import AgentDataStore, ExecutionMemory
+from shared.ports import AgentDataStore, ExecutionMemory, NotificationStore
 from shared.rest.paging import PageTokens
 from shared.services.memory.ports import MemoryPorts
 
@@ -14,6 +14,11 @@ class SettingsPorts(MemoryPorts, Protocol):
     @property
     def executions(self) -> ExecutionMemory:
         """How earlier jobs were planned and went (``/settings/strategies/*``, export)."""
+        ...
+
+    @property
+    def notifications(self) -> NotificationStore:
+        """The notification preferences (``/settings/notifications``)."""
         ...
 
     @property

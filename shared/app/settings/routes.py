@@ -37,6 +37,7 @@ from shared.models.memory_v1 import (
     PersonPatch,
     SplitRequest,
 )
+from shared.models.notify_api import NotificationSettingsPatch
 from shared.models.things_v1 import EventsQuery, ExpensesQuery, NotesQuery
 from shared.rest import etags
 from shared.rest.paging import PageQuery
@@ -216,6 +217,17 @@ ROUTES = [
         "PATCH",
         "/v1/settings/hitl",
         _patch(lambda c, mask: c.api.hitl.patch(c.user_id, c.body(HitlPatch), mask, c.if_match)),
+        PatchQuery,
+    ),
+    _route("GET", "/v1/settings/notifications", lambda c: c.api.notifications.get(c.user_id)),
+    _route(
+        "PATCH",
+        "/v1/settings/notifications",
+        _patch(
+            lambda c, mask: c.api.notifications.patch(
+                c.user_id, c.body(NotificationSettingsPatch), mask, c.if_match
+            )
+        ),
         PatchQuery,
     ),
     _route("GET", "/v1/strategies", lambda c: c.api.strategies.list(c.user_id, c.args), PageQuery),

@@ -19,6 +19,8 @@ from shared.models.wire import Interrupt, InterruptOption
 from shared.services import hitl_timeouts
 from shared.services.agent_jobs import jobstate
 from shared.services.agent_jobs.ports import QuestionPorts
+from shared.services.notify import events
+from shared.services.notify.events import enqueue_quietly
 from shared.services.questions import ask_on_chat, waiting_on
 
 APPROVE, REJECT, RESUME, ABORT, ANSWER = "approve", "reject", "resume", "abort", "answer"
@@ -63,6 +65,11 @@ def show(deps: QuestionPorts, state: JobState, asked: JobInterrupt) -> bool:
             user_id=job.user_id, chat_id=job.chat_id, interrupt_id=asked.id
         )
         hitl_timeouts.schedule(deps.settings, deps.tasks, task, timeout)
+    escalation = asked.purpose == "escalation"
+    told = events.question_tasks(
+        deps.settings, job.user_id, job.chat_id, interrupt, now, timeout, escalation
+    )
+    enqueue_quietly(deps.tasks, told)
     return True
 
 

@@ -20,6 +20,7 @@ from shared.ports import (
     OperatorAlerts,
     Outbox,
     ProfileStore,
+    ReminderBook,
     TaskQueue,
     TrustStore,
     WebSearch,
@@ -96,3 +97,7 @@ class JobToolPorts:
     @property
     def web_search(self) -> WebSearch | None:
         return self._ports.web_search
+
+    @property
+    def reminder_book(self) -> ReminderBook:
+        return self._ports.reminder_book

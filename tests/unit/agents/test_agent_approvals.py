@@ -60,7 +60,7 @@ def test_an_approved_call_runs_once_with_the_approval_key(
     assert (control.target, control.thread_id, control.status) == ("job", "t1-job0", "pending")
     assert "send" in asked.question and "to Bea" in asked.question
     assert runner.chat()[asked.id] == asked.question  # the question is in the chat
-    [timeout] = deps.tasks.tasks  # type: ignore[attr-defined]
+    [timeout] = [t for t in deps.tasks.tasks if t.queue == "hitl-timeouts"]  # type: ignore[attr-defined]
     assert timeout.name == f"hitl-timeout-{asked.id}"
     assert runner.run(job, "m-again").status == "waiting"  # a redelivery waits too
 

@@ -186,7 +186,7 @@ def test_a_reminder_is_planned_asked_and_made_once_without_a_model(
     jobs = AgentJobService(wired, sleep=lambda _: None, rand=lambda: 0.5)
     assert jobs.run(job, "push-1").status == "done"
     assert jobs.run(job, "push-2").status == "duplicate"  # a redelivery
-    [reminder] = wired.agent_data.list_reminders("alice", 10)
+    [reminder] = wired.reminders.list_open("alice", 10)
     tomorrow = datetime(2026, 11, 22, 10, 0, tzinfo=ZoneInfo(ZONE))
     assert reminder.due_at == tomorrow and "Maria" in reminder.text
     assert llm.calls == []  # the job made its known call without a model step
