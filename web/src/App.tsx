@@ -1,6 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { type Api, apiClient, ok } from "./api/client";
-import { rawClient } from "./api/raw";
 import { Drawer } from "./app/Drawer";
 import { type Section, SECTIONS, sectionOf } from "./app/sections";
 import { type Session, firebaseConfig, restoredDevSession } from "./auth/auth";
@@ -56,10 +55,9 @@ function useSection(): [Section, (s: Section) => void] {
 }
 
 function SignedIn({ session, api, onSignOut }: { session: Session; api: Api; onSignOut: () => void }) {
-  const call = useMemo(() => rawClient(session.token), [session]);
   const chat = useChat(api, new URLSearchParams(window.location.search).get("chat"));
   const place = usePlace(api);
-  const unread = useUnread(call);
+  const unread = useUnread(api);
   const [section, go] = useSection();
   const [drawerOpen, setDrawerOpen] = useState(false);
 
@@ -117,8 +115,8 @@ function SignedIn({ session, api, onSignOut }: { session: Session; api: Api; onS
         />
         <main id="main" tabIndex={-1}>
           {section === "chat" && <ChatPage chat={chat} />}
-          {section === "inbox" && <Inbox call={call} place={place} />}
-          {section === "reminders" && <Reminders call={call} place={place} />}
+          {section === "inbox" && <Inbox api={api} place={place} />}
+          {section === "reminders" && <Reminders api={api} place={place} />}
           {section === "calendar" && <Calendar api={api} place={place} />}
           {section === "notes" && <Notes api={api} place={place} />}
           {section === "money" && <Money api={api} place={place} />}

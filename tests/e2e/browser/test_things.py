@@ -1,4 +1,5 @@
-"""The user's things in their views, in a real browser on the served functions: an expense
+"""The user's things in their views, in a real browser on the served functions: a reminder
+said in the chat shows under Reminders and marked done there is done in the API; an expense
 said in the chat shows under Money against its budget; calendar entries by day and week in
 the user's zone; notes found by a word; each deleted from its view is gone from the API."""
 
@@ -22,14 +23,47 @@ pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 ZONE = "Europe/Zurich"
 
 
-def approve_if_asked(page: Page) -> None:
-    """Acting agents ask first (the user's trust level): tap yes when they do."""
-    card = page.get_by_role("region", name="May I go ahead?")
-    try:
-        card.wait_for(timeout=8_000)
-    except PlaywrightTimeout:  # not asked: nothing to approve
-        return
-    card.get_by_role("button", name="Yes, go ahead").tap()
+def approve_each_ask(page: Page) -> None:
+    """Tap yes on each approval asked (the plan, then the job's step: the user's trust level
+    decides), quickly: an approval left open expires in the e2e profile's 8 s."""
+    for _ in range(3):
+        card = page.get_by_role("region", name="May I go ahead?")
+        try:
+            card.wait_for(timeout=6_000)
+        except PlaywrightTimeout:  # nothing (more) asked
+            return
+        card.get_by_role("button", name="Yes, go ahead").tap()
+        expect(card).to_have_count(0)
+
+
+def test_a_reminder_said_in_the_chat_is_marked_done_in_its_view(
+    phone: BrowserContext, web_url: str, served: Served
+) -> None:
+    user = new_user()
+    served.memory(user, "PATCH", "/v1/settings/assistant", {"timezone": ZONE})
+    page = phone.new_page()
+    sign_in(page, web_url, user)
+    send(page, "[remind] Remind me to water the plants")
+    approve_each_ask(page)
+
+    def open_reminders() -> list[dict[str, object]]:
+        found: list[dict[str, object]] = served.api("GET", "/v1/reminders", user).json()[
+            "reminders"
+        ]
+        return found
+
+    [made] = wait_for(open_reminders, 60)
+    go_to(page, "Reminders")
+    view = page.get_by_role("region", name="Reminders")
+    expect(view.locator(".thing-title")).to_have_text(["water the plants"])
+    expect(view).to_contain_text("Due ")
+    assert axe_violations(page) == []
+    view.get_by_role("button", name="Mark done: water the plants").tap()
+    expect(view.locator(".thing")).to_have_count(0)
+    got = served.api("GET", f"/v1/reminders/{made['id']}", user).json()
+    assert (got["state"], got["completed_at"] is not None) == ("done", True)
+    page.get_by_role("button", name="Done", exact=True).click()
+    expect(view.locator(".thing-title")).to_have_text(["water the plants"])
 
 
 def test_an_expense_said_in_the_chat_shows_under_money_with_its_budget(
@@ -45,7 +79,7 @@ def test_an_expense_said_in_the_chat_shows_under_money_with_its_budget(
     page = phone.new_page()
     sign_in(page, web_url, user)
     send(page, "[spend] I spent 12.50 CHF on food")
-    approve_if_asked(page)
+    approve_each_ask(page)
     day = timedelta(days=1)
     try:
         wait_for(lambda: store.list_expenses(user, now - day, now + day, 5), 60)

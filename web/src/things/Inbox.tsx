@@ -1,6 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { ApiFailure } from "../api/client";
-import type { RawCall } from "../api/raw";
+import type { Api, ApiFailure } from "../api/client";
 import { Failure, useLoad } from "../memory/useLoad";
 import { type Place, when } from "./format";
 import { pushSupported, turnOnPush } from "./push";
@@ -17,13 +16,13 @@ export function targetUrl(n: Note): string {
 
 /** Keeps the unread count fresh while the page is open, and shows a system notification for
  * each new one when the person allowed them and is looking elsewhere. */
-export function useUnread(call: RawCall) {
+export function useUnread(api: Api) {
   const [unread, setUnread] = useState(0);
   const seen = useRef<Set<string> | null>(null);
   useEffect(() => {
     let stopped = false;
     async function check() {
-      const fresh = await listNotifications(call, true).catch(() => null);
+      const fresh = await listNotifications(api, true).catch(() => null);
       if (!fresh || stopped) return;
       setUnread(fresh.length);
       const known = seen.current;
@@ -43,13 +42,13 @@ export function useUnread(call: RawCall) {
       stopped = true;
       clearInterval(timer);
     };
-  }, [call]);
+  }, [api]);
   return unread;
 }
 
 /** What the assistant let the person know: reminders due, questions waiting, tasks done. */
-export function Inbox({ call, place }: { call: RawCall; place: Place }) {
-  const load = useCallback(() => listNotifications(call), [call]);
+export function Inbox({ api, place }: { api: Api; place: Place }) {
+  const load = useCallback(() => listNotifications(api), [api]);
   const { data, failure, reload, setFailure } = useLoad(load);
   const [status, setStatus] = useState("");
 
@@ -65,7 +64,7 @@ export function Inbox({ call, place }: { call: RawCall; place: Place }) {
 
   async function enablePush() {
     try {
-      setStatus((await turnOnPush(call)) ? "Notifications are on for this device." : "Notifications stay off: the browser said no.");
+      setStatus((await turnOnPush(api)) ? "Notifications are on for this device." : "Notifications stay off: the browser said no.");
     } catch (error) {
       setFailure(error as ApiFailure);
     }
@@ -80,10 +79,10 @@ export function Inbox({ call, place }: { call: RawCall; place: Place }) {
             Notify me on this device
           </button>
         )}
-        <button type="button" onClick={() => void act(() => markAllRead(call), "All marked read.")} disabled={!data?.length}>
+        <button type="button" onClick={() => void act(() => markAllRead(api), "All marked read.")} disabled={!data?.length}>
           Mark all read
         </button>
-        <button type="button" className="danger" onClick={() => void act(() => clearNotifications(call), "Inbox cleared.")} disabled={!data?.length}>
+        <button type="button" className="danger" onClick={() => void act(() => clearNotifications(api), "Inbox cleared.")} disabled={!data?.length}>
           Clear all
         </button>
       </div>
@@ -102,11 +101,11 @@ export function Inbox({ call, place }: { call: RawCall; place: Place }) {
             {n.body && <p>{n.body}</p>}
             <p className="hint">{when(n.created_at, place)}</p>
             <div className="actions">
-              <a className="button" href={targetUrl(n)} onClick={() => void markRead(call, n.id).catch(() => undefined)}>
+              <a className="button" href={targetUrl(n)} onClick={() => void markRead(api, n.id).catch(() => undefined)}>
                 Open
               </a>
               {!n.read && (
-                <button type="button" onClick={() => void act(() => markRead(call, n.id), "Marked read.")} aria-label={`Mark read: ${n.title}`}>
+                <button type="button" onClick={() => void act(() => markRead(api, n.id), "Marked read.")} aria-label={`Mark read: ${n.title}`}>
                   Mark read
                 </button>
               )}

@@ -1,6 +1,5 @@
 import { useCallback, useId, useState } from "react";
-import type { ApiFailure } from "../api/client";
-import type { RawCall } from "../api/raw";
+import type { Api, ApiFailure } from "../api/client";
 import { Failure, useLoad } from "../memory/useLoad";
 import { type Place, when } from "./format";
 import { type Reminder, type Snooze, completeReminder, deleteReminder, listReminders, repeats, snoozeReminder } from "./reminders";
@@ -12,9 +11,9 @@ const SNOOZES: [Snooze, string][] = [
 ];
 
 /** The user's reminders, open or done: mark done, snooze, delete. */
-export function Reminders({ call, place }: { call: RawCall; place: Place }) {
+export function Reminders({ api, place }: { api: Api; place: Place }) {
   const [filter, setFilter] = useState<"open" | "done">("open");
-  const load = useCallback(() => listReminders(call, filter), [call, filter]);
+  const load = useCallback(() => listReminders(api, filter), [api, filter]);
   const { data, failure, reload, setFailure } = useLoad(load);
   const [status, setStatus] = useState("");
 
@@ -51,9 +50,9 @@ export function Reminders({ call, place }: { call: RawCall; place: Place }) {
             key={r.id}
             reminder={r}
             place={place}
-            onDone={() => void act(() => completeReminder(call, r.id), `Done: ${r.text}`)}
-            onSnooze={(s, label) => void act(() => snoozeReminder(call, r.id, s), `Snoozed for ${label.toLowerCase()}: ${r.text}`)}
-            onDelete={() => void act(() => deleteReminder(call, r.id), `Deleted: ${r.text}`)}
+            onDone={() => void act(() => completeReminder(api, r.id), `Done: ${r.text}`)}
+            onSnooze={(s, label) => void act(() => snoozeReminder(api, r.id, s), `Snoozed for ${label.toLowerCase()}: ${r.text}`)}
+            onDelete={() => void act(() => deleteReminder(api, r.id), `Deleted: ${r.text}`)}
           />
         ))}
       </ul>

@@ -1,6 +1,7 @@
 // This device's Web Push subscription, registered with the server (the contract's
 // /v1/pushConfig and /v1/devices); the service worker (public/sw.js) shows what arrives.
-import type { RawCall } from "../api/raw";
+import type { Api } from "../api/client";
+import { pushKey, registerWebPush } from "./reminders";
 
 export function pushSupported(): boolean {
   return "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
@@ -15,17 +16,13 @@ function keyBytes(base64url: string): Uint8Array<ArrayBuffer> {
 }
 
 /** Asks the person, subscribes this browser and registers it; false when they said no. */
-export async function turnOnPush(call: RawCall): Promise<boolean> {
+export async function turnOnPush(api: Api): Promise<boolean> {
   if ((await Notification.requestPermission()) !== "granted") return false;
   const registration = await navigator.serviceWorker.ready;
-  const { web_push_public_key } = await call<{ web_push_public_key: string }>("GET", "/v1/pushConfig");
+  const key = await pushKey(api);
   const subscription =
     (await registration.pushManager.getSubscription()) ??
-    (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(web_push_public_key) }));
-  const json = subscription.toJSON();
-  await call("POST", "/v1/devices", {
-    kind: "web_push",
-    web_push: { endpoint: json.endpoint, keys: { p256dh: json.keys?.p256dh, auth: json.keys?.auth } },
-  });
+    (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) }));
+  await registerWebPush(api, subscription.toJSON());
   return true;
 }

@@ -1,58 +1,47 @@
-// The reminders and the inbox, per the wire contract agreed with the notifications work
-// (docs/openapi.yaml once merged): the only file that knows their paths.
-import type { RawCall } from "../api/raw";
+// The reminders, the inbox and push registration (docs/openapi.yaml: the notifications
+// work's contract), typed by the generated schema like every other call.
+import { type Api, type Schemas, failureFrom, ok } from "../api/client";
 
-export interface Reminder {
-  id: string;
-  text: string;
-  due_at: string;
-  time_zone: string;
-  recurrence: string;
-  state: "pending" | "fired" | "done" | "cancelled";
-  urgent: boolean;
-  etag: string;
-  created_at: string;
-  updated_at: string;
-  completed_at?: string | null;
-}
-
-export type Snooze = "10m" | "1h" | "tomorrow_morning";
-
-export interface Notification {
-  id: string;
-  kind: string;
-  title: string;
-  body: string;
-  urgent: boolean;
-  read: boolean;
-  created_at: string;
-  target: { chat_id?: string; reminder_id?: string; job_id?: string; question_id?: string };
-}
+export type Reminder = Schemas["Reminder"];
+export type Notification = Schemas["Notification"];
+export type Snooze = Schemas["SnoozeRequest"]["snooze"];
 
 const PAGE = 100;
-const path = (id: string) => `/v1/reminders/${encodeURIComponent(id)}`;
 
-export async function listReminders(call: RawCall, filter: "open" | "done"): Promise<Reminder[]> {
-  const page = await call<{ reminders: Reminder[] }>("GET", `/v1/reminders?filter=${filter}&page_size=${PAGE}`);
-  return page.reminders;
+/** A call answered 204 (no body): nothing, or the product's failure. */
+async function done(call: Promise<{ error?: unknown; response: Response }>): Promise<void> {
+  await ok(call.then((r) => ({ ...r, data: r.response.ok ? {} : undefined })));
 }
 
-export const completeReminder = (call: RawCall, id: string) => call<Reminder>("POST", `${path(id)}:complete`);
-export const snoozeReminder = (call: RawCall, id: string, snooze: Snooze) =>
-  call<Reminder>("POST", `${path(id)}:snooze`, { snooze });
-export const deleteReminder = (call: RawCall, id: string) => call<unknown>("DELETE", path(id));
-export const editReminder = (call: RawCall, id: string, text: string) => call<Reminder>("PATCH", path(id), { text });
-
-export async function listNotifications(call: RawCall, unreadOnly = false): Promise<Notification[]> {
-  const filter = unreadOnly ? "filter=unread&" : "";
-  const page = await call<{ notifications: Notification[] }>("GET", `/v1/notifications?${filter}page_size=${PAGE}`);
-  return page.notifications;
+export async function listReminders(api: Api, filter: "open" | "done"): Promise<Reminder[]> {
+  return (await ok(api.GET("/v1/reminders", { params: { query: { filter, page_size: PAGE } } }))).reminders;
 }
 
-export const markRead = (call: RawCall, id: string) =>
-  call<Notification>("POST", `/v1/notifications/${encodeURIComponent(id)}:markRead`);
-export const markAllRead = (call: RawCall) => call<unknown>("POST", "/v1/notifications:markAllRead");
-export const clearNotifications = (call: RawCall) => call<unknown>("POST", "/v1/notifications:clear");
+const path = (reminder: string) => ({ params: { path: { reminder } } });
+export const completeReminder = (api: Api, id: string) => ok(api.POST("/v1/reminders/{reminder}:complete", path(id)));
+export const snoozeReminder = (api: Api, id: string, snooze: Snooze) =>
+  ok(api.POST("/v1/reminders/{reminder}:snooze", { ...path(id), body: { snooze } }));
+export const deleteReminder = (api: Api, id: string) => done(api.DELETE("/v1/reminders/{reminder}", path(id)));
+
+export async function listNotifications(api: Api, unreadOnly = false): Promise<Notification[]> {
+  const query = unreadOnly ? { filter: "unread" as const, page_size: PAGE } : { page_size: PAGE };
+  return (await ok(api.GET("/v1/notifications", { params: { query } }))).notifications;
+}
+
+export const markRead = (api: Api, notification: string) =>
+  ok(api.POST("/v1/notifications/{notification}:markRead", { params: { path: { notification } } }));
+export const markAllRead = (api: Api) => ok(api.POST("/v1/notifications:markAllRead", {}));
+export const clearNotifications = (api: Api) => ok(api.POST("/v1/notifications:clear", {}));
+
+export async function pushKey(api: Api): Promise<string> {
+  return (await ok(api.GET("/v1/pushConfig"))).web_push_public_key;
+}
+
+export async function registerWebPush(api: Api, subscription: PushSubscriptionJSON): Promise<void> {
+  const { endpoint, keys } = subscription;
+  if (!endpoint || !keys?.p256dh || !keys.auth) throw failureFrom(0, null);
+  await ok(api.POST("/v1/devices", { body: { kind: "web_push", web_push: { endpoint, keys: { p256dh: keys.p256dh, auth: keys.auth } } } }));
+}
 
 /** "Every Monday" and the like for the common rules; else "repeats". */
 export function repeats(rule: string): string {
