@@ -24,7 +24,7 @@ from shared.app.settings.persons import PersonAdmin
 from shared.app.settings.ports import SettingsPorts
 from shared.app.settings.profile import ProfileAdmin
 from shared.app.settings.strategies import StrategyAdmin
-from shared.app.things.admin import ThingsAdmin
+from shared.app.settings.things import ThingsAdmin
 
 
 class SettingsApi:

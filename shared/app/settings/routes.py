@@ -20,9 +20,12 @@ from pydantic import BaseModel
 from shared.app.settings.api import SettingsApi
 from shared.app.settings.queries import (
     DeleteAccountQuery,
+    EventsQuery,
+    ExpensesQuery,
     FactsQuery,
     FilteredPage,
     NoQuery,
+    NotesQuery,
     PatchQuery,
 )
 from shared.errors import BadRequest
@@ -38,7 +41,6 @@ from shared.models.memory_v1 import (
     SplitRequest,
 )
 from shared.models.notify_api import NotificationSettingsPatch
-from shared.models.things_v1 import EventsQuery, ExpensesQuery, NotesQuery
 from shared.rest import etags
 from shared.rest.paging import PageQuery
 from shared.rest.routes import Route, Router, query

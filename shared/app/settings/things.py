@@ -11,19 +11,12 @@ from __future__ import annotations
 from typing import Protocol
 
 from shared.app.settings.paged import Limits, Paging, instant, keyset_page
+from shared.app.settings.queries import EventsQuery, ExpensesQuery, NotesQuery
 from shared.errors import NotFound
 from shared.models.agent_data import MAX_PAGE, RecordId, RecordKind
 from shared.models.base import Strict
 from shared.models.memory_api import DeletedResponse
-from shared.models.things_v1 import (
-    BudgetList,
-    CalendarEventList,
-    EventsQuery,
-    ExpenseList,
-    ExpensesQuery,
-    NoteList,
-    NotesQuery,
-)
+from shared.models.things_v1 import BudgetList, CalendarEventList, ExpenseList, NoteList
 from shared.ports import AgentDataStore, Clock
 from shared.rest.paging import PageQuery, PageTokens, scope_of
 from shared.rest.routes import validated
