@@ -1,7 +1,8 @@
 """The README's pictures of the web client, phone and desktop, taken on the local model
 (SmolLM2 behind the stack's model service, as `make dev` runs it; no scripted markers): a
 reminder asked for and approved with a tap, an expense whose currency is picked with a tap,
-and both then in their views. Slow (the offline model answers in seconds per turn)."""
+both then in their views, and the reminder marked done there (done in the API). Slow: the
+offline model answers in seconds per turn."""
 
 from __future__ import annotations
 
@@ -73,6 +74,14 @@ def test_readme_pictures_on_the_local_model(
         "groceries", timeout=30_000
     )
     shot(page, "phone-money.png")
+    go_to(page, "Reminders")
+    view = page.get_by_role("region", name="Reminders")
+    expect(view.locator(".thing-title")).to_contain_text(["Maria"])
+    shot(page, "phone-reminders.png")
+    view.get_by_role("button", name="Mark done", exact=False).first.tap()
+    expect(view.locator(".thing")).to_have_count(0)
+    done = on_local_model.api("GET", f"/v1/reminders/{reminder.id}", user).json()
+    assert done["state"] == "done"
     phone.close()
 
     desktop = browser.new_context(viewport=DESKTOP)
