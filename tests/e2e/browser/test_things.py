@@ -16,7 +16,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.models.agent_data import Budget, CalendarEvent, Note
 from tests.e2e.browser.conftest import go_to, send, sign_in
-from tests.e2e.browser.pwa_kit import axe_violations
+from tests.e2e.browser.pwa_kit import axe_violations, internal_words
 from tests.e2e.conftest import Served, new_user, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
@@ -64,6 +64,32 @@ def test_a_reminder_said_in_the_chat_is_marked_done_in_its_view(
     assert (got["state"], got["completed_at"] is not None) == ("done", True)
     page.get_by_role("button", name="Done", exact=True).click()
     expect(view.locator(".thing-title")).to_have_text(["water the plants"])
+
+
+def test_a_finished_task_reaches_the_inbox_in_plain_words(
+    phone: BrowserContext, web_url: str, served: Served
+) -> None:
+    user = new_user()
+    page = phone.new_page()
+    sign_in(page, web_url, user)
+    send(page, "[remind] Remind me to book the dentist")
+    approve_each_ask(page)
+
+    def unread() -> list[dict[str, object]]:
+        query = {"filter": "unread"}
+        found: list[dict[str, object]] = served.api(
+            "GET", "/v1/notifications", user, params=query
+        ).json()["notifications"]
+        return found
+
+    wait_for(unread, 60)  # the job's "done"
+    go_to(page, "Inbox")
+    inbox = page.get_by_role("region", name="Inbox")
+    expect(inbox.locator(".thing.unread")).not_to_have_count(0)
+    assert internal_words(page) == [] and axe_violations(page) == []
+    page.get_by_role("button", name="Mark all read").click()
+    expect(inbox.locator(".thing.unread")).to_have_count(0)
+    assert unread() == []
 
 
 def test_an_expense_said_in_the_chat_shows_under_money_with_its_budget(
