@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Api, ApiFailure } from "../api/client";
 import { Failure, useLoad } from "../memory/useLoad";
+import { plain } from "../words";
 import { type Place, when } from "./format";
 import { pushSupported, turnOnPush } from "./push";
 import { type Notification as Note, clearNotifications, listNotifications, markAllRead, markRead } from "./reminders";
@@ -29,7 +30,7 @@ export function useUnread(api: Api) {
       seen.current = new Set(fresh.map((n) => n.id));
       if (!known || !("Notification" in window) || Notification.permission !== "granted" || !document.hidden) return;
       for (const n of fresh.filter((f) => !known.has(f.id))) {
-        const shown = new Notification(n.title, { body: n.body, tag: n.id });
+        const shown = new Notification(plain(n.title), { body: plain(n.body), tag: n.id });
         shown.onclick = () => {
           window.focus();
           window.location.assign(targetUrl(n));
@@ -96,16 +97,16 @@ export function Inbox({ api, place }: { api: Api; place: Place }) {
           <li key={n.id} className={`thing${n.read ? "" : " unread"}`}>
             <p className="thing-title">
               {!n.read && <span className="visually-hidden">Unread: </span>}
-              {n.urgent && <span className="badge">urgent</span>} {n.title}
+              {n.urgent && <span className="badge">urgent</span>} {plain(n.title)}
             </p>
-            {n.body && <p>{n.body}</p>}
+            {n.body && <p>{plain(n.body)}</p>}
             <p className="hint">{when(n.created_at, place)}</p>
             <div className="actions">
               <a className="button" href={targetUrl(n)} onClick={() => void markRead(api, n.id).catch(() => undefined)}>
                 Open
               </a>
               {!n.read && (
-                <button type="button" onClick={() => void act(() => markRead(api, n.id), "Marked read.")} aria-label={`Mark read: ${n.title}`}>
+                <button type="button" onClick={() => void act(() => markRead(api, n.id), "Marked read.")} aria-label={`Mark read: ${plain(n.title)}`}>
                   Mark read
                 </button>
               )}
