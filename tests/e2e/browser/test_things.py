@@ -1,7 +1,8 @@
 """The user's things in their views, in a real browser on the served functions: a reminder
-said in the chat shows under Reminders and marked done there is done in the API; an expense
-said in the chat shows under Money against its budget; calendar entries by day and week in
-the user's zone; notes found by a word; each deleted from its view is gone from the API."""
+said in the chat shows under Reminders, edited and marked done there, as the API then says;
+an expense said in the chat shows under Money against its budget; calendar entries by day
+and week in the user's zone; notes found by a word; each deleted from its view is gone from
+the API; a finished task reaches the inbox."""
 
 from __future__ import annotations
 
@@ -58,12 +59,24 @@ def test_a_reminder_said_in_the_chat_is_marked_done_in_its_view(
     expect(view.locator(".thing-title")).to_have_text(["water the plants"])
     expect(view).to_contain_text("Due ")
     assert axe_violations(page) == []
-    view.get_by_role("button", name="Mark done: water the plants").tap()
+    view.get_by_role("button", name="Edit: water the plants").tap()
+    tomorrow = datetime.now(ZoneInfo(ZONE)).date() + timedelta(days=1)
+    view.get_by_label("What").fill("water the ferns")
+    view.get_by_label("When", exact=False).fill(f"{tomorrow.isoformat()}T18:30")
+    view.get_by_role("button", name="Save").tap()
+    expect(view.locator(".thing-title")).to_have_text(["water the ferns"])
+    edited = served.api("GET", f"/v1/reminders/{made['id']}", user).json()
+    due = datetime.fromisoformat(edited["due_at"])
+    assert edited["text"] == "water the ferns"
+    assert due == datetime(
+        tomorrow.year, tomorrow.month, tomorrow.day, 18, 30, tzinfo=ZoneInfo(ZONE)
+    )
+    view.get_by_role("button", name="Mark done: water the ferns").tap()
     expect(view.locator(".thing")).to_have_count(0)
     got = served.api("GET", f"/v1/reminders/{made['id']}", user).json()
     assert (got["state"], got["completed_at"] is not None) == ("done", True)
     page.get_by_role("button", name="Done", exact=True).click()
-    expect(view.locator(".thing-title")).to_have_text(["water the plants"])
+    expect(view.locator(".thing-title")).to_have_text(["water the ferns"])
 
 
 def test_a_finished_task_reaches_the_inbox_in_plain_words(

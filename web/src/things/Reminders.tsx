@@ -1,8 +1,8 @@
-import { useCallback, useId, useState } from "react";
+import { type FormEvent, useCallback, useId, useState } from "react";
 import type { Api, ApiFailure } from "../api/client";
 import { Failure, useLoad } from "../memory/useLoad";
-import { type Place, when } from "./format";
-import { type Reminder, type Snooze, completeReminder, deleteReminder, listReminders, repeats, snoozeReminder } from "./reminders";
+import { type Place, instantOf, localOf, when } from "./format";
+import { type Reminder, type Snooze, completeReminder, deleteReminder, editReminder, listReminders, repeats, snoozeReminder } from "./reminders";
 
 const SNOOZES: [Snooze, string][] = [
   ["10m", "10 minutes"],
@@ -53,6 +53,7 @@ export function Reminders({ api, place }: { api: Api; place: Place }) {
             onDone={() => void act(() => completeReminder(api, r.id), `Done: ${r.text}`)}
             onSnooze={(s, label) => void act(() => snoozeReminder(api, r.id, s), `Snoozed for ${label.toLowerCase()}: ${r.text}`)}
             onDelete={() => void act(() => deleteReminder(api, r.id), `Deleted: ${r.text}`)}
+            onEdit={(text, due) => void act(() => editReminder(api, r, { text, due_at: due }), `Changed: ${text}`)}
           />
         ))}
       </ul>
@@ -66,13 +67,24 @@ interface ItemProps {
   onDone: () => void;
   onSnooze: (snooze: Snooze, label: string) => void;
   onDelete: () => void;
+  onEdit: (text: string, dueAt: string) => void;
 }
 
-function ReminderItem({ reminder: r, place, onDone, onSnooze, onDelete }: ItemProps) {
+function ReminderItem({ reminder: r, place, onDone, onSnooze, onDelete, onEdit }: ItemProps) {
   const [snoozing, setSnoozing] = useState(false);
+  const [editing, setEditing] = useState(false);
   const id = useId();
   const open = r.state === "pending" || r.state === "fired";
   const zone = { ...place, timeZone: r.time_zone || place.timeZone };
+  const [text, setText] = useState(r.text);
+  const [due, setDue] = useState(() => localOf(r.due_at, zone.timeZone));
+
+  function save(event: FormEvent) {
+    event.preventDefault();
+    if (!text.trim() || !due) return;
+    setEditing(false);
+    onEdit(text.trim(), instantOf(due, zone.timeZone).toISOString());
+  }
   return (
     <li className="thing" data-reminder={r.id} aria-labelledby={`${id}-text`}>
       <p id={`${id}-text`} className="thing-title">
@@ -90,10 +102,22 @@ function ReminderItem({ reminder: r, place, onDone, onSnooze, onDelete }: ItemPr
           <button type="button" aria-expanded={snoozing} onClick={() => setSnoozing(!snoozing)} aria-label={`Snooze: ${r.text}`}>
             Snooze
           </button>
+          <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)} aria-label={`Edit: ${r.text}`}>
+            Edit
+          </button>
           <button type="button" className="danger" onClick={onDelete} aria-label={`Delete: ${r.text}`}>
             Delete
           </button>
         </div>
+      )}
+      {editing && (
+        <form className="stacked" onSubmit={save} aria-label={`Edit “${r.text}”`}>
+          <label htmlFor={`${id}-edit-text`}>What</label>
+          <input id={`${id}-edit-text`} value={text} onChange={(e) => setText(e.target.value)} maxLength={200} required />
+          <label htmlFor={`${id}-edit-due`}>When ({zone.timeZone})</label>
+          <input id={`${id}-edit-due`} type="datetime-local" value={due} onChange={(e) => setDue(e.target.value)} required />
+          <button type="submit">Save</button>
+        </form>
       )}
       {snoozing && (
         <div className="actions" role="group" aria-label={`Snooze “${r.text}” for`}>

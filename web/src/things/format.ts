@@ -68,6 +68,30 @@ function zoneOffsetMinutes(instant: Date, timeZone: string): number {
   return Math.round((asUtc - instant.getTime()) / 60_000);
 }
 
+/** The instant a zone's wall time ("2026-11-29T10:00") names. */
+export function instantOf(local: string, timeZone: string): Date {
+  const guess = new Date(`${local}:00Z`);
+  const offset = zoneOffsetMinutes(guess, timeZone);
+  const first = new Date(guess.getTime() - offset * 60_000);
+  // Again from the first answer: right on the far side of a clock change too.
+  return new Date(guess.getTime() - zoneOffsetMinutes(first, timeZone) * 60_000);
+}
+
+/** An instant as a zone's wall time, the value of an `<input type="datetime-local">`. */
+export function localOf(iso: string, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+  }).formatToParts(new Date(iso));
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "00";
+  return `${get("year")}-${get("month")}-${get("day")}T${get("hour")}:${get("minute")}`;
+}
+
 export function addDays(date: string, days: number): string {
   const d = new Date(`${date}T12:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);

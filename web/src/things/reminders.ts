@@ -23,6 +23,15 @@ export const snoozeReminder = (api: Api, id: string, snooze: Snooze) =>
   ok(api.POST("/v1/reminders/{reminder}:snooze", { ...path(id), body: { snooze } }));
 export const deleteReminder = (api: Api, id: string) => done(api.DELETE("/v1/reminders/{reminder}", path(id)));
 
+/** A new text and time, only if nobody changed it since it was read (else 412 stale_etag). */
+export const editReminder = (api: Api, reminder: Reminder, change: { text: string; due_at: string }) =>
+  ok(
+    api.PATCH("/v1/reminders/{reminder}", {
+      params: { path: { reminder: reminder.id }, header: { "If-Match": `"${reminder.etag}"` } },
+      body: change,
+    }),
+  );
+
 export async function listNotifications(api: Api, unreadOnly = false): Promise<Notification[]> {
   const query = unreadOnly ? { filter: "unread" as const, page_size: PAGE } : { page_size: PAGE };
   return (await ok(api.GET("/v1/notifications", { params: { query } }))).notifications;
