@@ -163,3 +163,19 @@ def test_offline_the_shell_opens_and_no_api_answer_was_kept(browser: Browser, we
     assert page.title() != ""
     context.set_offline(False)
     context.close()
+
+
+def test_no_width_from_320_to_1440_scrolls_sideways(browser: Browser, web_url: str) -> None:
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    page = context.new_page()
+    sign_in(page, web_url, new_user())
+    send(page, "[act] Email Bea the itinerary for Rome")
+    expect(page.get_by_role("region", name="May I go ahead?")).to_be_visible()
+    for section in ["Chat", *SECTIONS]:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        go_to(page, section)
+        for width in (320, 375, 480, 639, 640, 800, 1024, 1440):
+            page.set_viewport_size({"width": width, "height": 800})
+            scroll, window = overflow(page)
+            assert scroll == window, f"{section} at {width} px: {scroll} px wide"
+    context.close()
