@@ -55,6 +55,7 @@ bench: install  ## benchmarks that print figures (not tests)
 	@$(PY) -m bench.agents
 	@$(PY) -m bench.understanding
 	@$(PY) -m bench.web_client
+	@$(PY) -m bench.reminders
 
 DATASET ?= eval/data/own.locomo.json
 PROVIDER ?= local

@@ -10,7 +10,8 @@ numbered options; the next input goes to ``.../questions/{question}:answer`` (a 
 option's words), and if it picks no option (400), to the chat as a new message. Before each
 prompt (an empty line asks again) it polls the chat (``GET .../messages`` with a
 ``create_time`` filter): agent results and questions background work asked in the meantime
-are shown, and answered the same way.
+are shown, and answered the same way. Due reminders and other notifications (the inbox,
+``GET /v1/notifications?filter=unread``) are printed there too, once: shown is read.
 """
 
 from __future__ import annotations
@@ -91,6 +92,18 @@ class Poll:
         return str(interrupt["id"])
 
 
+def due_notifications(client: httpx.Client) -> None:
+    """Print what rang since the last prompt (reminders due, jobs done, approvals waiting)
+    and mark each read, so it is printed once."""
+    response = client.get("/v1/notifications", params={"filter": "unread", "page_size": 20})
+    if response.status_code != 200:
+        return
+    for note in reversed(response.json()["notifications"]):  # oldest first
+        label = "reminder" if note["kind"] == "reminder_due" else note["title"]
+        print(f"\n[{label}] {note['body']}")
+        client.post(f"/v1/notifications/{note['id']}:markRead", json={})
+
+
 def chat(origin: str, headers: dict[str, str]) -> None:
     chat_id: str | None = None
     interrupt_id: str | None = None
@@ -98,6 +111,7 @@ def chat(origin: str, headers: dict[str, str]) -> None:
         poll = Poll(client)
         while True:
             interrupt_id = poll.news(chat_id) or interrupt_id
+            due_notifications(client)
             try:
                 message = input("\nyou > ").strip()
             except EOFError:

@@ -100,6 +100,21 @@ resource "google_firestore_field" "turn_outbox_pending" {
   }
 }
 
+# The reminder sweep finds, across users, the pending reminders no delivery task holds yet
+# (shared/adapters/firestore_reminders.py): a range on unqueued_due_at, ordered by it.
+resource "google_firestore_field" "reminder_unqueued_due_at" {
+  database   = google_firestore_database.main.name
+  collection = "reminders"
+  field      = "unqueued_due_at"
+
+  index_config {
+    indexes {
+      order       = "ASCENDING"
+      query_scope = "COLLECTION_GROUP"
+    }
+  }
+}
+
 resource "google_redis_instance" "cache" {
   name               = "${var.name_prefix}-cache"
   region             = var.region
@@ -285,4 +300,28 @@ resource "google_secret_manager_secret" "page_token_key" {
 resource "google_secret_manager_secret_version" "page_token_key" {
   secret      = google_secret_manager_secret.page_token_key.id
   secret_data = random_password.page_token_key.result
+}
+
+# Web Push's VAPID private key (a PEM P-256 key; shared/adapters/web_push.py). Terraform has
+# no provider here that makes EC keys, so its first version is a placeholder (Web Push stays
+# off, the inbox and FCM work) until the operator adds the real key as a new version
+# (README "Notifications"); the functions read the latest version when an instance starts.
+resource "google_secret_manager_secret" "web_push_vapid_key" {
+  secret_id = "${var.name_prefix}-web-push-vapid-key"
+  replication {
+    user_managed {
+      replicas {
+        location = var.region
+      }
+    }
+  }
+  depends_on = [google_project_service.api]
+}
+
+resource "google_secret_manager_secret_version" "web_push_vapid_key" {
+  secret      = google_secret_manager_secret.web_push_vapid_key.id
+  secret_data = "unset: add the VAPID key as a new version (README, Notifications)"
+  lifecycle {
+    ignore_changes = [secret_data]
+  }
 }

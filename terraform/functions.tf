@@ -206,5 +206,7 @@ resource "google_cloudfunctions2_function" "function" {
     google_secret_manager_secret_version.redis_url,
     google_secret_manager_secret_iam_member.page_token_key,
     google_secret_manager_secret_version.page_token_key,
+    google_secret_manager_secret_iam_member.web_push_vapid_key,
+    google_secret_manager_secret_version.web_push_vapid_key,
   ]
 }

@@ -44,6 +44,10 @@ locals {
 
   # The functions that enqueue extraction and approval timeouts and publish agent jobs.
   handoff_functions = toset(["turn", "resume"])
+  # The functions that put tasks on the reminders queue: turn (an approval about to expire),
+  # resume (the reminders API, a reminder's next occurrence) and agents (the reminders tool,
+  # a job's questions and its end).
+  reminder_functions = toset(["turn", "resume", "agents"])
 
   function_project_grants = {
     for grant in flatten([
@@ -96,6 +100,37 @@ resource "google_cloud_tasks_queue_iam_member" "hitl_enqueuer" {
   location = google_cloud_tasks_queue.hitl_timeouts.location
   role     = "roles/cloudtasks.enqueuer"
   member   = "serviceAccount:${google_service_account.function[each.key].email}"
+}
+
+resource "google_cloud_tasks_queue_iam_member" "reminder_enqueuer" {
+  for_each = local.reminder_functions
+  name     = google_cloud_tasks_queue.reminders.name
+  location = google_cloud_tasks_queue.reminders.location
+  role     = "roles/cloudtasks.enqueuer"
+  member   = "serviceAccount:${google_service_account.function[each.key].email}"
+}
+
+resource "google_service_account_iam_member" "reminder_tasks_invoker_user" {
+  for_each           = setsubtract(local.reminder_functions, local.handoff_functions)
+  service_account_id = google_service_account.invoker["tasks"].name
+  role               = "roles/iam.serviceAccountUser"
+  member             = "serviceAccount:${google_service_account.function[each.key].email}"
+}
+
+# resume sends the pushes: FCM HTTP v1 as its own service account (messages.send needs
+# cloudmessaging.messages.create). Every function mounts the secret settings, the VAPID key
+# among them (only resume signs with it).
+resource "google_project_iam_member" "fcm_sender" {
+  project = var.project_id
+  role    = "roles/firebasecloudmessaging.admin"
+  member  = "serviceAccount:${google_service_account.function["resume"].email}"
+}
+
+resource "google_secret_manager_secret_iam_member" "web_push_vapid_key" {
+  for_each  = local.functions
+  secret_id = google_secret_manager_secret.web_push_vapid_key.id
+  role      = "roles/secretmanager.secretAccessor"
+  member    = "serviceAccount:${google_service_account.function[each.key].email}"
 }
 
 # A task names the account whose OIDC token it carries; Cloud Tasks requires actAs on it.

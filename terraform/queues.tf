@@ -64,6 +64,32 @@ resource "google_cloud_tasks_queue" "hitl_timeouts" {
   depends_on = [google_project_service.api]
 }
 
+# Reminders ring through it at their due_at, and the notifications of approvals and jobs go
+# through it (both to resume). A task carries its own OIDC token, audience its exact URL.
+# 1,000 reminders due in the same minute is the load it is sized for (bench/reminders.py).
+resource "google_cloud_tasks_queue" "reminders" {
+  name     = "reminders"
+  location = var.region
+
+  rate_limits {
+    max_dispatches_per_second = 100
+    max_concurrent_dispatches = 100
+  }
+
+  retry_config {
+    max_attempts  = 10
+    min_backoff   = "5s"
+    max_backoff   = "300s"
+    max_doublings = 4
+  }
+
+  stackdriver_logging_config {
+    sampling_ratio = 1.0
+  }
+
+  depends_on = [google_project_service.api]
+}
+
 resource "google_pubsub_topic" "agent_jobs" {
   name                       = "agent-jobs"
   message_retention_duration = "86400s"
@@ -145,6 +171,35 @@ resource "google_cloud_scheduler_job" "outbox_drain" {
     oidc_token {
       service_account_email = google_service_account.invoker["tasks"].email
       audience              = "${local.function_urls.resume}/outbox/drain"
+    }
+  }
+
+  depends_on = [google_project_service.api]
+}
+
+# Reminders further ahead than Cloud Tasks' 30 days, and those whose task could not be made
+# (a queue outage), get their task from this sweep; every 10 minutes bounds how late an
+# outage can make one ring. resume checks the tasks invoker's OIDC token for exactly this URL.
+resource "google_cloud_scheduler_job" "reminder_sweep" {
+  name             = "${var.name_prefix}-reminder-sweep"
+  region           = var.region
+  schedule         = "*/10 * * * *"
+  time_zone        = "Etc/UTC"
+  attempt_deadline = "300s"
+
+  retry_config {
+    retry_count = 0 # the next run is the retry
+  }
+
+  http_target {
+    http_method = "POST"
+    uri         = "${local.function_urls.resume}/reminders/sweep"
+    body        = base64encode("{}")
+    headers     = { "Content-Type" = "application/json" }
+
+    oidc_token {
+      service_account_email = google_service_account.invoker["tasks"].email
+      audience              = "${local.function_urls.resume}/reminders/sweep"
     }
   }
 

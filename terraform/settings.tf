@@ -22,6 +22,7 @@ locals {
     AGENTS_URL               = local.function_urls.agents
     RESUME_URL               = local.function_urls.resume
     HITL_TIMEOUT_QUEUE       = google_cloud_tasks_queue.hitl_timeouts.name
+    REMINDER_QUEUE           = google_cloud_tasks_queue.reminders.name
     APPROVAL_TIMEOUT_SECONDS = 1800
     MAX_EVENT_AGE_SECONDS    = 3600
 
@@ -122,6 +123,13 @@ locals {
     ADVISOR_MIN_SIMILARITY     = 0.5
     ADVISOR_HALF_LIFE_DAYS     = 30
     EXECUTION_MEMORY_TTL_DAYS  = 180
+
+    # Push (README "Notifications"): Web Push to the browsers' push services, FCM to phones.
+    WEB_PUSH_SUBJECT = var.web_push_subject
+    WEB_PUSH_HOSTS   = "fcm.googleapis.com,updates.push.services.mozilla.com,notify.windows.com,push.apple.com"
+    FCM_ENABLED      = var.fcm_enabled
+    FCM_PROJECT      = var.project_id
+    FCM_BASE_URL     = "https://fcm.googleapis.com"
   }
 
   # Values that differ per function: each one logs in to PostgreSQL as its own service account.
@@ -136,6 +144,8 @@ locals {
   secret_settings = {
     REDIS_URL      = google_secret_manager_secret.redis_url.secret_id
     PAGE_TOKEN_KEY = google_secret_manager_secret.page_token_key.secret_id
+    # Web Push's VAPID key (a placeholder until the operator adds it: Web Push is off then)
+    WEB_PUSH_PRIVATE_KEY = google_secret_manager_secret.web_push_vapid_key.secret_id
   }
 
   # Deterministic Cloud Run URLs, known before the functions exist: a function's own URL is

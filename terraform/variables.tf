@@ -291,3 +291,15 @@ variable "armor_rate_limit" {
     ban_duration_sec = 600
   }
 }
+
+variable "web_push_subject" {
+  description = "VAPID subject (RFC 8292): a mailto: or https: URL where push services can reach the operator."
+  type        = string
+  default     = "mailto:ops@example.com"
+}
+
+variable "fcm_enabled" {
+  description = "Send push to phones through FCM HTTP v1 (the project must have Firebase Cloud Messaging enabled)."
+  type        = bool
+  default     = false
+}

@@ -15,6 +15,7 @@ before its first word); ``[unsafe]`` -> the reply stops for SAFETY before its fi
 subtasks); ``[poison]`` anywhere in a request -> Vertex answers 503 (a job that always
 fails). A job's agent finishes at its first step with "Result for: <its goal>", unless its
 goal mentions an email: then it calls ``email_send`` first (the job asks for approval), or
+says "remind me in N minutes to ...": then it calls ``reminders_add`` for now + N minutes, or
 holds ``[fails]`` (kept in the plan's goals): then its steps break their schema, so the
 subtask fails for good. ``[remind]`` plans the productivity agent, which adds the reminder
 "Remind me to <x>" for tomorrow; ``[spend]`` plans the wealth agent, which records "I spent
@@ -119,6 +120,7 @@ def _plan(text: str) -> dict[str, Any]:
 
 
 _EARLIER = re.compile(r"^Result of (\S+):", re.MULTILINE)
+_REMIND = re.compile(r"remind me in (\d+) minutes? to (.+)", re.IGNORECASE)
 _SPENT = re.compile(r"I spent (\d+(?:\.\d\d)?) CHF on (\w+)", re.IGNORECASE)
 
 
@@ -130,19 +132,34 @@ def _agent_step(text: str) -> dict[str, Any]:
     goal = text.split("\n", 1)[0].removeprefix("Goal: ")
     if FAILS in goal:
         return {"action": "dance"}  # not an action: the step breaks its schema
-    if "email" in goal.lower():
-        email = {"to": ["bea@example.com"], "subject": "Itinerary", "body": goal}
-        return {"action": "tool", "tool": "email_send", "tool_args": json.dumps(email)}
-    if goal.lower().startswith("remind me"):
-        due = (datetime.now(UTC) + timedelta(days=1)).replace(microsecond=0).isoformat()
-        reminder = {"text": goal.removeprefix("Remind me to ").strip()[:200], "due_at": due}
-        return {"action": "tool", "tool": "reminders_add", "tool_args": json.dumps(reminder)}
-    if spent := _SPENT.search(goal):
-        expense = {"amount": spent[1], "currency": "CHF", "category": spent[2].lower()}
-        return {"action": "tool", "tool": "expense_record", "tool_args": json.dumps(expense)}
+    call = _tool_call(goal)
+    if call is not None:
+        tool, args = call
+        return {"action": "tool", "tool": tool, "tool_args": json.dumps(args)}
     used = _EARLIER.findall(text)
     suffix = f" (using {', '.join(used)})" if used else ""
     return {"action": "finish", "text": f"Result for: {goal}{suffix}"}
+
+
+def _tool_call(goal: str) -> tuple[str, dict[str, Any]] | None:
+    """The tool a goal's first step calls, with its arguments; None: it answers at once."""
+    if "email" in goal.lower():
+        return "email_send", {"to": ["bea@example.com"], "subject": "Itinerary", "body": goal}
+    remind = _REMIND.search(goal)
+    if remind:  # "remind me in 2 minutes to call Tom": the reminder, due from now
+        due = datetime.now(UTC) + timedelta(minutes=int(remind.group(1)))
+        return "reminders_add", {"text": remind.group(2).strip(), "due_at": due.isoformat()}
+    if goal.lower().startswith("remind me"):  # "[remind] Remind me to ...": tomorrow
+        due = (datetime.now(UTC) + timedelta(days=1)).replace(microsecond=0)
+        text = goal.removeprefix("Remind me to ").strip()[:200]
+        return "reminders_add", {"text": text, "due_at": due.isoformat()}
+    if spent := _SPENT.search(goal):
+        return "expense_record", {
+            "amount": spent[1],
+            "currency": "CHF",
+            "category": spent[2].lower(),
+        }
+    return None
 
 
 def _streamed(text: str) -> FakeReply:

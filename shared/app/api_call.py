@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TypeVar
 
 import flask
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from shared.deps import Deps
 from shared.errors import NotFound
@@ -36,6 +36,10 @@ class ApiCall:
     def query(self, model: type[M]) -> M:
         return query(self.request, model)
 
+    def no_query(self) -> None:
+        """A route that takes no query parameter refuses any (400), rather than ignore it."""
+        query(self.request, NoQuery)
+
     def id(self, name: str, pattern: str) -> str:
         """A path variable naming a resource; one that no resource could have is simply not
         found, like another user's (the same answer: nothing tells them apart)."""
@@ -44,6 +48,10 @@ class ApiCall:
         if reserved or not re.fullmatch(pattern, value):
             raise NotFound(f"{name} not found")
         return value
+
+
+class NoQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
 
 
 Position = tuple[datetime, str]  # the last item of a page: its time and id

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 
 import flask
-from pydantic import BaseModel, ConfigDict
 
 from shared.app.api_call import ApiCall, next_token, page_start
 from shared.errors import InvalidDevice, NotFound
@@ -22,12 +21,8 @@ from shared.web import json_response
 DEVICES_PAGE = (50, 100)
 
 
-class NoQuery(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
 def push_config(call: ApiCall) -> flask.Response:
-    call.query(NoQuery)
+    call.no_query()
     config = PushConfig(web_push_public_key=call.deps.web_push_public_key)
     return json_response(config.model_dump())
 
@@ -37,6 +32,7 @@ def device_resource(device: Device) -> DeviceResource:
 
 
 def register(call: ApiCall) -> flask.Response:
+    call.no_query()
     body = call.body(NewDevice)
     named = body.web_push.endpoint if body.web_push else str(body.fcm_token)
     digest = hashlib.sha256(f"{body.kind}\0{named}".encode()).hexdigest()[:32]
@@ -70,6 +66,7 @@ def list_devices(call: ApiCall) -> flask.Response:
 
 
 def remove(call: ApiCall) -> flask.Response:
+    call.no_query()
     device_id = call.id("device", DEVICE_ID_PATTERN)
     if not call.deps.notifications.remove_device(call.user_id, device_id):
         raise NotFound("no such device")

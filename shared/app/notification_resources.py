@@ -42,6 +42,7 @@ def list_notifications(call: ApiCall) -> flask.Response:
 
 
 def mark_read(call: ApiCall) -> flask.Response:
+    call.no_query()
     call.body(EmptyBody)
     found = call.deps.notifications.mark_read(call.user_id, _notification_id(call))
     if found is None:
@@ -50,18 +51,21 @@ def mark_read(call: ApiCall) -> flask.Response:
 
 
 def mark_all_read(call: ApiCall) -> flask.Response:
+    call.no_query()
     call.body(EmptyBody)
     call.deps.notifications.mark_all_read(call.user_id)
     return json_response({})
 
 
 def delete(call: ApiCall) -> flask.Response:
+    call.no_query()
     if not call.deps.notifications.delete(call.user_id, _notification_id(call)):
         raise NotFound("no such notification")
     return flask.Response(status=204)
 
 
 def clear(call: ApiCall) -> flask.Response:
+    call.no_query()
     call.body(EmptyBody)
     call.deps.notifications.clear(call.user_id)
     return json_response({})

@@ -19,8 +19,15 @@ import flask
 from shared.auth import InternalCaller
 from shared.deps import Deps
 from shared.errors import BadRequest, InvalidEvent, PayloadTooLarge
-from shared.services.notify.events import NotifyTask, notify_url
-from shared.services.notify.notifier import Notifier
+from shared.models.notifications import Notification
+from shared.services.notify.events import (
+    NotifyTask,
+    WaitingOn,
+    enqueue_quietly,
+    notify_task,
+    notify_url,
+)
+from shared.services.notify.notifier import Delivered, Notifier
 from shared.services.reminders import changes
 from shared.services.reminders.schedule import (
     HORIZON,
@@ -63,6 +70,7 @@ def deliver(deps: Deps, task: DeliveryTask) -> Outcome:
     reminder, notification = rung
     schedule(deps.settings, deps.tasks, deps.reminders, task.user_id, reminder, now)
     delivered = notifier(deps).push(task.user_id, notification)
+    hold(deps, task.user_id, notification, delivered)
     log.info("reminder rang", extra={"id": notification.id, "pushed": delivered.pushed})
     return Outcome("fired", notification.id, delivered.pushed)
 
@@ -110,7 +118,24 @@ def tell(deps: Deps, task: NotifyTask) -> dict[str, Any]:
         ):
             return {"status": "answered_before"}
     delivered = notifier(deps).notify(task.user_id, task.notification)
+    hold(deps, task.user_id, task.notification, delivered, task.while_waiting)
     return {"status": "told", "new": delivered.new, "pushed": delivered.pushed}
+
+
+def hold(
+    deps: Deps,
+    user_id: str,
+    notification: Notification,
+    delivered: Delivered,
+    waiting: WaitingOn | None = None,
+) -> None:
+    """Quiet hours held the pushes back: they are sent when the quiet hours end (a task
+    named from the notification, so a redelivery schedules it once)."""
+    if delivered.until is None:
+        return
+    later = NotifyTask(user_id=user_id, notification=notification, while_waiting=waiting)
+    task = notify_task(deps.settings, later, delivered.until)
+    enqueue_quietly(deps.tasks, [task.model_copy(update={"name": f"held-{task.name}"})])
 
 
 INTERNAL = {

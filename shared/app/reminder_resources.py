@@ -6,6 +6,7 @@ Another user's reminder is simply not found."""
 from __future__ import annotations
 
 import hashlib
+import uuid
 from collections.abc import Callable
 from typing import Literal
 
@@ -69,12 +70,9 @@ def create(call: ApiCall) -> flask.Response:
     """``request_id`` makes it idempotent: the id derives from the user and it."""
     request_id = call.query(CreateQuery).request_id
     body = call.body(NewReminder)
-    now = call.deps.clock.now()
-    seed = request_id or hashlib.sha256(str(now.timestamp()).encode()).hexdigest()
+    seed = request_id or uuid.uuid4().hex
     reminder_id = hashlib.sha256(f"{call.user_id}\0{seed}".encode()).hexdigest()[:32]
-    stored, _ = call.deps.reminders.create(call.user_id, changes.created(reminder_id, body, now))
-    _schedule(call, stored)
-    return answer(stored)
+    return answer(call.deps.reminder_book.add(call.user_id, reminder_id, body))
 
 
 def list_reminders(call: ApiCall) -> flask.Response:
@@ -99,6 +97,7 @@ def list_reminders(call: ApiCall) -> flask.Response:
 
 
 def read(call: ApiCall) -> flask.Response:
+    call.no_query()
     found = call.deps.reminders.get(call.user_id, _reminder_id(call))
     if found is None or found.state == "cancelled":
         raise NotFound("no such reminder")
@@ -106,6 +105,7 @@ def read(call: ApiCall) -> flask.Response:
 
 
 def patch(call: ApiCall) -> flask.Response:
+    call.no_query()
     body = call.body(ReminderPatch)
     expected = etags.wanted(call.request.headers.get("If-Match"), body.etag)
     now = call.deps.clock.now()
@@ -118,6 +118,7 @@ def patch(call: ApiCall) -> flask.Response:
 
 
 def cancel(call: ApiCall) -> flask.Response:
+    call.no_query()
     expected = etags.wanted(call.request.headers.get("If-Match"))
     now = call.deps.clock.now()
 
@@ -130,12 +131,14 @@ def cancel(call: ApiCall) -> flask.Response:
 
 
 def snooze(call: ApiCall) -> flask.Response:
+    call.no_query()
     body = call.body(SnoozeBody)
     now = call.deps.clock.now()
     return answer(_change(call, lambda current: changes.snoozed(current, body.snooze, now)))
 
 
 def complete(call: ApiCall) -> flask.Response:
+    call.no_query()
     call.body(EmptyBody)
     now = call.deps.clock.now()
     return answer(_change(call, lambda current: changes.completed(current, now)))

@@ -30,13 +30,16 @@ from shared.adapters.fake_keyring import FakeKeyRing
 from shared.adapters.fake_outbox import FakeOutbox
 from shared.adapters.fake_profiles import FakeProfileStore
 from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
+from shared.adapters.fake_reminders import FakeNotificationStore, FakeReminderStore
 from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.adapters.firestore_conversations import FirestoreConversationStore
 from shared.adapters.firestore_idempotency import FirestoreIdempotencyStore
+from shared.adapters.firestore_notifications import FirestoreNotificationStore
 from shared.adapters.firestore_outbox import FirestoreOutbox
 from shared.adapters.firestore_profiles import FirestoreProfileStore
+from shared.adapters.firestore_reminders import FirestoreReminderStore
 from shared.adapters.firestore_trust import FirestoreTrustStore
 from shared.adapters.keyring_local import LocalKek
 from shared.adapters.migrations import apply_migrations
@@ -59,10 +62,12 @@ from shared.ports import (
     FactStore,
     IdempotencyStore,
     KeyRing,
+    NotificationStore,
     Outbox,
     PendingStore,
     ProfileStore,
     Publisher,
+    ReminderStore,
     SessionMemory,
     TaskQueue,
     TrustStore,
@@ -339,3 +344,19 @@ def outbox(request: pytest.FixtureRequest) -> Outbox:
     if request.param == "fake":
         return FakeOutbox(clock)
     return FirestoreOutbox(_real(request, "firestore_client"), clock)
+
+
+@dataclass
+class NotifyBackend:
+    reminders: ReminderStore
+    inbox: NotificationStore
+
+
+@pytest.fixture(params=BACKENDS)
+def notify_backend(request: pytest.FixtureRequest) -> NotifyBackend:
+    """The reminder store and the inbox it rings into, on one backend."""
+    if request.param == "fake":
+        inbox = FakeNotificationStore()
+        return NotifyBackend(FakeReminderStore(inbox), inbox)
+    client = _real(request, "firestore_client")
+    return NotifyBackend(FirestoreReminderStore(client), FirestoreNotificationStore(client))

@@ -38,6 +38,7 @@ PHASES = "examples,coverage,fuzzing,stateful"
 GROUPS = {
     "memory": r"^/v1/(facts|persons|pendingItems|settings|strategies|account)",
     "chats and jobs": r"^/v1/(chats|jobs)",
+    "reminders and push": r"^/v1/(reminders|notifications|devices|pushConfig)",
 }
 
 

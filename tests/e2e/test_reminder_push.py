@@ -130,3 +130,43 @@ def test_devices_reminders_and_the_inbox_go_with_the_account(
     assert deliver(served, user, waiting["id"], 1).json()["status"] == "nothing_to_ring"
     assert inbox(served, user) == []
     assert len(served.push.received(browser["endpoint"])) == 1  # only the one before
+
+
+def test_remind_me_in_two_minutes_said_in_the_chat_and_approved(
+    served: Served, moved_clock: Any
+) -> None:
+    """The whole way: the message plans the productivity agent, the user approves, the job's
+    agent calls ``reminders_add`` (the fake model's rule), and the reminder rings."""
+    assert served.push is not None and served.fcm is not None
+    user = new_user()
+    browser = served.push.subscribe()
+    phone = served.fcm.register()
+    register(served, user, {"kind": "web_push", "web_push": browser})
+    register(served, user, {"kind": "fcm", "fcm_token": phone})
+    said = {"message": "[act] remind me in 2 minutes to call Tom", "client_message_id": "m1"}
+    asked = served.say(user, said).json()
+    assert asked["interrupt"]["kind"] == "approval", asked
+    approved = served.answer(user, asked["chat_id"], asked["interrupt"]["id"], "approve")
+    assert approved.status_code == 200, approved.text
+    # The job's agent asks before it acts (a novice's trust): the user is told, and approves.
+    chat = f"/v1/chats/{asked['chat_id']}"
+    question = wait_for(lambda: served.api("GET", chat, user).json()["question"])
+    assert "reminders_add" in question["question"]
+    [waiting] = wait_for(lambda: inbox(served, user))
+    assert (waiting["kind"], waiting["target"]["question_id"]) == ("approval_waiting",
+                                                                  question["id"])  # fmt: skip
+    approved = served.answer(user, asked["chat_id"], question["id"], "approve")
+    assert approved.status_code == 200, approved.text
+    [reminder] = wait_for(
+        lambda: served.api("GET", "/v1/reminders", user).json()["reminders"], seconds=60
+    )
+    assert reminder["text"] == "call Tom" and reminder["state"] == "pending"
+    moved_clock(120)
+    run_task(user, reminder)
+    rang = wait_for(lambda: [n for n in inbox(served, user) if n["kind"] == "reminder_due"])
+    assert [n["body"] for n in rang] == ["call Tom"]
+    told = ["approval_waiting", "job_done", "reminder_due"]  # once each, on each channel
+    wait_for(lambda: len(served.push.received(browser["endpoint"])) == len(told))
+    assert sorted(p["kind"] for p in served.push.received(browser["endpoint"])) == told
+    assert sorted(m["data"]["kind"] for m in served.fcm.sent if m["token"] == phone) == told
+    assert sorted(n["kind"] for n in inbox(served, user)) == told

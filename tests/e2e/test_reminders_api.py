@@ -227,3 +227,23 @@ def test_another_users_reminder_is_not_found(served: Served) -> None:
         assert refused(served.api(method, path, other, body)) == (404, "not_found")
     assert served.api("GET", f"/v1/reminders/{reminder['id']}", owner).json()["text"] == "mine"
     assert os.environ["GCP_PROJECT"]
+
+
+def test_the_sweep_gives_a_task_to_reminders_entering_the_horizon(
+    served: Served, moved_clock: Any
+) -> None:
+    user = new_user()
+    far = create(served, user, text="renew passport", due_at=later(days=40))
+    assert not task_exists(user, far["id"], 1)  # beyond Cloud Tasks' 30 days
+    url = served.resume_url.rstrip("/") + "/reminders/sweep"
+    token = mint_internal_token(STATE, url, Settings().tasks_invoker_email)
+    headers = {"Authorization": f"Bearer {token}"}
+    assert httpx.post(url, json={}, headers=headers, timeout=60).status_code == 200
+    assert not task_exists(user, far["id"], 1)  # still 40 days ahead
+    moved_clock(12 * 86400)
+    swept = httpx.post(url, json={}, headers=headers, timeout=60)
+    assert swept.status_code == 200 and swept.json()["queued"] >= 1
+    assert task_exists(user, far["id"], 1)
+    wrong = mint_internal_token(STATE, url, "someone@else.iam.gserviceaccount.com")
+    denied = httpx.post(url, json={}, headers={"Authorization": f"Bearer {wrong}"}, timeout=60)
+    assert denied.status_code in (401, 403)

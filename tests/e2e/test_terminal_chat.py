@@ -95,3 +95,24 @@ def test_a_question_is_answered_by_typing_its_number(
     chat.expect_exact(PROMPT)
     turns = db.collection("users").document(user).collection("turns").stream()
     assert sum(doc.id.startswith("resume.") for doc in turns) == 1
+
+
+def test_a_due_reminder_is_printed_between_prompts_once(
+    terminal: tuple[pexpect.spawn, str], served: Served
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from tests.e2e.test_reminders_api import deliver
+
+    chat, user = terminal
+    chat.expect_exact(PROMPT)
+    due = (datetime.now(UTC) + timedelta(minutes=5)).isoformat()
+    made = served.api("POST", "/v1/reminders", user, {"text": "call Tom", "due_at": due})
+    assert made.status_code == 200, made.text
+    assert deliver(served, user, made.json()["id"], 1).json()["status"] == "fired"
+    chat.sendline("")  # an empty line asks again
+    chat.expect_exact("[reminder] call Tom")
+    chat.expect_exact(PROMPT)
+    chat.sendline("")
+    index = chat.expect_exact(["[reminder] call Tom", PROMPT])
+    assert index == 1  # printed once

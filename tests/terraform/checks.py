@@ -34,6 +34,9 @@ LOCAL_ONLY: dict[str, str] = {
     "local_kek_file": "deployed data keys are wrapped by Cloud KMS (KMS_KEY_NAME)",
     "ranking_base_url": "points the ranking client at the tests' fake endpoint",
     "clock_offset_file": "the evaluation's replay clock; deployed code uses the system clock",
+    "web_push_key_file": "the local stack's VAPID key; deployed code reads WEB_PUSH_PRIVATE_KEY",
+    "web_push_ca_file": "trusts the tests' loopback push service; deployed code trusts the CAs",
+    "fcm_access_token": "the tests' fake FCM token; deployed code uses its service account",
 }
 
 _ENV_EXPRESSION = (

@@ -6,8 +6,9 @@ claims them (``NotificationStore.claim_push``; a claim that dies runs out after 
 seconds, so a later redelivery sends them). Every payload carries the id, so a client drops
 a push a channel delivered twice.
 
-The user's settings steer the pushes, never the inbox: a kind turned off, or quiet hours in
-the user's zone (all but urgent notifications), send no push; the inbox still has it.
+The user's settings steer the pushes, never the inbox: a kind turned off sends no push;
+quiet hours in the user's zone hold back all but urgent notifications (``Delivered.until``:
+the caller schedules the pushes for the end of the quiet hours); the inbox has it at once.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, time
+from datetime import UTC, datetime, time, timedelta
 
 from shared.models.notifications import Device, Notification, NotificationSettings
 from shared.ports import Clock, NotificationStore, PushChannel
@@ -31,6 +32,7 @@ class Delivered:
     new: bool  # the inbox did not have it yet
     pushed: int  # pushes sent now
     held: str = ""  # why nothing was pushed: "kind_off", "quiet_hours", "claimed"
+    until: datetime | None = None  # quiet hours: when they end (the pushes are due then)
 
 
 def in_quiet_hours(settings: NotificationSettings, now: datetime) -> bool:
@@ -42,6 +44,18 @@ def in_quiet_hours(settings: NotificationSettings, now: datetime) -> bool:
     if start <= end:
         return start <= local < end
     return local >= start or local < end  # across midnight
+
+
+def quiet_end(settings: NotificationSettings, now: datetime) -> datetime:
+    """The next end of the quiet hours after ``now`` (UTC), read in the user's zone."""
+    assert settings.quiet_hours is not None
+    where = zone(settings.time_zone)
+    local = now.astimezone(where)
+    end = time.fromisoformat(settings.quiet_hours.end)
+    at = datetime.combine(local.date(), end, tzinfo=where)
+    if at <= local:
+        at = datetime.combine(local.date() + timedelta(days=1), end, tzinfo=where)
+    return at.astimezone(UTC)
 
 
 class Notifier:
@@ -63,7 +77,7 @@ class Notifier:
         if not settings.wants(notification.kind):
             return Delivered(new, 0, "kind_off")
         if not notification.urgent and in_quiet_hours(settings, now):
-            return Delivered(new, 0, "quiet_hours")
+            return Delivered(new, 0, "quiet_hours", quiet_end(settings, now))
         if not self._store.claim_push(user_id, notification.id, now, LEASE):
             return Delivered(new, 0, "claimed")
         try:

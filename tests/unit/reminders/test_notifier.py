@@ -92,6 +92,16 @@ def test_quiet_hours_in_the_users_zone_hold_back_all_but_urgent(
     assert len(store.list_inbox("u", 10)) == 1
 
 
+def test_held_pushes_are_due_when_the_quiet_hours_end_in_the_users_zone() -> None:
+    notifier, store = setup(Channel())
+    quiet = QuietHours(start="22:00", end="07:00")
+    store.put_settings("u", NotificationSettings(quiet_hours=quiet, time_zone="Europe/Zurich"))
+    held = notifier.notify("u", note())
+    assert held.until == datetime(2026, 11, 29, 6, tzinfo=UTC)  # 07:00 in Zurich
+    later = Notifier(store, [Channel()], FixedClock(held.until))
+    assert later.notify("u", note()).pushed == 1  # then it is sent, once
+
+
 def test_quiet_hours_without_a_zone_are_read_in_utc() -> None:
     settings = NotificationSettings(quiet_hours=QuietHours(start="23:00", end="23:59"))
     assert not in_quiet_hours(settings, NOW)  # 22:30 UTC
