@@ -21,9 +21,12 @@ interface Props {
  * choice closes it), a sidebar from 640 px. */
 export function Drawer({ open, onClose, section, onSection, unread, chats, chatId, onChat, user, onSignOut }: Props) {
   const panel = useRef<HTMLElement>(null);
+  // Focus moves in once when it opens, not again when the app re-renders (a poll).
+  useEffect(() => {
+    if (open) panel.current?.querySelector<HTMLElement>("a, button")?.focus();
+  }, [open]);
   useEffect(() => {
     if (!open) return;
-    panel.current?.querySelector<HTMLElement>("a, button")?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") onClose();
     };
