@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { type Api, apiClient, ok } from "./api/client";
 import { Drawer } from "./app/Drawer";
 import { type Section, SECTIONS, sectionOf } from "./app/sections";
@@ -65,6 +65,12 @@ function SignedIn({ session, api, onSignOut }: { session: Session; api: Api; onS
     document.title = section === "chat" ? "Assistant" : `${SECTIONS[section]} · Assistant`;
   }, [section]);
 
+  const menu = useRef<HTMLButtonElement>(null);
+  const closeDrawer = useCallback(() => {
+    setDrawerOpen(false);
+    menu.current?.focus(); // back where the keyboard was
+  }, []);
+
   const openChat = (id: string | null) => {
     void chat.open(id);
     go("chat");
@@ -79,6 +85,7 @@ function SignedIn({ session, api, onSignOut }: { session: Session; api: Api; onS
       <header className="topbar">
         <button
           type="button"
+          ref={menu}
           className="icon menu"
           aria-label="Menu"
           aria-expanded={drawerOpen}
@@ -100,7 +107,7 @@ function SignedIn({ session, api, onSignOut }: { session: Session; api: Api; onS
       <div className="frame">
         <Drawer
           open={drawerOpen}
-          onClose={() => setDrawerOpen(false)}
+          onClose={closeDrawer}
           section={section}
           onSection={(s) => {
             go(s);
