@@ -21,6 +21,11 @@ describe("plain", () => {
     );
     expect(plain("It failed (step_limit)")).toBe("It failed (it took more steps than I allow for one task)");
   });
+  it("says why a task stopped", () => {
+    expect(plain("I stopped working on “Email Bea”: action_refused: email_send not approved.")).toBe(
+      "I stopped working on “Email Bea”: a step it needed was not approved.",
+    );
+  });
   it("rounds raw floats to percentages", () => {
     expect(plain("success rate: 0.6666666666666666 of 0.9")).toBe("success rate: 67% of 0.9");
   });
