@@ -180,6 +180,9 @@ class FakeAgentDataStore:
     def list_notes(self, user_id: str, limit: int) -> list[Note]:
         return self._newest_notes(user_id)[: check_limit(limit)]
 
+    def get_note(self, user_id: str, note_id: str) -> Note | None:
+        return self._get(user_id, NOTES, note_id, Note)
+
     def delete_record(self, user_id: str, kind: RecordKind, record_id: str) -> bool:
         with self._lock:
             stored = self._records.get((doc_id(user_id), kind), {})

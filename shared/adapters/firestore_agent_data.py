@@ -214,6 +214,9 @@ class FirestoreAgentDataStore:
     def list_notes(self, user_id: str, limit: int) -> list[Note]:
         return self._run(self._newest(user_id, NOTES, limit), Note)
 
+    def get_note(self, user_id: str, note_id: str) -> Note | None:
+        return self._get(self._ref(user_id, NOTES, note_id), Note)
+
     def delete_record(self, user_id: str, kind: RecordKind, record_id: str) -> bool:
         ref = self._ref(user_id, kind, record_id)
 

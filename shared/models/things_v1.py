@@ -2,13 +2,15 @@
 ``/v1/notes``, ``/v1/expenses``, ``/v1/budgets``): the records the domain agents keep
 (``shared.models.agent_data``), in pages (their queries: ``shared.app.settings.queries``).
 
-The agents write these records; the API reads and deletes them (no etag: there is no edit
-through the API to race with)."""
+The agents write these records; the API reads and deletes them, and edits a note's title
+and text (with its etag)."""
 
 from __future__ import annotations
 
-from shared.models.agent_data import Budget, CalendarEvent, Expense, Note
-from shared.models.base import Strict
+from pydantic import Field
+
+from shared.models.agent_data import Budget, CalendarEvent, Expense, Note, NoteText, ShortText
+from shared.models.base import Strict, digest_of
 
 
 class CalendarEventList(Strict):
@@ -16,9 +18,25 @@ class CalendarEventList(Strict):
     next_page_token: str
 
 
+class NoteView(Note):
+    etag: str  # of the title and text: a PATCH naming an older one is 412 stale_etag
+
+
+class NotePatch(Strict):
+    """The fields present change (a note has no update_mask: two fields, both required)."""
+
+    title: ShortText | None = None
+    text: NoteText | None = None
+    etag: str | None = Field(default=None, min_length=1, max_length=64)
+
+
 class NoteList(Strict):
-    notes: list[Note]  # newest first
+    notes: list[NoteView]  # newest first
     next_page_token: str
+
+
+def note_etag(note: Note) -> str:
+    return digest_of(note.title, note.text)
 
 
 class ExpenseList(Strict):

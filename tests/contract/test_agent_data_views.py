@@ -15,6 +15,8 @@ def test_notes_list_newest_first_up_to_the_limit(agent_data: AgentDataStore, use
     for minutes, nid in enumerate(["n1", "n2", "n3"]):
         agent_data.put_note(user_id, note(nid, f"title {nid}", "text", minutes))
     assert [n.id for n in agent_data.list_notes(user_id, 2)] == ["n3", "n2"]
+    assert agent_data.get_note(user_id, "n1") == note("n1", "title n1", "text", 0)
+    assert agent_data.get_note("someone-else", "n1") is None
     assert agent_data.list_notes("someone-else", 10) == []
     with pytest.raises(ValueError):
         agent_data.list_notes(user_id, 0)

@@ -98,3 +98,21 @@ def test_a_delete_removes_once_and_another_users_id_is_404(deps: Deps) -> None:
     assert refused(deps, ALICE, "DELETE", "/v1/calendarEvents/e0") == (404, "not_found")
     assert refused(deps, ALICE, "DELETE", "/v1/notes/bad%20id")[0] == 400
     assert call(deps, ALICE, "PUT", "/v1/expenses/x1").status == 405
+
+
+def test_a_note_is_edited_with_its_etag_and_a_stale_one_changes_nothing(deps: Deps) -> None:
+    note = Note(id="n1", title="groceries", text="oat milk", created_at=T0)
+    deps.agent_data.put_note(ALICE, note)
+    [listed] = ok(deps, ALICE, "GET", "/v1/notes")["notes"]
+    edited = ok(
+        deps, ALICE, "PATCH", "/v1/notes/n1", {"text": "oat milk, bread", "etag": listed["etag"]}
+    )
+    assert (edited["title"], edited["text"]) == ("groceries", "oat milk, bread")
+    assert edited["etag"] != listed["etag"]
+    stale = {"title": "shopping", "etag": listed["etag"]}
+    assert refused(deps, ALICE, "PATCH", "/v1/notes/n1", stale) == (412, "stale_etag")
+    assert deps.agent_data.get_note(ALICE, "n1") == note.model_copy(
+        update={"text": "oat milk, bread"}
+    )
+    assert refused(deps, BOB, "PATCH", "/v1/notes/n1", {"title": "x"}) == (404, "not_found")
+    assert refused(deps, ALICE, "PATCH", "/v1/notes/n1", {"text": ""})[0] == 400

@@ -41,6 +41,7 @@ from shared.models.memory_v1 import (
     SplitRequest,
 )
 from shared.models.notify_api import NotificationSettingsPatch
+from shared.models.things_v1 import NotePatch
 from shared.rest import etags
 from shared.rest.paging import PageQuery
 from shared.rest.routes import Route, Router, query
@@ -119,6 +120,13 @@ THINGS = [
         lambda c: c.api.things.delete(c.user_id, "events", c.params["event"]),
     ),
     _route("GET", "/v1/notes", lambda c: c.api.things.notes(c.user_id, c.args), NotesQuery),
+    _route(
+        "PATCH",
+        "/v1/notes/{note}",
+        lambda c: c.api.things.patch_note(
+            c.user_id, c.params["note"], c.body(NotePatch), c.if_match
+        ),
+    ),
     _route(
         "DELETE",
         "/v1/notes/{note}",

@@ -1,8 +1,8 @@
 """The user's things in their views, in a real browser on the served functions: a reminder
 said in the chat shows under Reminders, edited and marked done there, as the API then says;
 an expense said in the chat shows under Money against its budget; calendar entries by day
-and week in the user's zone; notes found by a word; each deleted from its view is gone from
-the API; a finished task reaches the inbox."""
+and week in the user's zone; notes found by a word and edited; each deleted from its view is
+gone from the API; a finished task reaches the inbox."""
 
 from __future__ import annotations
 
@@ -172,7 +172,7 @@ def test_calendar_entries_show_by_day_and_week_in_the_users_zone(
     assert [e["title"] for e in left["calendar_events"]] == ["Team lunch"]
 
 
-def test_notes_are_found_by_a_word(
+def test_notes_are_found_by_a_word_and_edited(
     phone: BrowserContext, web_url: str, db: firestore.Client
 ) -> None:
     user = new_user()
@@ -191,4 +191,10 @@ def test_notes_are_found_by_a_word(
     page.get_by_role("searchbox", name="Search notes").fill("milk")
     page.get_by_role("searchbox", name="Search notes").press("Enter")
     expect(notes.locator(".thing-title")).to_have_text(["Groceries"])
+    notes.get_by_role("button", name="Edit: Groceries").tap()
     assert axe_violations(page) == []
+    notes.get_by_label("Text").fill("oat milk, bread, apples")
+    notes.get_by_role("button", name="Save").tap()
+    expect(notes.locator(".note-text")).to_have_text(["oat milk, bread, apples"])
+    stored = store.get_note(user, "n0")
+    assert stored is not None and stored.text == "oat milk, bread, apples"

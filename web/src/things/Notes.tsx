@@ -1,4 +1,4 @@
-import { type FormEvent, useCallback, useState } from "react";
+import { type FormEvent, useCallback, useId, useState } from "react";
 import { type Api, type ApiFailure, type Schemas, ok } from "../api/client";
 import { Failure, useLoad } from "../memory/useLoad";
 import { type Place, when } from "./format";
@@ -19,6 +19,17 @@ export function Notes({ api, place }: { api: Api; place: Place }) {
   function search(event: FormEvent) {
     event.preventDefault();
     setQuery(draft.trim());
+  }
+
+  async function edit(note: Note, title: string, text: string) {
+    try {
+      const params = { path: { note: note.id } };
+      await ok(api.PATCH("/v1/notes/{note}", { params, body: { title, text, etag: note.etag } }));
+      setStatus(`Saved: ${title}`);
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+    await reload();
   }
 
   async function remove(note: Note) {
@@ -48,18 +59,55 @@ export function Notes({ api, place }: { api: Api; place: Place }) {
       {data && data.length === 0 && <p className="empty">{query ? "No note has those words." : "No notes yet. Ask in the chat: “note that…”."}</p>}
       <ul className="things">
         {data?.map((n) => (
-          <li key={n.id} className="thing">
-            <p className="thing-title">{n.title}</p>
-            <p className="note-text">{n.text}</p>
-            <p className="hint">{when(n.created_at, place)}</p>
-            <div className="actions">
-              <button type="button" className="danger" onClick={() => void remove(n)} aria-label={`Delete: ${n.title}`}>
-                Delete
-              </button>
-            </div>
-          </li>
+          <NoteItem key={`${n.id}-${n.etag}`} note={n} place={place} onEdit={(title, text) => void edit(n, title, text)} onDelete={() => void remove(n)} />
         ))}
       </ul>
     </section>
+  );
+}
+
+interface ItemProps {
+  note: Note;
+  place: Place;
+  onEdit: (title: string, text: string) => void;
+  onDelete: () => void;
+}
+
+function NoteItem({ note: n, place, onEdit, onDelete }: ItemProps) {
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState(n.title);
+  const [text, setText] = useState(n.text);
+  const id = useId();
+
+  function save(event: FormEvent) {
+    event.preventDefault();
+    if (!title.trim() || !text.trim()) return;
+    setEditing(false);
+    onEdit(title.trim(), text.trim());
+  }
+
+  return (
+    <li className="thing">
+      <p className="thing-title">{n.title}</p>
+      <p className="note-text">{n.text}</p>
+      <p className="hint">{when(n.created_at, place)}</p>
+      <div className="actions">
+        <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)} aria-label={`Edit: ${n.title}`}>
+          Edit
+        </button>
+        <button type="button" className="danger" onClick={onDelete} aria-label={`Delete: ${n.title}`}>
+          Delete
+        </button>
+      </div>
+      {editing && (
+        <form className="stacked" onSubmit={save} aria-label={`Edit “${n.title}”`}>
+          <label htmlFor={`${id}-title`}>Title</label>
+          <input id={`${id}-title`} value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} required />
+          <label htmlFor={`${id}-text`}>Text</label>
+          <textarea id={`${id}-text`} value={text} onChange={(e) => setText(e.target.value)} maxLength={5000} rows={4} required />
+          <button type="submit">Save</button>
+        </form>
+      )}
+    </li>
   );
 }
