@@ -183,6 +183,9 @@ class FakeAgentDataStore:
     def get_note(self, user_id: str, note_id: str) -> Note | None:
         return self._get(user_id, NOTES, note_id, Note)
 
+    def get_event(self, user_id: str, event_id: str) -> CalendarEvent | None:
+        return self._get(user_id, EVENTS, event_id, CalendarEvent)
+
     def delete_record(self, user_id: str, kind: RecordKind, record_id: str) -> bool:
         with self._lock:
             stored = self._records.get((doc_id(user_id), kind), {})

@@ -217,6 +217,9 @@ class FirestoreAgentDataStore:
     def get_note(self, user_id: str, note_id: str) -> Note | None:
         return self._get(self._ref(user_id, NOTES, note_id), Note)
 
+    def get_event(self, user_id: str, event_id: str) -> CalendarEvent | None:
+        return self._get(self._ref(user_id, EVENTS, event_id), CalendarEvent)
+
     def delete_record(self, user_id: str, kind: RecordKind, record_id: str) -> bool:
         ref = self._ref(user_id, kind, record_id)
 

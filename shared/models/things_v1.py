@@ -7,15 +7,33 @@ and text (with its etag)."""
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import AwareDatetime, Field
 
 from shared.models.agent_data import Budget, CalendarEvent, Expense, Note, NoteText, ShortText
 from shared.models.base import Strict, digest_of
 
 
+class CalendarEventView(CalendarEvent):
+    etag: str  # of what the user may edit: a PATCH naming an older one is 412 stale_etag
+
+
+class CalendarEventPatch(Strict):
+    """The fields present change; the result must still end after it starts."""
+
+    title: ShortText | None = None
+    start: AwareDatetime | None = None
+    end: AwareDatetime | None = None
+    location: ShortText | None = None
+    etag: str | None = Field(default=None, min_length=1, max_length=64)
+
+
 class CalendarEventList(Strict):
-    calendar_events: list[CalendarEvent]  # by start, earliest first
+    calendar_events: list[CalendarEventView]  # by start, earliest first
     next_page_token: str
+
+
+def event_etag(event: CalendarEvent) -> str:
+    return digest_of(event.title, event.start, event.end, event.location)
 
 
 class NoteView(Note):

@@ -26,6 +26,8 @@ def test_a_deleted_record_is_gone_and_a_second_delete_finds_nothing(
     agent_data: AgentDataStore, user_id: str
 ) -> None:
     agent_data.put_event(user_id, event("e1", 1))
+    assert agent_data.get_event(user_id, "e1") == event("e1", 1)
+    assert agent_data.get_event("someone-else", "e1") is None
     agent_data.put_note(user_id, note("n1", "groceries", "oat milk", 0))
     agent_data.put_expense(user_id, expense("x1", 1250, "food", 1))
     assert agent_data.delete_record(user_id, "events", "e1") is True

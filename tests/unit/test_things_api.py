@@ -116,3 +116,21 @@ def test_a_note_is_edited_with_its_etag_and_a_stale_one_changes_nothing(deps: De
     )
     assert refused(deps, BOB, "PATCH", "/v1/notes/n1", {"title": "x"}) == (404, "not_found")
     assert refused(deps, ALICE, "PATCH", "/v1/notes/n1", {"text": ""})[0] == 400
+
+
+def test_a_calendar_entry_is_moved_with_its_etag_and_never_to_end_before_it_starts(
+    deps: Deps,
+) -> None:
+    events(deps, 1)
+    path = "/v1/calendarEvents/e0"
+    window = {"start": "2026-11-21T00:00:00Z", "end": "2026-11-22T00:00:00Z"}
+    [listed] = ok(deps, ALICE, "GET", "/v1/calendarEvents", **window)["calendar_events"]
+    backwards = {"end": "2026-11-21T11:00:00Z", "etag": listed["etag"]}
+    assert refused(deps, ALICE, "PATCH", path, backwards) == (400, "invalid_request")
+    moved = {"start": "2026-11-21T14:00:00Z", "end": "2026-11-21T15:30:00Z", "location": "Bern"}
+    edited = ok(deps, ALICE, "PATCH", path, {**moved, "etag": listed["etag"]})
+    assert (edited["start"], edited["location"]) == ("2026-11-21T14:00:00Z", "Bern")
+    stale = {"title": "x", "etag": listed["etag"]}
+    assert refused(deps, ALICE, "PATCH", path, stale) == (412, "stale_etag")
+    stored = deps.agent_data.get_event(ALICE, "e0")
+    assert stored is not None and stored.title == "meeting 0" and stored.location == "Bern"

@@ -41,7 +41,7 @@ from shared.models.memory_v1 import (
     SplitRequest,
 )
 from shared.models.notify_api import NotificationSettingsPatch
-from shared.models.things_v1 import NotePatch
+from shared.models.things_v1 import CalendarEventPatch, NotePatch
 from shared.rest import etags
 from shared.rest.paging import PageQuery
 from shared.rest.routes import Route, Router, query
@@ -113,6 +113,13 @@ def _delete_account(call: Call) -> BaseModel:
 THINGS = [
     _route(
         "GET", "/v1/calendarEvents", lambda c: c.api.things.events(c.user_id, c.args), EventsQuery
+    ),
+    _route(
+        "PATCH",
+        "/v1/calendarEvents/{event}",
+        lambda c: c.api.things.patch_event(
+            c.user_id, c.params["event"], c.body(CalendarEventPatch), c.if_match
+        ),
     ),
     _route(
         "DELETE",

@@ -1,8 +1,8 @@
 """The user's things in their views, in a real browser on the served functions: a reminder
 said in the chat shows under Reminders, edited and marked done there, as the API then says;
 an expense said in the chat shows under Money against its budget; calendar entries by day
-and week in the user's zone; notes found by a word and edited; each deleted from its view is
-gone from the API; a finished task reaches the inbox."""
+and week in the user's zone, moved there; notes found by a word and edited; each deleted
+from its view is gone from the API; a finished task reaches the inbox."""
 
 from __future__ import annotations
 
@@ -162,6 +162,15 @@ def test_calendar_entries_show_by_day_and_week_in_the_users_zone(
     page.get_by_role("button", name="Day", exact=True).click()
     expect(week.locator(".thing")).to_have_count(1)
     expect(week).to_contain_text("Dentist")
+    page.get_by_role("button", name="Edit: Dentist").click()
+    assert axe_violations(page) == []
+    day = today.date().isoformat()
+    week.get_by_label("Starts", exact=False).fill(f"{day}T11:00")
+    week.get_by_label("Ends").fill(f"{day}T12:15")
+    week.get_by_role("button", name="Save").click()
+    expect(week).to_contain_text("11:00")
+    moved = store.get_event(user, "ev0")
+    assert moved is not None and moved.start == today.replace(hour=11, minute=0)
     page.get_by_role("button", name="Delete: Dentist").click()
     expect(week.locator(".thing")).to_have_count(0)
     start = today.replace(hour=0, minute=0).astimezone(UTC)

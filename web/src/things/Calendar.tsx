@@ -1,7 +1,7 @@
-import { useCallback, useState } from "react";
+import { type FormEvent, useCallback, useId, useState } from "react";
 import { type Api, type ApiFailure, type Schemas, ok } from "../api/client";
 import { Failure, useLoad } from "../memory/useLoad";
-import { type Place, addDays, dateIn, day, startOfDay, time } from "./format";
+import { type Place, addDays, dateIn, day, instantOf, localOf, startOfDay, time } from "./format";
 
 type CalendarEvent = Schemas["CalendarEvent"];
 
@@ -19,6 +19,17 @@ export function Calendar({ api, place }: { api: Api; place: Place }) {
   }, [api, first, span, place.timeZone]);
   const { data, failure, reload, setFailure } = useLoad(load);
   const [status, setStatus] = useState("");
+
+  async function edit(event: CalendarEvent, change: Change) {
+    try {
+      const params = { path: { event: event.id } };
+      await ok(api.PATCH("/v1/calendarEvents/{event}", { params, body: { ...change, etag: event.etag } }));
+      setStatus(`Saved: ${change.title}`);
+    } catch (error) {
+      setFailure(error as ApiFailure);
+    }
+    await reload();
+  }
 
   async function remove(event: CalendarEvent) {
     try {
@@ -71,18 +82,7 @@ export function Calendar({ api, place }: { api: Api; place: Place }) {
             ) : (
               <ul className="things">
                 {events.map((e) => (
-                  <li key={e.id} className="thing">
-                    <p className="thing-title">{e.title}</p>
-                    <p className="hint">
-                      {time(e.start, place)}–{time(e.end, place)}
-                      {e.location && ` · ${e.location}`}
-                    </p>
-                    <div className="actions">
-                      <button type="button" className="danger" onClick={() => void remove(e)} aria-label={`Delete: ${e.title}`}>
-                        Delete
-                      </button>
-                    </div>
-                  </li>
+                  <EventItem key={`${e.id}-${e.etag}`} event={e} place={place} onEdit={(c) => void edit(e, c)} onDelete={() => void remove(e)} />
                 ))}
               </ul>
             )}
@@ -90,5 +90,70 @@ export function Calendar({ api, place }: { api: Api; place: Place }) {
         );
       })}
     </section>
+  );
+}
+
+interface Change {
+  title: string;
+  start: string;
+  end: string;
+  location?: string;
+}
+
+interface ItemProps {
+  event: CalendarEvent;
+  place: Place;
+  onEdit: (change: Change) => void;
+  onDelete: () => void;
+}
+
+function EventItem({ event: e, place, onEdit, onDelete }: ItemProps) {
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState(e.title);
+  const [start, setStart] = useState(() => localOf(e.start, place.timeZone));
+  const [end, setEnd] = useState(() => localOf(e.end, place.timeZone));
+  const [location, setLocation] = useState(e.location ?? "");
+  const id = useId();
+
+  function save(event: FormEvent) {
+    event.preventDefault();
+    setEditing(false);
+    const change: Change = {
+      title: title.trim(),
+      start: instantOf(start, place.timeZone).toISOString(),
+      end: instantOf(end, place.timeZone).toISOString(),
+    };
+    onEdit(location.trim() ? { ...change, location: location.trim() } : change);
+  }
+
+  return (
+    <li className="thing">
+      <p className="thing-title">{e.title}</p>
+      <p className="hint">
+        {time(e.start, place)}–{time(e.end, place)}
+        {e.location && ` · ${e.location}`}
+      </p>
+      <div className="actions">
+        <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)} aria-label={`Edit: ${e.title}`}>
+          Edit
+        </button>
+        <button type="button" className="danger" onClick={onDelete} aria-label={`Delete: ${e.title}`}>
+          Delete
+        </button>
+      </div>
+      {editing && (
+        <form className="stacked" onSubmit={save} aria-label={`Edit “${e.title}”`}>
+          <label htmlFor={`${id}-title`}>Title</label>
+          <input id={`${id}-title`} value={title} onChange={(v) => setTitle(v.target.value)} maxLength={200} required />
+          <label htmlFor={`${id}-start`}>Starts ({place.timeZone})</label>
+          <input id={`${id}-start`} type="datetime-local" value={start} onChange={(v) => setStart(v.target.value)} required />
+          <label htmlFor={`${id}-end`}>Ends</label>
+          <input id={`${id}-end`} type="datetime-local" value={end} min={start} onChange={(v) => setEnd(v.target.value)} required />
+          <label htmlFor={`${id}-where`}>Where</label>
+          <input id={`${id}-where`} value={location} onChange={(v) => setLocation(v.target.value)} maxLength={200} />
+          <button type="submit">Save</button>
+        </form>
+      )}
+    </li>
   );
 }
