@@ -61,7 +61,7 @@ def reminder_resource(reminder: Reminder) -> ReminderResource:
 
 def answer(reminder: Reminder, status: int = 200) -> flask.Response:
     resource = reminder_resource(reminder)
-    response = json_response(resource.model_dump(mode="json"), status=status)
+    response = json_response(resource.model_dump(mode="json", exclude_none=True), status=status)
     response.headers["ETag"] = etags.header(resource.etag)
     return response
 
@@ -93,7 +93,7 @@ def list_reminders(call: ApiCall) -> flask.Response:
         reminders=[reminder_resource(r) for r in shown],
         next_page_token=next_token(call, scope, len(found) > size, last),
     )
-    return json_response(body.model_dump(mode="json"))
+    return json_response(body.model_dump(mode="json", exclude_none=True))  # completed_at: if done
 
 
 def read(call: ApiCall) -> flask.Response:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Served, new_user, refused
+from tests.e2e.conftest import Served, new_user, refused, wait_for
 from tests.e2e.test_reminders_api import (  # the clock, the emulator's RunTask, the inbox
     create,
     deliver,
@@ -19,7 +19,6 @@ from tests.e2e.test_reminders_api import (  # the clock, the emulator's RunTask,
     later,
     moved_clock,
     run_task,
-    wait_for,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]

@@ -20,7 +20,7 @@ from scripts.stacklib.tokens import mint_internal_token
 from shared.adapters.cloud_tasks import build_tasks_client
 from shared.config import Settings
 from shared.services.reminders.schedule import task_name
-from tests.e2e.conftest import EVAL_CLOCK, STATE, Served, new_user, refused
+from tests.e2e.conftest import EVAL_CLOCK, STATE, Served, new_user, refused, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
 
@@ -85,19 +85,6 @@ def inbox(served: Served, user: str, **params: Any) -> list[dict[str, Any]]:
     return list(answer.json()["notifications"])
 
 
-def wait_for(check: Any, seconds: float = 20.0) -> Any:
-    """Poll the stack (the task's HTTP call is asynchronous), never sleep a fixed time."""
-    import time
-
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    return check()
-
-
 def test_a_reminder_rings_once_at_its_time(served: Served, moved_clock: Any) -> None:
     user = new_user()
     reminder = create(served, user, text="call Tom", due_at=later(minutes=2),
@@ -155,6 +142,7 @@ def test_snooze_complete_and_the_lists(served: Served, moved_clock: Any) -> None
     snoozed = served.api("POST", f"/v1/reminders/{first['id']}:snooze", user, {"snooze": "1h"})
     assert snoozed.status_code == 200, snoozed.text
     assert snoozed.json()["state"] == "pending" and snoozed.json()["due_at"] > first["due_at"]
+    assert "completed_at" not in snoozed.json()  # only when done
     open_ids = [r["id"] for r in served.api("GET", "/v1/reminders", user).json()["reminders"]]
     assert open_ids == [second["id"], first["id"]]  # by due_at
     done = served.api("POST", f"/v1/reminders/{second['id']}:complete", user, {})
@@ -247,3 +235,23 @@ def test_the_sweep_gives_a_task_to_reminders_entering_the_horizon(
     wrong = mint_internal_token(STATE, url, "someone@else.iam.gserviceaccount.com")
     denied = httpx.post(url, json={}, headers={"Authorization": f"Bearer {wrong}"}, timeout=60)
     assert denied.status_code in (401, 403)
+
+
+def test_a_recurring_reminder_rings_and_moves_to_its_next_occurrence(
+    served: Served, moved_clock: Any
+) -> None:
+    user = new_user()
+    daily = create(served, user, text="pills", due_at=later(minutes=3),
+                   time_zone="Europe/Zurich", recurrence="FREQ=DAILY")  # fmt: skip
+    moved_clock(180)
+    assert deliver(served, user, daily["id"], 1).json()["status"] == "fired"
+    after = served.api("GET", f"/v1/reminders/{daily['id']}", user).json()
+    first = datetime.fromisoformat(daily["due_at"])
+    assert after["state"] == "pending"
+    assert datetime.fromisoformat(after["due_at"]) == first + timedelta(days=1)
+    assert task_exists(user, daily["id"], 2)  # the next occurrence has its task
+    assert deliver(served, user, daily["id"], 1).json()["status"] == "nothing_to_ring"
+    assert len(inbox(served, user)) == 1
+    done = served.api("POST", f"/v1/reminders/{daily['id']}:complete", user, {})
+    assert done.json()["state"] == "done"  # the series ends
+    assert deliver(served, user, daily["id"], 2).json()["status"] == "nothing_to_ring"

@@ -20,7 +20,13 @@ LOCAL_SERVICE = {
 PRODUCTION: dict[str, Any] = {
     # The test stack's environment is loaded for every test: clear its local-only values.
     **dict.fromkeys(
-        ("auth_jwks_file", "internal_jwks_file", "local_kek_file", "cloud_tasks_emulator_host"),
+        (
+            "auth_jwks_file",
+            "internal_jwks_file",
+            "local_kek_file",
+            "cloud_tasks_emulator_host",
+            "web_push_key_file",
+        ),
     ),
     "firestore_emulator_host": None,
     "model_provider": "vertex",  # the suite sets MODEL_PROVIDER=scripted

@@ -16,6 +16,7 @@ from shared.adapters.fake_cache import FakeCache
 from shared.adapters.fake_executions import FakeExecutionStore
 from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.adapters.fake_profiles import FakeProfileStore
+from shared.adapters.fake_reminders import FakeNotificationStore
 from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.firestore_account import json_safe
 from shared.adapters.redis_account import owns
@@ -116,6 +117,7 @@ class SettingsDeps:
     sessions: FakeSessionMemory | None = None
     executions: FakeExecutionStore = field(default_factory=FakeExecutionStore)
     page_tokens: PageTokens = field(default_factory=lambda: PageTokens(b"unit-test-page-key"))
+    notifications: FakeNotificationStore = field(default_factory=FakeNotificationStore)
 
 
 def _protocols(deps: SettingsDeps) -> tuple[ConversationArchive, UserKeyspace]:

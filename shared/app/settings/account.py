@@ -4,7 +4,8 @@ Export: persons, facts with their history, pending items and the execution memor
 earlier agent jobs were planned and went; PostgreSQL, decrypted by the stores: it is the
 user's own data), chats, messages, turns, settings, and the agents'
 records (reminders, events, notes, budgets, expenses, feedback, the outbox of sent
-messages) as ``conversations.documents`` (Firestore, all under ``users/{uid}``).
+messages), the notification inbox, the push devices and the notification settings as
+``conversations.documents`` (Firestore, all under ``users/{uid}``).
 Redis holds only short-lived counters and caches, which are not exported.
 
 Erasure first marks the account as being erased (Firestore: new turns are refused, agent
@@ -12,7 +13,10 @@ jobs stop writing), waits for the turns that still run (their leases), then eras
 PostgreSQL (facts, persons, pending items, processed keys, the data key, then executions
 and strategy feedback; it waits for an extraction that holds the user, and work queued
 before then stores nothing), then Firestore
-(``users/{uid}`` and everything below it, the agents' records and outbox included), then
+(``users/{uid}`` and everything below it, the agents' records and outbox, the inbox and the
+push devices included; a reminder's task still queued then finds nothing to ring, and
+ringing and device registration read the erasure mark, so neither writes into an account
+being erased), then
 Redis (the user's keys), and marks the erasure finished. Each step is idempotent, so a
 failure answers 503 and a retry finishes the job. Once it answered 200, no turn, extraction
 or agent job that overlapped it can write anything of the user again.

@@ -36,12 +36,13 @@ def zone(name: str) -> ZoneInfo:
 
 
 def check_due(due_at: datetime, now: datetime) -> datetime:
-    """``due_at`` in UTC, if it is in the future and at most ten years ahead."""
+    """``due_at`` in UTC to the second (as RFC 5545 times are), if it is in the future and at
+    most ten years ahead."""
     if due_at <= now:
         raise DueAtInPast("due_at is in the past; a reminder rings in the future")
     if due_at - now > MAX_AHEAD:
         raise DueAtTooFar("due_at is more than ten years ahead")
-    return due_at.astimezone(UTC)
+    return due_at.astimezone(UTC).replace(microsecond=0)
 
 
 def parse_rule(text: str, first: datetime, time_zone: str) -> rrule.rrule:

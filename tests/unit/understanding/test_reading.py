@@ -31,7 +31,7 @@ def test_the_reminders_are_read_back_without_approval_or_a_model(
 ) -> None:
     due = clock.now() + timedelta(days=1)
     reminder = Reminder(id="r1", text="call the plumber", due_at=due, created_at=clock.now())
-    wired.agent_data.put_reminder("alice", reminder)
+    wired.reminders.create("alice", reminder)
     reply = TurnService(wired).run("alice", request("what are my reminders"))
     assert reply.interrupt is None
     assert reply.reply.text.startswith("Your reminders:\n- call the plumber (")
