@@ -54,6 +54,7 @@ bench: install  ## benchmarks that print figures (not tests)
 	@$(PY) -m bench.hitl
 	@$(PY) -m bench.agents
 	@$(PY) -m bench.understanding
+	@$(PY) -m bench.web_client
 	@$(PY) -m bench.reminders
 
 DATASET ?= eval/data/own.locomo.json

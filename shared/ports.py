@@ -24,6 +24,7 @@ from shared.models.agent_data import (
     Feedback,
     Note,
     OutboundEmail,
+    RecordKind,
     RelayAnswer,
     Reminder,
     SentMessage,
@@ -877,6 +878,18 @@ class AgentDataStore(Protocol):
 
     def list_feedback(self, user_id: str, limit: int) -> list[Feedback]:
         """Newest first."""
+        ...
+
+    def list_notes(self, user_id: str, limit: int) -> list[Note]:
+        """The newest notes, newest first."""
+        ...
+
+    def get_note(self, user_id: str, note_id: str) -> Note | None: ...
+
+    def get_event(self, user_id: str, event_id: str) -> CalendarEvent | None: ...
+
+    def delete_record(self, user_id: str, kind: RecordKind, record_id: str) -> bool:
+        """Delete the user's event, note or expense of that id; False when there was none."""
         ...
 
     def fenced(self, since: datetime) -> AgentDataStore:

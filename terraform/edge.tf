@@ -273,6 +273,47 @@ resource "google_compute_url_map" "api" {
         prefix_match = "/v1/calendarFeeds/"
       }
     }
+    route_rules {
+      priority = 27
+      service  = google_compute_backend_service.api["memory"].id
+      # The records the agents keep, as the client's views read, edit and delete them.
+      match_rules {
+        full_path_match = "/v1/calendarEvents"
+      }
+      match_rules {
+        prefix_match = "/v1/calendarEvents/"
+      }
+    }
+    route_rules {
+      priority = 28
+      service  = google_compute_backend_service.api["memory"].id
+      match_rules {
+        full_path_match = "/v1/notes"
+      }
+      match_rules {
+        prefix_match = "/v1/notes/"
+      }
+    }
+    route_rules {
+      priority = 29
+      service  = google_compute_backend_service.api["memory"].id
+      match_rules {
+        full_path_match = "/v1/expenses"
+      }
+      match_rules {
+        prefix_match = "/v1/expenses/"
+      }
+    }
+    route_rules {
+      priority = 30
+      service  = google_compute_backend_service.api["memory"].id
+      match_rules {
+        full_path_match = "/v1/budgets"
+      }
+      match_rules {
+        prefix_match = "/v1/budgets/"
+      }
+    }
   }
 }
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
+from shared.adapters.fake_agent_data import FakeAgentDataStore
 from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
 from shared.adapters.fake_calendar_feeds import FakeCalendarFeedStore
 from shared.adapters.fake_conversations import FakeConversationStore
@@ -52,6 +53,7 @@ def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> d
         "jobs": FakeJobStore(),
         "operator_alerts": FakeOperatorAlerts(),
         "calendar_feeds": FakeCalendarFeedStore(),
+        "agent_data": FakeAgentDataStore(),
         "notifications": inbox,
         "reminders": FakeReminderStore(inbox),
         "push_channels": [],  # the Web Push and FCM adapters talk to services

@@ -19,8 +19,10 @@ says "remind me in N minutes to ...": then it calls ``reminders_add`` for now + 
 holds ``[fails]`` (kept in the plan's goals): then its steps break their schema, so the
 subtask fails for good, or ``[web]``: then it calls ``web_search`` first, which (the
 ``googleSearch`` tool) gets Google's documented grounded answer (testkit/vertex_grounding.py).
-A planning request that names ``Unplanned`` is refused (400): a
-test sends it where the plan must come from the execution memory, never from the model.
+``[remind]`` plans the productivity agent, which adds the reminder "Remind me to <x>" for
+tomorrow; ``[spend]`` plans the wealth agent, which records "I spent <n> CHF on <category>"
+as an expense. A planning request that names ``Unplanned`` is refused (400): a test sends it
+where the plan must come from the execution memory, never from the model.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ NO_PLANNING = "Unplanned"  # the planner must not be asked about it
 WEB = "[web]"  # a research goal whose agent searches the web before it answers
 FAILS = "[fails]"  # a subtask whose goal holds it fails for good
 _MARKERS = re.compile(
-    r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly|late|unsafe)\]\s*"
+    r"\[(facts|ask|complex|badplan|act|team|poison|unsure|slowly|late|unsafe|remind|spend)\]\s*"
 )
 
 
@@ -66,7 +68,7 @@ def _schema_fields(request: RecordedRequest) -> set[str]:
 
 
 _MENTION = re.compile(r"@(\w+)")
-_COMPLEX = ("[complex]", "[act]", "[team]")  # planned requests
+_COMPLEX = ("[complex]", "[act]", "[team]", "[remind]", "[spend]")  # planned requests
 
 
 def _classification(text: str) -> dict[str, Any]:
@@ -104,8 +106,10 @@ def _extraction(prompt: str) -> dict[str, Any]:
 def _plan(text: str) -> dict[str, Any]:
     goal = _MARKERS.sub("", text).strip() or "the task"
     agent = "nonexistent" if "[badplan]" in text else "research"
-    if "[act]" in text:
+    if "[act]" in text or "[remind]" in text:
         agent = "productivity"  # acts for the user: the turn asks for approval first
+    if "[spend]" in text:
+        agent = "wealth"
     if "[team]" in text:  # two parts at once, then one that needs both
         return {
             "steps": [
@@ -120,6 +124,7 @@ def _plan(text: str) -> dict[str, Any]:
 
 _EARLIER = re.compile(r"^Result of (\S+):", re.MULTILINE)
 _REMIND = re.compile(r"remind me in (\d+) minutes? to (.+)", re.IGNORECASE)
+_SPENT = re.compile(r"I spent (\d+(?:\.\d\d)?) CHF on (\w+)", re.IGNORECASE)
 
 
 def _agent_step(text: str) -> dict[str, Any]:
@@ -132,14 +137,10 @@ def _agent_step(text: str) -> dict[str, Any]:
         return {"action": "dance"}  # not an action: the step breaks its schema
     if WEB in goal:  # searches the web first (a grounded answer with its sources)
         return {"action": "tool", "tool": "web_search", "tool_args": json.dumps({"query": goal})}
-    if "email" in goal.lower():
-        email = _email_of(goal)
-        return {"action": "tool", "tool": "email_send", "tool_args": json.dumps(email)}
-    remind = _REMIND.search(goal)
-    if remind:  # "remind me in 2 minutes to call Tom": the reminder, due from now
-        due = datetime.now(UTC) + timedelta(minutes=int(remind.group(1)))
-        args = {"text": remind.group(2).strip(), "due_at": due.isoformat()}
-        return {"action": "tool", "tool": "reminders_add", "tool_args": json.dumps(args)}
+    call = _tool_call(goal)
+    if call is not None:
+        tool, args = call
+        return {"action": "tool", "tool": tool, "tool_args": json.dumps(args)}
     used = _EARLIER.findall(text)
     suffix = f" (using {', '.join(used)})" if used else ""
     return {"action": "finish", "text": f"Result for: {goal}{suffix}"}
@@ -156,6 +157,27 @@ def _email_of(goal: str) -> dict[str, Any]:
     about = named.group(2) if named and named.group(2) else ""
     subject = about[:80].rstrip(" .").capitalize() if about else "Itinerary"
     return {"to": [to], "subject": subject, "body": goal}
+
+
+def _tool_call(goal: str) -> tuple[str, dict[str, Any]] | None:
+    """The tool a goal's first step calls, with its arguments; None: it answers at once."""
+    if "email" in goal.lower():
+        return "email_send", _email_of(goal)
+    remind = _REMIND.search(goal)
+    if remind:  # "remind me in 2 minutes to call Tom": the reminder, due from now
+        due = datetime.now(UTC) + timedelta(minutes=int(remind.group(1)))
+        return "reminders_add", {"text": remind.group(2).strip(), "due_at": due.isoformat()}
+    if goal.lower().startswith("remind me"):  # "[remind] Remind me to ...": tomorrow
+        due = (datetime.now(UTC) + timedelta(days=1)).replace(microsecond=0)
+        text = goal.removeprefix("Remind me to ").strip()[:200]
+        return "reminders_add", {"text": text, "due_at": due.isoformat()}
+    if spent := _SPENT.search(goal):
+        return "expense_record", {
+            "amount": spent[1],
+            "currency": "CHF",
+            "category": spent[2].lower(),
+        }
+    return None
 
 
 def _streamed(text: str) -> FakeReply:

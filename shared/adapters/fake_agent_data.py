@@ -23,7 +23,15 @@ from shared.adapters.agent_data_rules import (
     query_words,
 )
 from shared.adapters.doc_ids import doc_id
-from shared.models.agent_data import Budget, CalendarEvent, Expense, Feedback, Note, Reminder
+from shared.models.agent_data import (
+    Budget,
+    CalendarEvent,
+    Expense,
+    Feedback,
+    Note,
+    RecordKind,
+    Reminder,
+)
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -167,6 +175,21 @@ class FakeAgentDataStore:
     def fenced(self, since: datetime) -> FakeAgentDataStore:
         """The fakes know no erasure mark: every write goes through."""
         return self
+
+    # -- the client's views -------------------------------------------------------------------
+    def list_notes(self, user_id: str, limit: int) -> list[Note]:
+        return self._newest_notes(user_id)[: check_limit(limit)]
+
+    def get_note(self, user_id: str, note_id: str) -> Note | None:
+        return self._get(user_id, NOTES, note_id, Note)
+
+    def get_event(self, user_id: str, event_id: str) -> CalendarEvent | None:
+        return self._get(user_id, EVENTS, event_id, CalendarEvent)
+
+    def delete_record(self, user_id: str, kind: RecordKind, record_id: str) -> bool:
+        with self._lock:
+            stored = self._records.get((doc_id(user_id), kind), {})
+            return stored.pop(doc_id(record_id), None) is not None
 
 
 def _by_id(item: tuple[str, BaseModel]) -> str:

@@ -52,7 +52,15 @@ from shared.adapters.doc_ids import doc_id
 from shared.adapters.firestore_erasure import fenced
 from shared.adapters.firestore_reminders import decode as decode_reminder
 from shared.adapters.gcp_errors import firestore_errors, transient_as_unavailable
-from shared.models.agent_data import Budget, CalendarEvent, Expense, Feedback, Note, Reminder
+from shared.models.agent_data import (
+    Budget,
+    CalendarEvent,
+    Expense,
+    Feedback,
+    Note,
+    RecordKind,
+    Reminder,
+)
 
 R = TypeVar("R", bound=BaseModel)
 OPEN_DUE = "open_due_at"
@@ -201,3 +209,27 @@ class FirestoreAgentDataStore:
 
     def list_feedback(self, user_id: str, limit: int) -> list[Feedback]:
         return self._run(self._newest(user_id, FEEDBACK, limit), Feedback)
+
+    # -- the client's views -------------------------------------------------------------------
+    def list_notes(self, user_id: str, limit: int) -> list[Note]:
+        return self._run(self._newest(user_id, NOTES, limit), Note)
+
+    def get_note(self, user_id: str, note_id: str) -> Note | None:
+        return self._get(self._ref(user_id, NOTES, note_id), Note)
+
+    def get_event(self, user_id: str, event_id: str) -> CalendarEvent | None:
+        return self._get(self._ref(user_id, EVENTS, event_id), CalendarEvent)
+
+    def delete_record(self, user_id: str, kind: RecordKind, record_id: str) -> bool:
+        ref = self._ref(user_id, kind, record_id)
+
+        @firestore.transactional
+        def delete(transaction: firestore.Transaction) -> bool:
+            if not ref.get(transaction=transaction).exists:
+                return False
+            transaction.delete(ref)
+            return True
+
+        with firestore_errors():
+            deleted: bool = delete(self._client.transaction())
+        return deleted

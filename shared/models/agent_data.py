@@ -47,6 +47,9 @@ EmailAddress = Annotated[
     ),
 ]
 
+# The records a user may delete from the client's views (reminders are cancelled instead).
+RecordKind = Literal["events", "notes", "expenses"]
+
 MAX_PAGE = 1000  # the largest ``limit`` any list or search of the stores accepts
 MAX_EVENT_DAYS = 14  # an event longer than this is a mistake, not a calendar entry
 

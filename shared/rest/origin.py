@@ -16,6 +16,7 @@ RESUME_COLLECTIONS = ("chats", "jobs", "reminders", "notifications", "devices", 
 MEMORY_COLLECTIONS = (
     "facts", "persons", "pendingItems", "settings", "strategies", "account",
     "calendarFeed", "calendarFeeds",  # the user's feed (a singleton), and its public URLs
+    "calendarEvents", "notes", "expenses", "budgets",  # the things the agents recorded
 )  # fmt: skip
 
 

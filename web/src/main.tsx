@@ -10,3 +10,8 @@ createRoot(root).render(
     <App />
   </StrictMode>,
 );
+
+// The service worker (public/sw.js) in the built app only: the dev server's modules change.
+if (import.meta.env.PROD && "serviceWorker" in navigator) {
+  window.addEventListener("load", () => void navigator.serviceWorker.register("/sw.js").catch(() => undefined));
+}

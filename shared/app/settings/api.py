@@ -1,8 +1,8 @@
 """The user's control over their memory: what the ``memory`` function calls, one part per
 resource of ``/v1`` (docs/api.md): facts, persons, pending items, the account (export,
 erasure), the assistant profile, the human-in-the-loop settings and the calendar feed
-(singletons), and the learned strategies. ``shared.app.settings.routes`` maps each method
-and path to a part.
+(singletons), the learned strategies, and the things the agents recorded (events, notes,
+expenses, budgets). ``shared.app.settings.routes`` maps each method and path to a part.
 
 Whatever changes facts, persons or the profile drops the user's cached turn context
 (``invalidate_context``), so the next turn reloads it. Every call is scoped to the
@@ -25,6 +25,7 @@ from shared.app.settings.persons import PersonAdmin
 from shared.app.settings.ports import SettingsPorts
 from shared.app.settings.profile import ProfileAdmin
 from shared.app.settings.strategies import StrategyAdmin
+from shared.app.settings.things import ThingsAdmin
 
 
 class SettingsApi:
@@ -37,4 +38,5 @@ class SettingsApi:
         self.hitl = HitlAdmin(deps)
         self.strategies = StrategyAdmin(deps)
         self.calendar_feed = CalendarFeedAdmin(deps)
+        self.things = ThingsAdmin(deps)
         self.notifications = NotificationSettingsAdmin(deps.notifications, deps.clock)

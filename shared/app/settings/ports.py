@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from shared.app.settings.calendar_feed import CalendarFeedPorts
-from shared.ports import ExecutionMemory, NotificationStore
+from shared.ports import AgentDataStore, ExecutionMemory, NotificationStore
 from shared.rest.paging import PageTokens
 from shared.services.memory.ports import MemoryPorts
 
@@ -25,4 +25,9 @@ class SettingsPorts(MemoryPorts, CalendarFeedPorts, Protocol):
     @property
     def page_tokens(self) -> PageTokens:
         """Signs and reads the lists' page tokens (``shared.rest.paging``)."""
+        ...
+
+    @property
+    def agent_data(self) -> AgentDataStore:
+        """The records the agents keep: the client's views of events, notes, expenses."""
         ...

@@ -9,9 +9,11 @@ it filters by; anything else is 400 ``invalid_request``.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from shared.errors import BadRequest
 from shared.rest.paging import PageQuery
@@ -81,3 +83,46 @@ def masked(body: BaseModel, update_mask: str | None, editable: frozenset[str]) -
     if not names:
         raise BadRequest("nothing to change: name fields in the body or in update_mask")
     return {name: getattr(body, name) for name in sorted(names)}
+
+
+# -- the user's things (``shared.app.settings.things``) ------------------------------------------
+MAX_WINDOW_DAYS = 62  # a calendar view shows a day, a week or a month
+MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
+
+
+class EventsQuery(PageQuery):
+    start: AwareDatetime
+    end: AwareDatetime
+
+    @model_validator(mode="after")
+    def _short_window(self) -> EventsQuery:
+        if self.end <= self.start:
+            raise ValueError("end must be after start")
+        if (self.end - self.start).days > MAX_WINDOW_DAYS:
+            raise ValueError(f"a window of at most {MAX_WINDOW_DAYS} days")
+        return self
+
+
+class NotesQuery(PageQuery):
+    query: str = Field(default="", max_length=200)  # words every note listed contains
+
+
+class ExpensesQuery(PageQuery):
+    month: str = Field(pattern=MONTH.pattern)  # YYYY-MM, in time_zone
+    time_zone: str = Field(default="UTC", max_length=64)
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError("not an IANA time zone") from exc
+        return value
+
+    def window(self) -> tuple[datetime, datetime]:
+        """The month's first instant and the next month's, in the user's zone."""
+        year, month = (int(part) for part in self.month.split("-"))
+        zone = ZoneInfo(self.time_zone)
+        after = (year + 1, 1) if month == 12 else (year, month + 1)
+        return datetime(year, month, 1, tzinfo=zone), datetime(*after, 1, tzinfo=zone)

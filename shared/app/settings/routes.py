@@ -21,9 +21,12 @@ from shared.app.settings.api import SettingsApi
 from shared.app.settings.calendar_feed import CalendarFeedAdmin
 from shared.app.settings.queries import (
     DeleteAccountQuery,
+    EventsQuery,
+    ExpensesQuery,
     FactsQuery,
     FilteredPage,
     NoQuery,
+    NotesQuery,
     PatchQuery,
 )
 from shared.errors import BadRequest
@@ -39,6 +42,7 @@ from shared.models.memory_v1 import (
     SplitRequest,
 )
 from shared.models.notify_api import NotificationSettingsPatch
+from shared.models.things_v1 import CalendarEventPatch, NotePatch
 from shared.rest import etags
 from shared.rest.paging import PageQuery
 from shared.rest.routes import Route, Router, query
@@ -111,6 +115,46 @@ def _feed(call: Call) -> CalendarFeedAdmin:
     call.body(NoQuery)  # {} or nothing
     return call.api.calendar_feed
 
+
+THINGS = [
+    _route(
+        "GET", "/v1/calendarEvents", lambda c: c.api.things.events(c.user_id, c.args), EventsQuery
+    ),
+    _route(
+        "PATCH",
+        "/v1/calendarEvents/{event}",
+        lambda c: c.api.things.patch_event(
+            c.user_id, c.params["event"], c.body(CalendarEventPatch), c.if_match
+        ),
+    ),
+    _route(
+        "DELETE",
+        "/v1/calendarEvents/{event}",
+        lambda c: c.api.things.delete(c.user_id, "events", c.params["event"]),
+    ),
+    _route("GET", "/v1/notes", lambda c: c.api.things.notes(c.user_id, c.args), NotesQuery),
+    _route(
+        "PATCH",
+        "/v1/notes/{note}",
+        lambda c: c.api.things.patch_note(
+            c.user_id, c.params["note"], c.body(NotePatch), c.if_match
+        ),
+    ),
+    _route(
+        "DELETE",
+        "/v1/notes/{note}",
+        lambda c: c.api.things.delete(c.user_id, "notes", c.params["note"]),
+    ),
+    _route(
+        "GET", "/v1/expenses", lambda c: c.api.things.expenses(c.user_id, c.args), ExpensesQuery
+    ),
+    _route(
+        "DELETE",
+        "/v1/expenses/{expense}",
+        lambda c: c.api.things.delete(c.user_id, "expenses", c.params["expense"]),
+    ),
+    _route("GET", "/v1/budgets", lambda c: c.api.things.budgets(c.user_id, c.args), PageQuery),
+]
 
 ROUTES = [
     _route("GET", "/v1/facts", lambda c: c.api.facts.list(c.user_id, c.args), FactsQuery),
@@ -226,6 +270,7 @@ ROUTES = [
     _route("DELETE", "/v1/calendarFeed", lambda c: c.api.calendar_feed.disable(c.user_id)),
     _route("GET", "/v1/account:export", lambda c: c.api.account.export(c.user_id)),
     _route("DELETE", "/v1/account", _delete_account, DeleteAccountQuery),
+    *THINGS,
 ]
 ROUTER = Router(ROUTES)
 

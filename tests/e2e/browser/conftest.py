@@ -60,7 +60,7 @@ def web_url(served: Served) -> str:
 @pytest.fixture
 def phone(browser: Browser) -> Iterator[BrowserContext]:
     """A phone-sized browser with downloads allowed (each test its own, so no state leaks)."""
-    context = browser.new_context(viewport=PHONE, accept_downloads=True)
+    context = browser.new_context(viewport=PHONE, accept_downloads=True, has_touch=True)
     yield context
     context.close()
 
@@ -90,7 +90,21 @@ def sign_in(page: Page, web_url: str, user: str) -> None:
     page.goto(web_url)
     page.get_by_label("User name").fill(user)
     page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+    expect(page.get_by_role("textbox", name="Message", exact=True)).to_be_visible()
+
+
+def go_to(page: Page, section: str) -> None:
+    """Open a section from the drawer (behind the menu button on a phone)."""
+    open_chats(page)  # the drawer, open
+    page.get_by_role("navigation", name="Sections").get_by_role("link", name=section).click()
+
+
+def open_chats(page: Page) -> Any:
+    """The chat list, the drawer opened first on a phone."""
+    menu = page.get_by_role("button", name="Menu")
+    if menu.is_visible() and menu.get_attribute("aria-expanded") != "true":
+        menu.click()
+    return page.get_by_role("navigation", name="Chats")
 
 
 def send(page: Page, text: str) -> None:

@@ -13,7 +13,7 @@ import pytest
 from google.cloud import firestore
 from playwright.sync_api import Browser, BrowserContext, Page, Request, Route, expect
 
-from tests.e2e.browser.conftest import ROOT, messages, seed_thomases, send, sign_in
+from tests.e2e.browser.conftest import ROOT, messages, open_chats, seed_thomases, send, sign_in
 from tests.e2e.conftest import Served, new_user, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
@@ -76,7 +76,7 @@ def test_a_message_whose_reply_was_lost_is_retried_once_with_the_same_id(
     [chat] = served.api("GET", "/v1/chats", user).json()["chats"]
     stored = served.messages(user, chat["id"]).json()
     assert [m["role"] for m in stored["messages"]] == ["user", "assistant"]  # the turn ran once
-    chats = page.get_by_role("navigation", name="Chats")
+    chats = open_chats(page)
     expect(chats).to_contain_text("Remember to buy oat milk")  # its title, from the message
 
 
@@ -140,12 +140,12 @@ def test_an_approval_double_clicked_sends_the_email_once(
     page.on("request", lambda r: answers.append(r) if r.url.endswith(":answer") else None)
     send(page, "[act] Email Bea the itinerary for Rome")
     plan = page.get_by_role("region", name="May I go ahead?")
-    expect(plan).to_contain_text("productivity")
+    expect(plan).to_contain_text("Shall I go ahead with this? Email Bea the itinerary")
     plan.get_by_role("button", name="Yes, go ahead").dblclick()
-    jobs = page.get_by_role("region", name="Agent jobs")
+    jobs = page.get_by_role("region", name="Tasks")
     expect(jobs.get_by_role("button", name="Pause", exact=False)).to_be_visible()
     send_mail = page.get_by_role("region", name="May I go ahead?")  # the job asks, polled
-    expect(send_mail).to_contain_text("email_send", timeout=20_000)
+    expect(send_mail).to_contain_text("may I send this email?", timeout=20_000)
     send_mail.get_by_role("button", name="Yes, go ahead").dblclick()
     expect(messages(page).get_by_text("Done.", exact=False)).to_be_visible(timeout=30_000)
     expect(jobs.locator(".job-status")).to_have_text("done")
@@ -166,7 +166,7 @@ def test_one_question_answered_in_two_tabs_wins_once_and_the_other_says_already_
     send(first, ASK_THOMAS)
     expect(first.get_by_role("region", name="Who do you mean?")).to_be_visible()
     sign_in(second, web_url, user)
-    second.get_by_role("navigation", name="Chats").get_by_role("button", name="question").click()
+    open_chats(second).get_by_role("button", name="question").click()
     on_second = second.get_by_role("region", name="Who do you mean?")
     expect(on_second).to_be_visible()
     second.route(MESSAGES, lose_polls)  # its next polls are lost

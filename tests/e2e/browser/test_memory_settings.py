@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from shared.deps import Deps
-from tests.e2e.browser.conftest import messages, send, sign_in
+from tests.e2e.browser.conftest import go_to, messages, open_chats, send, sign_in
 from tests.e2e.conftest import Served, new_user
 from tests.e2e.memory_kit import seed
 
@@ -20,7 +20,7 @@ SON_FACTS = {"Martin is eight years old", "Martin plays football on Saturdays"}
 
 
 def open_memory(page: Page) -> None:
-    page.get_by_role("navigation", name="Sections").get_by_role("button", name="Memory").click()
+    go_to(page, "Memory & settings")
     expect(page.get_by_role("region", name="People")).to_be_visible()
 
 
@@ -78,7 +78,7 @@ def test_export_then_delete_the_account_then_sign_in_to_an_empty_account(
     expect(page.get_by_role("button", name="Sign in")).to_be_visible()
 
     sign_in(page, web_url, user)
-    expect(page.get_by_role("navigation", name="Chats").get_by_role("listitem")).to_have_count(0)
+    expect(open_chats(page).get_by_role("listitem")).to_have_count(0)
     open_memory(page)
     expect(page.get_by_role("region", name="People")).to_contain_text("No people yet.")
     expect(page.get_by_role("region", name="Open questions")).to_contain_text("Nothing waits")

@@ -1,27 +1,24 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
-import type { Api, Chat } from "../api/client";
+import { failureText, plain } from "../words";
 import { Jobs } from "./Jobs";
-import { finishedJobs } from "./messages";
-import { Question } from "./Question";
+import { askedQuestion, finishedJobs, isQuestionMessage } from "./messages";
+import { KIND_TITLES, Question } from "./Question";
 import { Sources } from "./Sources";
-import { useChat } from "./useChat";
+import type { useChat } from "./useChat";
 
-const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+type ChatState = ReturnType<typeof useChat>;
 
-function chatWhen(chat: Chat): string {
-  return `${WHEN.format(new Date(chat.updated_at))} · ${chat.message_count} messages`;
-}
-
-export function ChatPage({ api }: { api: Api }) {
-  const chat = useChat(api);
+/** The open chat: the log, the open question as a card with its buttons, the chat's tasks,
+ * and the composer pinned at the bottom. */
+export function ChatPage({ chat }: { chat: ChatState }) {
   const [draft, setDraft] = useState("");
   const question = chat.interrupt;
-  const log = useRef<HTMLOListElement>(null);
+  const log = useRef<HTMLDivElement>(null);
   const liveText = chat.live?.text;
   useEffect(() => {
     // Keep the newest message in view as messages arrive and the reply streams in.
     log.current?.scrollTo({ top: log.current.scrollHeight });
-  }, [chat.messages.length, liveText]);
+  }, [chat.messages.length, liveText, question?.id]);
 
   function submit(event?: FormEvent) {
     event?.preventDefault();
@@ -37,80 +34,77 @@ export function ChatPage({ api }: { api: Api }) {
 
   return (
     <div className="chat-page">
-      <nav className="chat-list" aria-label="Chats">
-        <button type="button" className="new-chat" onClick={() => void chat.open(null)} aria-current={chat.chatId === null}>
-          New chat
-        </button>
-        <ul>
-          {chat.chats.map((c) => (
-            <li key={c.id}>
-              <button type="button" onClick={() => void chat.open(c.id)} aria-current={c.id === chat.chatId}>
-                <span className="chat-title">{c.title || "New chat"}</span>
-                <small className="chat-when">{chatWhen(c)}</small>
-                {c.question && <span className="badge">question</span>}
-              </button>
-            </li>
-          ))}
-        </ul>
-      </nav>
       <section className="conversation" aria-label="Conversation">
-        <ol ref={log} className="messages" role="log" aria-live="polite" aria-label="Messages">
-          {chat.messages.map((m) => (
-            <li key={m.id} className={`message ${m.role}`} data-id={m.id}>
-              {m.text}
-              <Sources message={m} />
-            </li>
-          ))}
+        <div ref={log} className="messages" role="log" aria-live="polite" aria-label="Messages" tabIndex={0}>
+          <ol>
+          {chat.messages.map((m) => {
+            // A question is shown once: the card says it while it is open, the log a short line.
+            const kind = isQuestionMessage(m, chat.asked);
+            const short = kind ? KIND_TITLES[kind] : askedQuestion(m);
+            return (
+              <li key={m.id} className={`message ${m.role}${short ? " asked" : ""}`} data-id={m.id}>
+                {short ? `Asked: ${plain(short)}` : plain(m.text)}
+                {short ? null : <Sources message={m} />}
+              </li>
+            );
+          })}
           {chat.outgoing !== null && <li className="message user pending">{chat.outgoing}</li>}
           {chat.live !== null && (
             <li className="message assistant live" data-live="" data-chunks={chat.live.chunks} aria-busy="true">
-              {chat.live.text || "…"}
+              {plain(chat.live.text) || "…"}
             </li>
           )}
           {chat.messages.length === 0 && chat.outgoing === null && <li className="empty">Say something to start.</li>}
-        </ol>
-        {chat.notice && (
-          <p role="status" className="notice">
-            {chat.notice}
-          </p>
-        )}
-        {chat.failure && (
-          <p role="alert" className="error">
-            {chat.failure.message} <code>{chat.failure.code}</code>
-          </p>
-        )}
-        {question && (
-          <Question
-            key={question.id}
-            question={question}
-            disabled={chat.busy}
-            onAnswer={(answer, shown) => void chat.answer(question, answer, shown)}
-          />
-        )}
-        {chat.jobs.length > 0 && (
-          <Jobs
-            jobs={chat.jobs}
-            finished={finishedJobs(chat.messages, chat.jobs.map((j) => j.id))}
-            onControl={(job, action) => void chat.controlJob(job, action)}
-          />
-        )}
-        <form className="composer" onSubmit={submit}>
-          <label htmlFor="message" className="visually-hidden">
-            Message
-          </label>
-          <textarea
-            id="message"
-            rows={2}
-            maxLength={8000}
-            placeholder="Message (Enter sends, Shift+Enter for a new line)"
-            value={draft}
-            onChange={(e) => setDraft(e.target.value)}
-            onKeyDown={onKey}
-          />
-          <button type="submit" disabled={chat.busy || !draft.trim()}>
-            Send
-          </button>
-        </form>
+          </ol>
+        </div>
+        <div className="dock">
+          {chat.notice && (
+            <p role="status" className="notice">
+              {chat.notice}
+            </p>
+          )}
+          {chat.failure && (
+            <p role="alert" className="error">
+              {failureText(chat.failure)}
+            </p>
+          )}
+          {question && (
+            <Question
+              key={question.id}
+              question={question}
+              disabled={chat.busy}
+              onAnswer={(answer, shown) => void chat.answer(question, answer, shown)}
+            />
+          )}
+          {chat.jobs.length > 0 && (
+            <Jobs
+              jobs={chat.jobs}
+              finished={finishedJobs(chat.messages, chat.jobs.map((j) => j.id))}
+              onControl={(job, action) => void chat.controlJob(job, action)}
+            />
+          )}
+          <form className="composer" onSubmit={submit}>
+            <label htmlFor="message" className="visually-hidden">
+              Message
+            </label>
+            <textarea
+              id="message"
+              rows={1}
+              maxLength={8000}
+              placeholder="Message"
+              aria-describedby="composer-hint"
+              value={draft}
+              onChange={(e) => setDraft(e.target.value)}
+              onKeyDown={onKey}
+            />
+            <span id="composer-hint" className="visually-hidden">
+              Enter sends, Shift+Enter starts a new line.
+            </span>
+            <button type="submit" disabled={chat.busy || !draft.trim()}>
+              Send
+            </button>
+          </form>
+        </div>
       </section>
     </div>
   );

@@ -1,5 +1,6 @@
 import { type JobAction, actionsFor } from "./messages";
 import type { JobView } from "./jobs";
+import { agentWords, jobState, plain } from "../words";
 
 const LABELS: Record<JobAction, string> = {
   pause: "Pause",
@@ -14,20 +15,20 @@ interface Props {
   onControl: (job: string, action: JobAction) => void;
 }
 
-/** The chat's agent jobs: their state and the controls it allows. Progress and results
+/** The chat's tasks (agent jobs): their state and the controls it allows. Progress and results
  * arrive as chat messages (the poll). */
 export function Jobs({ jobs, finished, onControl }: Props) {
   return (
     <section className="jobs" aria-labelledby="jobs-title">
-      <h2 id="jobs-title">Agent jobs</h2>
+      <h2 id="jobs-title">Tasks</h2>
       <ul>
         {jobs.map((job) => {
           const status = finished.has(job.id) ? "done" : job.status;
-          const name = job.goal ? `job “${job.goal}”` : `job ${job.id.slice(0, 8)}`;
+          const name = job.goal ? `“${plain(job.goal)}”` : "this task";
           return (
             <li key={job.id} data-job={job.id}>
               <span>
-                {name}: <strong className="job-status">{status}</strong>
+                {name}: <strong className="job-status">{jobState(status)}</strong>
               </span>
               <span className="job-actions">
                 {actionsFor(status).map((action) => (
@@ -43,13 +44,13 @@ export function Jobs({ jobs, finished, onControl }: Props) {
               </span>
               {job.context && (
                 <details>
-                  <summary>What the job had done</summary>
+                  <summary>What was done so far</summary>
                   <ul>
                     {job.context.subtasks.map((subtask) => (
                       <li key={subtask.id}>
-                        {subtask.agent}: {subtask.goal} ({subtask.status})
-                        {subtask.result && <> — {subtask.result}</>}
-                        {subtask.pending && <> — waiting on {subtask.pending}</>}
+                        {plain(subtask.goal)} ({agentWords(subtask.agent)}, {jobState(subtask.status)})
+                        {subtask.result && <> — {plain(subtask.result)}</>}
+                        {subtask.pending && <> — waiting for you</>}
                       </li>
                     ))}
                   </ul>

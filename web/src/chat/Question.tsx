@@ -1,5 +1,6 @@
 import { type FormEvent, useId, useState } from "react";
 import type { Interrupt } from "../api/client";
+import { plain } from "../words";
 
 // Options whose answer is the user's own words, not the option's id.
 const NEEDS_WORDS: Record<string, string> = {
@@ -7,7 +8,7 @@ const NEEDS_WORDS: Record<string, string> = {
   answer: "Your answer",
 };
 
-const KIND_TITLES: Record<Interrupt["kind"], string> = {
+export const KIND_TITLES: Record<Interrupt["kind"], string> = {
   disambiguation: "Who do you mean?",
   approval: "May I go ahead?",
   fact_conflict: "Which is right?",
@@ -35,7 +36,7 @@ export function Question({ question, disabled, onAnswer }: Props) {
   return (
     <section className="question" aria-labelledby={titleId} data-kind={question.kind}>
       <h2 id={titleId}>{KIND_TITLES[question.kind]}</h2>
-      <p className="question-text">{question.question}</p>
+      <p className="question-text">{plain(question.question)}</p>
       <div className="options" role="group" aria-label="Answers">
         {question.options.map((option) => (
           <button
@@ -45,7 +46,7 @@ export function Question({ question, disabled, onAnswer }: Props) {
             aria-pressed={wordsFor === option.id}
             onClick={() => (NEEDS_WORDS[option.id] ? setWordsFor(option.id) : onAnswer(option.id, option.label))}
           >
-            {option.label}
+            {plain(option.label)}
           </button>
         ))}
       </div>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../api/client";
-import { actionsFor, finishedJobs, mergeMessages, micros, newClientMessageId, newestTime } from "./messages";
+import { actionsFor, askedQuestion, finishedJobs, mergeMessages, micros, newClientMessageId, newestTime } from "./messages";
 
 const message = (id: string, at: string, text = id): ChatMessage => ({
   id,
@@ -46,5 +46,17 @@ describe("chat helpers", () => {
     const ids = new Set(Array.from({ length: 50 }, newClientMessageId));
     expect(ids.size).toBe(50);
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/);
+  });
+});
+
+describe("askedQuestion", () => {
+  const said = (text: string, role: "assistant" | "user" = "assistant"): ChatMessage => ({ id: "m", role, text, created_at: "2026-11-28T00:00:00Z" });
+  it("keeps the question without its numbered options", () => {
+    expect(askedQuestion(said("Shall I go ahead?\n1. Yes, go ahead\n2. No"))).toBe("Shall I go ahead?");
+  });
+  it("leaves other messages alone", () => {
+    expect(askedQuestion(said("Here is a list:\n1. one"))).toBeNull();
+    expect(askedQuestion(said("Steps:\n1. a\n3. c"))).toBeNull();
+    expect(askedQuestion(said("Shall I?\n1. Yes\n2. No", "user"))).toBeNull();
   });
 });

@@ -49,3 +49,24 @@ export function finishedJobs(messages: ChatMessage[], jobIds: string[]): Set<str
 export function newClientMessageId(): string {
   return `web-${crypto.randomUUID()}`;
 }
+
+/** The kind of the question a log message asked, if it asked one: the log keeps a
+ * short line, the card (or the answer after it) says the rest. */
+export function isQuestionMessage<K>(message: ChatMessage, asked: Map<string, K>): K | null {
+  if (message.role !== "assistant") return null;
+  for (const [question, title] of asked) {
+    if (message.text === question || message.text.startsWith(`${question}\n`)) return title;
+  }
+  return null;
+}
+
+/** A question the server posted with its options numbered under it ("...?\n1. Yes\n2. No"):
+ * the question alone, for the log's short line; null for any other message. */
+export function askedQuestion(message: ChatMessage): string | null {
+  if (message.role !== "assistant") return null;
+  const lines = message.text.split("\n");
+  const options = lines.findIndex((line, i) => i > 0 && /^1\. /.test(line));
+  if (options < 1 || lines.length - options < 2) return null;
+  if (!lines.slice(options).every((line, i) => line.startsWith(`${i + 1}. `))) return null;
+  return lines.slice(0, options).join(" ");
+}

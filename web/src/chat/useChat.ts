@@ -17,9 +17,9 @@ function asFailure(error: unknown): ApiFailure {
   return error instanceof ApiFailure ? error : new ApiFailure(0, "client_error", String(error));
 }
 
-export function useChat(api: Api) {
+export function useChat(api: Api, initialChat: string | null = null) {
   const [chats, setChats] = useState<Chat[]>([]);
-  const [chatId, setChatId] = useState<string | null>(null);
+  const [chatId, setChatId] = useState<string | null>(initialChat);
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [interrupt, setInterrupt] = useState<Interrupt | null>(null);
   const [outgoing, setOutgoing] = useState<string | null>(null);
@@ -29,7 +29,9 @@ export function useChat(api: Api) {
   const [failure, setFailure] = useState<ApiFailure | null>(null);
   const [busy, setBusy] = useState(false);
   // What the poll timer and the stream callbacks read without re-creating themselves.
-  const current = useRef({ chatId: null as string | null, messages: [] as ChatMessage[], busy: false });
+  const current = useRef({ chatId: initialChat, messages: [] as ChatMessage[], busy: false });
+  // The questions seen open in this page (text -> kind): their log lines stay short.
+  const [asked, setAsked] = useState<Map<string, Interrupt["kind"]>>(() => new Map());
 
   const refreshChats = useCallback(async () => setChats(await listChats(api)), [api]);
 
@@ -56,6 +58,8 @@ export function useChat(api: Api) {
       current.current.messages = merged;
       setMessages(merged);
       setInterrupt(view.question ?? null);
+      const open = view.question;
+      if (open) setAsked((known) => (known.has(open.question) ? known : new Map(known).set(open.question, open.kind)));
       if (arrived && !full) await refreshJobs(id); // a job's progress or result came in
     },
     [api, refreshJobs],
@@ -81,6 +85,12 @@ export function useChat(api: Api) {
   useEffect(() => {
     listChats(api).then(setChats, (e: unknown) => setFailure(asFailure(e)));
   }, [api]);
+
+  useEffect(() => {
+    if (!initialChat) return; // else a notification's link: "/?chat=<id>"
+    poll(initialChat, true).catch((e: unknown) => setFailure(asFailure(e)));
+    refreshJobs(initialChat).catch(() => undefined);
+  }, [initialChat, poll, refreshJobs]);
 
   useEffect(() => {
     if (!chatId) return;
@@ -166,11 +176,11 @@ export function useChat(api: Api) {
       const failed = asFailure(error);
       if (failed.code !== "job_not_active") return setFailure(failed);
       await refreshJobs(chat).catch(() => undefined);
-      setNotice("That job is no longer active.");
+      setNotice("That task is no longer running.");
     }
   };
 
-  return { chats, chatId, messages, interrupt, outgoing, live, jobs, notice, failure, busy, open, send, answer, controlJob };
+  return { chats, chatId, messages, asked, interrupt, outgoing, live, jobs, notice, failure, busy, open, send, answer, controlJob };
 }
 
 async function listChats(api: Api): Promise<Chat[]> {

@@ -2,6 +2,7 @@ import { useCallback, useState } from "react";
 import { type Api, ok } from "../api/client";
 import { Account } from "./Account";
 import { Facts } from "./Facts";
+import { NotificationSettings } from "./NotificationSettings";
 import { Pending } from "./Pending";
 import { Persons } from "./Persons";
 import { AssistantProfile, HitlSettings } from "./Settings";
@@ -24,6 +25,7 @@ export function MemoryPage({ api, user, onDeleted }: { api: Api; user: string; o
       <Facts api={api} persons={persons ?? []} version={version} />
       <AssistantProfile api={api} />
       <HitlSettings api={api} />
+      <NotificationSettings api={api} />
       <Account api={api} user={user} onDeleted={onDeleted} />
     </div>
   );

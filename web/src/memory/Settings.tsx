@@ -1,5 +1,6 @@
 import { type FormEvent, useCallback, useId, useState } from "react";
 import { type Api, ApiFailure, type Schemas, ok } from "../api/client";
+import { requirement } from "../words";
 import { Failure, useLoad } from "./useLoad";
 
 type Profile = Schemas["AssistantProfile"];
@@ -115,7 +116,7 @@ export function HitlSettings({ api }: { api: Api }) {
             <ul className="hint" aria-label={`What ${data.next_level.level} needs`}>
               {data.next_level.requirements.map((r) => (
                 <li key={r.name}>
-                  {r.met ? "✓" : "·"} {r.name.replaceAll("_", " ")}: {r.current ?? "none yet"} of {r.required}
+                  {r.met ? "✓" : "·"} {requirement(r.name, r.current ?? null, r.required)}
                 </li>
               ))}
             </ul>

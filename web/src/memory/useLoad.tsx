@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from "react";
 import { ApiFailure } from "../api/client";
+import { failureText } from "../words";
 
-/** Loads once and on `reload()`; a failure is kept to show with its code. */
+/** Loads once and on `reload()`; a failure is kept to show in words. */
 export function useLoad<T>(load: () => Promise<T>) {
   const [data, setData] = useState<T | null>(null);
   const [failure, setFailure] = useState<ApiFailure | null>(null);
@@ -34,7 +35,7 @@ export function Failure({ failure }: { failure: ApiFailure | null }) {
   if (!failure) return null;
   return (
     <p role="alert" className="error">
-      {failure.message} <code>{failure.code}</code>
+      {failureText(failure)}
     </p>
   );
 }
