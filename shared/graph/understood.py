@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from shared.config import Settings
+from shared.conversation.text import fold
 from shared.graph.context import TurnContext
 from shared.graph.state import EARLIER, EntityRef, Intent, PlanStep, Route, TurnState
 from shared.models.domain import UnderstandingUse
@@ -190,9 +191,10 @@ def nothing_known(state: TurnState) -> Answer | None:
     about = set(state.memory.facts_by_entity) - {"user", EARLIER}
     known = {name.casefold() for name in about}
     said = [_as_said(e.name) for e in intent.entities]
-    unnamed = any(name.startswith("your ") for name in said)
-    if (unnamed and about) or any(name.casefold() in known for name in said):
-        return None  # an unnamed "my boss" may be any of the people facts were found about
+    if any(name.casefold() in known for name in said):
+        return None
+    if any(_may_be(e.name, state) for e in intent.entities if _as_said(e.name) != e.name):
+        return None  # an unnamed "my boss" may be one of the people facts were found about
     from shared.understanding.result import Answer
 
     text = f"I don't know anything about {' and '.join(said)} yet."
@@ -210,6 +212,34 @@ def asked_about(state: TurnState) -> dict[str, list[str]]:
     names = {e.name.casefold() for e in intent.entities}
     theirs = {who: facts for who, facts in found.items() if who.casefold() in names}
     return theirs or found
+
+
+def _may_be(mention: str, state: TurnState) -> bool:
+    """Whether the unnamed "my sister" is someone known: the resolver chose a person for
+    it, or it is a word the relation table does not know and facts were found about
+    someone (who may be meant)."""
+    from shared.conversation.relations import TIER_RELATIONS
+
+    memory = state.memory
+    if any(r.person_id and fold(r.mention) == fold(mention) for r in memory.resolved):
+        return True
+    if TIER_RELATIONS.get(fold(mention.partition(" ")[2])) is not None:
+        return False
+    return any(f.subject_id for f in [*memory.semantic, *memory.temporal])
+
+
+def _roles(state: TurnState) -> dict[str, str]:
+    """Person id -> role: of a group asked about, and of whom the resolver chose for an
+    unnamed "my grandmother" (so "where does my grandmother live?" finds Rosa's facts)."""
+    from shared.conversation.relations import TIER_RELATIONS
+
+    roles = dict(state.memory.roles)
+    for resolved in state.memory.resolved:
+        mine, _, word = fold(resolved.mention).partition(" ")
+        relation = TIER_RELATIONS.get(word) if mine in ("my", "our") else None
+        if resolved.person_id and relation is not None:
+            roles.setdefault(resolved.person_id, relation.role)
+    return roles
 
 
 def _as_said(name: str) -> str:
@@ -243,12 +273,13 @@ def _about_people(
         return None
     from shared.understanding import KnownFact
 
+    roles = _roles(state)
     facts: list[KnownFact] = [
         KnownFact(
             id=f.id,
             subject_id=f.subject_id,
             subject_name=memory.subjects.get(f.subject_id) if f.subject_id else None,
-            subject_role=memory.roles.get(f.subject_id) if f.subject_id else None,
+            subject_role=roles.get(f.subject_id) if f.subject_id else None,
             text=f.text,
         )
         for f in [*memory.semantic, *memory.temporal]

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import re
 
+from shared.conversation.relations import TIER_RELATIONS
 from shared.conversation.second_person import to_you
 from shared.conversation.text import fold as _fold
 from shared.models.base import Strict
 from shared.models.memory import PersonRole
+from shared.understanding.first_names import name_gender
 from shared.understanding.result import Answer
 
 _WHO = r"(?P<who>[A-Za-zÀ-ÿ' -]{1,60}?)"
@@ -203,6 +205,16 @@ def _quoted(text: str) -> str:
 
 
 def _is_about(fact: KnownFact, who: str) -> bool:
+    """``who`` as the question says it: "me", a name, or "my sister" (whoever has that
+    role; two such people make two subjects, which no answer quotes)."""
     if who in ("i", "me"):
         return fact.subject_id is None
+    mine, _, word = who.partition(" ")
+    relation = TIER_RELATIONS.get(word) if mine in ("my", "our") else None
+    if relation is not None:
+        if fact.subject_id is None or fact.subject_role != relation.role:
+            return False
+        # "my brother" is not the sister Anna: a name of the other gender rules her out
+        said = name_gender(fact.subject_name or "")
+        return relation.gender is None or said is None or said == relation.gender
     return fact.subject_name is not None and _fold(fact.subject_name) == who

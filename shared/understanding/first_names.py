@@ -30,3 +30,24 @@ def first_names() -> frozenset[str]:
 
 def is_first_name(word: str) -> bool:
     return word.casefold() in first_names()
+
+
+@lru_cache(maxsize=1)
+def _by_gender() -> dict[str, frozenset[str]]:
+    package = resources.files("names")
+    return {
+        gender: frozenset(
+            line.split(maxsplit=1)[0].casefold()
+            for line in package.joinpath(name).read_text(encoding="ascii").splitlines()
+            if line.strip()
+        )
+        for gender, name in zip(("m", "f"), _FILES, strict=True)
+    }
+
+
+def name_gender(name: str) -> str | None:
+    """ "m" or "f" for a first name on one of the two lists only; None when on both or none
+    ("Jordan", "Kim"): a soft signal, to rule out, never to decide."""
+    first = name.split(maxsplit=1)[0].casefold() if name.strip() else ""
+    found = [g for g, names in _by_gender().items() if first in names]
+    return found[0] if len(found) == 1 else None

@@ -10,7 +10,6 @@ import pytest
 from spacy.language import Language
 
 from shared.adapters import model_guard
-from shared.adapters.fake_agent_data import FakeAgentDataStore
 from shared.adapters.local_embedder import LocalEmbedder
 from shared.deps import Deps
 from shared.understanding.nlp import pipeline
@@ -39,10 +38,9 @@ def context() -> Context:
 
 
 def with_tier(deps: Deps, tier: UnderstandingTier) -> Deps:
-    """The unit composition root with the tier and the agents' data store."""
+    """The unit composition root with the tier (its in-memory stores include the agents')."""
     return Deps(
         deps.settings,
         understanding=tier,
-        agent_data=FakeAgentDataStore(),
         **{name: value for name, value in deps.__dict__.items() if name != "settings"},
     )

@@ -111,3 +111,27 @@ def test_what_is_known_instead_of_an_answer_no_fact_gives() -> None:
     assert known_instead("Where does Anna live?", [ANNA]) is None  # answered: quoted instead
     assert known_instead("Where does Lea live?", [ANNA]) is None  # nothing known of Lea
     assert known_instead("Why does Tom work?", [TOM_JOB]) is None  # not a shape it knows
+
+
+def test_a_question_by_relation_is_answered_from_the_person_of_that_role() -> None:
+    """ "where does my grandmother live?" asked of Rosa's facts (on make dev the weak model
+    answered it instead, mixing in the sister's hobby)."""
+    rosa = KnownFact(id="r1", subject_id="pr", subject_name="Rosa", subject_role="grandparent",
+                     text="Rosa lives in Salerno")  # fmt: skip
+    anna = ANNA.model_copy(update={"subject_role": "sibling"})
+    facts = [rosa, anna]
+    for question, mention, said in (
+        ("where does my grandmother live?", "my grandmother", "Rosa lives in Salerno."),
+        ("where does my nonna live?", "my nonna", "Rosa lives in Salerno."),
+        ("Where does my sister live?", "my sister", "Anna lives in Berlin."),
+    ):
+        answer = answer_from_facts(question, facts, [mention])
+        assert answer is not None and answer.text == said, question
+    # Anna's name says she is not "my brother"; nobody is "my grandfather" here
+    for question, mention in (("where does my brother live?", "my brother"),
+                              ("where does my grandfather live?", "my grandfather")):  # fmt: skip
+        assert answer_from_facts(question, facts, [mention]) is None
+        assert known_instead(question, facts, [mention]) is None
+    two = [anna, anna.model_copy(update={"id": "f9", "subject_id": "p9", "subject_name": "Eva",
+                                         "text": "Eva lives in Basel"})]  # fmt: skip
+    assert answer_from_facts("where does my sister live?", two, ["my sister"]) is None

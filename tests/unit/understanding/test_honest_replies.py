@@ -55,3 +55,20 @@ def test_the_model_is_handed_only_the_facts_of_the_person_asked_about(
     system = llm.calls[-1].request.system
     assert "Luca lives in Bern" in system and "peanuts" not in system
     assert "Speak to the user as 'you'" in system
+
+
+def test_a_question_by_relation_is_answered_or_known_to_be_unknown(
+    wired: Deps, llm: ScriptedLLM
+) -> None:
+    """On make dev, "where does my grandmother live?" was left to the weak model, which
+    answered with the sister's hobby."""
+    _told(wired, llm, "My grandmother Rosa lives in Salerno.", "m1")
+    _told(wired, llm, "My sister Anna lives in Berlin.", "m2")
+    llm.add("Your grandmother Rosa lives in Salerno.")
+    TurnService(wired).run("alice", request("where does my grandmother live?", "m3"))
+    system = llm.calls[-1].request.system
+    assert "The stored facts answer the question: Rosa lives in Salerno." in system
+    calls = len(llm.calls)
+    nobody = TurnService(wired).run("alice", request("where does my brother live?", "m4"))
+    assert nobody.reply.text == "I don't know anything about your brother yet."
+    assert len(llm.calls) == calls  # said without the model
