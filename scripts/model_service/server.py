@@ -42,6 +42,7 @@ def _handler_for(service: ModelService, token: str) -> type[BaseHTTPRequestHandl
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive for JSON; an event stream closes at its end
         streaming = False  # the status line of an event stream has gone out
+        body_read = False
         # Headers and body leave in separate writes: without this, Nagle's algorithm holds
         # the body until the client's delayed ACK, ~40 ms on every answer.
         disable_nagle_algorithm = True
@@ -94,17 +95,29 @@ def _handler_for(service: ModelService, token: str) -> type[BaseHTTPRequestHandl
             if int(length) > MAX_BODY_BYTES:
                 raise wire.WireError(413, f"the body is over {MAX_BODY_BYTES} bytes")
             try:
+                self.body_read = True
                 return json.loads(self.rfile.read(int(length)))
             except (ValueError, UnicodeDecodeError) as exc:
                 raise wire.WireError(400, f"the body is not JSON: {exc}") from exc
 
         def _refuse(self, error: wire.WireError) -> None:
-            # The body may be unread: it must not be taken for the next request.
+            # The body may be unread: it must not be taken for the next request. It is read
+            # (when it is no larger than a request may be) before the answer goes out: a
+            # socket closed with unread bytes resets, and the client may see the reset
+            # instead of the answer (a 401 read as "server disconnected", now and then).
             self.close_connection = True
+            self._drain()
             if self.streaming:
                 return  # the status line is out: ending the stream is all that is left
             log.info("%s refused %d: %s", self.path.rsplit(":", 1)[-1], error.status, error)
             self._send_json(error.status, error.body())
+
+        def _drain(self) -> None:
+            length = self.headers.get("Content-Length", "")
+            if self.body_read or not length.isdigit():
+                return
+            if int(length) <= MAX_BODY_BYTES:
+                self.rfile.read(int(length))
 
         def _send_json(self, status: int, body: Json) -> None:
             payload = json.dumps(body, separators=(",", ":")).encode()  # vectors: keep it small

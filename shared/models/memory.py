@@ -13,7 +13,7 @@ from pydantic import AwareDatetime, Field
 
 from shared.models.base import Strict
 
-# Family beyond the core has roles of its own (issue 28): "my grandmother Rosa" is family,
+# Family beyond the core has roles of its own: "my grandmother Rosa" is family,
 # not "other"; a step-relation is the role it stands in ("stepmother": parent).
 PersonRole = Literal[
     "partner", "child", "parent", "sibling", "grandparent", "grandchild", "aunt_uncle",
