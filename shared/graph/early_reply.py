@@ -42,7 +42,7 @@ class MemorySteps:
     resolve: Step
     retrieval: dict[str, Step]  # by the node that runs it (``route_retrieval``)
     assemble: Step
-    ahead: Callable[[TurnContext, TurnState, Step], TurnState]  # run and kept for the stage
+    ahead: Callable[[TurnContext, TurnState, list[Step]], TurnState]  # kept for the stage
 
 
 @dataclass
@@ -103,13 +103,13 @@ def start(
 
 def _speculate(context: TurnContext, state: TurnState, guess: Guess, steps: MemorySteps) -> None:
     try:
-        state = steps.ahead(context, state, steps.resolve)
+        state = steps.ahead(context, state, [steps.resolve])
         if state.memory.ambiguous:
             return  # the turn asks which person first, or adds the question to its reply
-        for name in route_retrieval(state):
-            if name in steps.retrieval:
-                state = steps.ahead(context, state, steps.retrieval[name])
-        state = steps.ahead(context, state, steps.assemble)
+        found = [steps.retrieval[n] for n in route_retrieval(state) if n in steps.retrieval]
+        if found:
+            state = steps.ahead(context, state, found)
+        state = steps.ahead(context, state, [steps.assemble])
     except Exception:  # only a guess: the memory stage runs (or fails) on its own
         log.warning("early memory failed", exc_info=True, extra={"turn_id": context.turn_id})
         return

@@ -12,6 +12,8 @@ turn's other writes, and a blocking question defers it until the person is known
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from typing import Any
 
 from langgraph.graph import START, StateGraph
@@ -263,13 +265,20 @@ def _early_or(context: TurnContext, state: TurnState, step: Step) -> dict[str, A
     return early if early is not None else step(state, context)
 
 
-def ahead(context: TurnContext, state: TurnState, step: Step) -> TurnState:
-    """``state`` after the step, run now and kept for the stage to take (``_early_or``)."""
-    update = step(state, context)
-    context.speculation.keep(inputs(step, state), update)
-    if "memory" not in update:
-        return state
-    return state.model_copy(update={"memory": merge(state.memory, update["memory"])})
+def ahead(context: TurnContext, state: TurnState, steps: list[Step]) -> TurnState:
+    """``state`` after the steps, run now side by side from it (as the stage's parallel
+    branches) and kept for the stage to take (``_early_or``)."""
+    if len(steps) > 1:
+        with ThreadPoolExecutor(len(steps), thread_name_prefix="early-memory") as pool:
+            runs = [pool.submit(copy_context().run, step, state, context) for step in steps]
+            updates = [run.result() for run in runs]
+    else:
+        updates = [step(state, context) for step in steps]
+    found = state.memory
+    for step, update in zip(steps, updates, strict=True):
+        context.speculation.keep(inputs(step, state), update)
+        found = merge(found, update.get("memory")) or found
+    return state.model_copy(update={"memory": found})
 
 
 def inputs(step: Step, state: TurnState) -> str:
