@@ -39,9 +39,13 @@ def context() -> Context:
 
 
 def with_tier(deps: Deps, tier: UnderstandingTier) -> Deps:
-    """The unit composition root with the tier and the agents' data store."""
+    """The unit composition root with the tier and the agents' data store. No speculative
+    reply: a scripted queue answers calls in the order they come, and a reply started beside
+    the classification call would take a reply at random (test_speculative_reply wires its
+    own model, which answers by request)."""
+    settings = deps.settings.model_copy(update={"speculative_reply": False})
     return Deps(
-        deps.settings,
+        settings,
         understanding=tier,
         agent_data=FakeAgentDataStore(),
         **{name: value for name, value in deps.__dict__.items() if name != "settings"},
