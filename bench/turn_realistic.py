@@ -13,8 +13,9 @@ both designs on the same stack, one after the other, turn for turn:
 
 Paths: greeting, simple (the tier leaves it open, the model says simple, no memory), recall
 (open, the model asks for retrieval: "What do you remember about me?"), full memory (open,
-a person and a time: resolution, semantic and temporal retrieval), statement (the tier
-settles it). Printed per path and design: time to
+a person and a time: resolution, semantic and temporal retrieval), miss (open, the tier's
+nearest label asks for no memory but the model asks for retrieval: the guess is wrong, the
+speculation dropped), statement (the tier settles it). Printed per path and design: time to
 the first chunk and to the end (p50, p95), model calls started before the first chunk, tokens
 per turn (input + output, as the fake counted them; a dropped stream counted whole, an upper
 bound), and the share of turns that paid for a dropped reply. One bare reply call's time to
@@ -60,6 +61,7 @@ MESSAGES = {
     "simple": BENCH_MESSAGES["simple"],
     "recall": "What do you remember about me?",
     "full": BENCH_MESSAGES["full"],
+    "miss": "Write me a poem about autumn",
     "statement": BENCH_MESSAGES["statement"],
 }
 RECALL = {**SIMPLE, "needs_semantic_retrieval": True}
@@ -77,7 +79,8 @@ def answer(request: RecordedRequest) -> str:
         return REPLY
     fields = set((schema.get("properties") or {}).keys())
     if "route" in fields and "has_extractable_facts" in fields:
-        chosen = FULL if "Anna" in said else RECALL if "remember" in said else SIMPLE
+        wants_memory = "remember" in said or "poem" in said
+        chosen = FULL if "Anna" in said else RECALL if wants_memory else SIMPLE
         return json.dumps(chosen)
     raise AssertionError(f"the bench scripts no structured call with {sorted(fields)}")
 

@@ -89,7 +89,6 @@ def start(
         update={
             "conversation": conversation.model_copy(update={"language": language}),
             "intent": guess.intent,
-            "memory": MemoryState(),
         }
     )
     # the classification call goes first; the stores are read while it runs (the node's
