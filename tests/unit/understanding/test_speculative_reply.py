@@ -15,6 +15,7 @@ from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.turn import Chunk, TurnService
 from shared.config import Settings
 from shared.deps import Deps
+from shared.errors import DependencyUnavailable
 from shared.graph.nodes import memory
 from shared.graph.nodes.classification import Classification
 from shared.graph.speculation import SpeculationSlot
@@ -212,6 +213,23 @@ def test_the_response_node_drops_a_speculation_its_own_request_differs_from(
     assert model.reply_beside_classification
     assert model.streams == 2 and said == "reply number 2"
     assert "birthday" not in model.systems[0] and "birthday" in model.systems[1]
+
+
+def test_an_early_read_that_fails_starts_nothing_and_the_stage_reads_on_its_own(
+    deps: Deps, tier: UnderstandingTier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = Model(wait=0.05)
+    wired = _deps(deps, tier, model)
+    _seed(wired)
+
+    def down(state: Any, context: Any) -> dict[str, Any]:
+        raise DependencyUnavailable("PostgreSQL is down")
+
+    monkeypatch.setitem(memory.EARLY.retrieval, "semantic_retrieval", down)
+    said, _ = _said(wired, MEMORY)
+    assert said == "SPECULATED reply"  # the first (and only) reply call: the stage's
+    assert not model.reply_beside_classification  # no reply without its memory
+    assert model.streams == 1 and "birthday" in model.systems[0]  # the stage read it
 
 
 @pytest.mark.parametrize(
