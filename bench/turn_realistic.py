@@ -7,12 +7,15 @@ reply in events over time; the understanding tier runs as in production. Each pa
 both designs on the same stack, one after the other, turn for turn:
 
 - **before**: one call after the other (``SPECULATIVE_REPLY=false``);
-- **now**: the reply started beside the classification call for what looks like plain chat
-  (``shared.graph.early_reply``).
+- **now**: beside the classification call, the memory the tier's nearest label asks for is
+  read and the reply started with it (``shared.graph.early_reply``), kept when the
+  classification asks for the same memory work and the reply's request comes out the same.
 
-Paths: greeting, simple (the tier leaves it open, the model says simple), open recall (the
-tier leaves it open and leans simple, the model asks for memory: the speculation is
-dropped), full memory, statement (the tier settles it). Printed per path and design: time to
+Paths: greeting, simple (the tier leaves it open, the model says simple, no memory), recall
+(open, the model asks for retrieval: "What do you remember about me?"), full memory (open,
+a person and a time: resolution, semantic and temporal retrieval), miss (open, the tier's
+nearest label asks for no memory but the model asks for retrieval: the guess is wrong, the
+speculation dropped), statement (the tier settles it). Printed per path and design: time to
 the first chunk and to the end (p50, p95), model calls started before the first chunk, tokens
 per turn (input + output, as the fake counted them; a dropped stream counted whole, an upper
 bound), and the share of turns that paid for a dropped reply. One bare reply call's time to
@@ -58,6 +61,7 @@ MESSAGES = {
     "simple": BENCH_MESSAGES["simple"],
     "recall": "What do you remember about me?",
     "full": BENCH_MESSAGES["full"],
+    "miss": "Write me a poem about autumn",
     "statement": BENCH_MESSAGES["statement"],
 }
 RECALL = {**SIMPLE, "needs_semantic_retrieval": True}
@@ -75,7 +79,8 @@ def answer(request: RecordedRequest) -> str:
         return REPLY
     fields = set((schema.get("properties") or {}).keys())
     if "route" in fields and "has_extractable_facts" in fields:
-        chosen = FULL if "Anna" in said else RECALL if "remember" in said else SIMPLE
+        wants_memory = "remember" in said or "poem" in said
+        chosen = FULL if "Anna" in said else RECALL if wants_memory else SIMPLE
         return json.dumps(chosen)
     raise AssertionError(f"the bench scripts no structured call with {sorted(fields)}")
 

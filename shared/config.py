@@ -102,9 +102,9 @@ class Settings(BaseSettings):
     # model call. For a model whose reading stores junk (the offline one: README "What
     # works offline"); "model" in production.
     extraction_reader: Literal["model", "understanding"] = "model"
-    # A message the tier leaves open but reads as plain chat (no person, no time, no plan):
-    # the reply call starts beside the classification call and is shown only if the
-    # classification agrees (shared/graph/speculation.py). False: one call after the other.
+    # A message the tier leaves open (its people read): the memory its nearest label asks
+    # for is read and the reply call started beside the classification call, shown only if
+    # the classification agrees (shared/graph/early_reply.py). False: one after the other.
     speculative_reply: bool = True
 
     # End-user authentication (Firebase Authentication / Identity Platform ID tokens)

@@ -1,9 +1,12 @@
 """A speculative reply: the reply call started beside the classification call.
 
-When the understanding tier leaves a message open but reads it as plain chat (no person, no
-time, no plan: ``leans_simple``), the classify node starts the reply the simple path would
-make, in a thread, while the classification call runs. So a turn the tier does not settle
-waits for one model call before its first token, not two.
+When the understanding tier leaves a message open, the classify node guesses the intent from
+the tier's reading (``early_reply``), runs the memory steps that intent needs and starts the
+reply the simple path would make with that memory, in a thread, while the classification
+call runs. So a turn the tier does not settle waits for one model call before its first
+token, not two. The memory steps' updates are kept here by their inputs: the memory stage
+takes one instead of running its step again when it reads exactly the same inputs, so the
+reply's request comes out the same and the stores are read once.
 
 What keeps it safe:
 
@@ -12,8 +15,8 @@ What keeps it safe:
   the same language, memory and summary; same messages): a speculation made on a wrong guess
   cannot reach the user;
 - the classify node drops it at once when the classification disagrees (another route,
-  people, retrieval, a plan); whatever is left unclaimed is dropped when the turn's reply is
-  recorded, or when the turn ends;
+  other people, other retrieval, a plan, another language); whatever is left unclaimed is
+  dropped when the turn's reply is recorded, or when the turn ends;
 - a dropped stream stops at its next chunk; its tokens are still paid (``bench.turn
   --realistic`` prints the share of turns that pay for one).
 """
@@ -23,7 +26,8 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from shared.ports import LLM, LLMRequest, StreamChunk
 
@@ -77,9 +81,17 @@ class Speculation:
 
 @dataclass
 class SpeculationSlot:
-    """The turn's one speculation, on its run context (never in the checkpointed state)."""
+    """The turn's one speculation, on its run context (never in the checkpointed state), and
+    the memory steps run ahead for it, by their inputs, for the memory stage to take."""
 
     held: Speculation | None = None
+    early: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def keep(self, inputs: str, update: dict[str, Any]) -> None:
+        self.early[inputs] = update
+
+    def taken(self, inputs: str) -> dict[str, Any] | None:
+        return self.early.pop(inputs, None)
 
     def start(self, llm: LLM, request: LLMRequest) -> None:
         self.drop()

@@ -2,10 +2,10 @@
 
 A plain greeting is answered by rule. Any other message is read by the understanding tier
 (``shared.graph.understood``): when it settles the intent, no model is called; otherwise
-one structured call (beside it, for what looks like plain chat, the reply itself: see
-``shared.graph.early_reply``) returns the route, the people mentioned (name and role), time
-references, the language and the optimisation flags that let later stages skip work, and
-what the tier was sure of (route, people, times, facts) is kept over it.
+one structured call (beside it, the memory the tier's reading suggests and the reply made
+with it: see ``shared.graph.early_reply``) returns the route, the people mentioned (name
+and role), time references, the language and the optimisation flags that let later stages
+skip work, and what the tier was sure of (route, people, times, facts) is kept over it.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from shared.errors import ModelOutputInvalid
 from shared.graph import early_reply, understood
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
+from shared.graph.nodes import memory
 from shared.graph.state import Conversation, EntityRef, Intent, TurnState
 from shared.models.base import NO_TRIM
 from shared.ports import ChatTurn, LLMRequest
@@ -73,11 +74,11 @@ def classify(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
         language = state.conversation.profile.language or said or "en"
         intent = understood.within_reach(intent, settings)
         return {"intent": intent, "conversation": Conversation(language=language)}
-    speculated = early_reply.start(runtime.context, state, reading)
+    guess = early_reply.start(runtime.context, state, reading, memory.EARLY)
     try:
         intent, language = _by_model(state, runtime)
     except ModelOutputInvalid:
-        runtime.context.speculation.drop()
+        early_reply.abandon(runtime.context, guess)
         if reading is None:
             raise
         # a model that cannot fill the schema twice is no reason to fail the turn: what the
@@ -86,13 +87,15 @@ def classify(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
         language = state.conversation.profile.language or reading.language or "en"
         return {"intent": intent, "conversation": Conversation(language=language)}
     except BaseException:
-        runtime.context.speculation.drop()
+        early_reply.abandon(runtime.context, guess)
         raise
     if reading is not None:
         intent = understood.within_reach(understood.merged_intent(intent, reading), settings)
     conversation = Conversation(language=language)
-    if speculated and not early_reply.agrees(intent, conversation, speculated):
-        runtime.context.speculation.drop()  # a wrong guess: never shown, never stored
+    if guess is not None:
+        guess.settle()
+        if not early_reply.agrees(intent, conversation, guess):
+            runtime.context.speculation.drop()  # a wrong guess: never shown, never stored
     return {"intent": intent, "conversation": conversation}
 
 

@@ -12,6 +12,8 @@ turn's other writes, and a blocking question defers it until the person is known
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from typing import Any
 
 from langgraph.graph import START, StateGraph
@@ -20,6 +22,7 @@ from langgraph.runtime import Runtime
 from shared.conversation.text import fold
 from shared.graph.context import TurnContext
 from shared.graph.degraded import memory_optional
+from shared.graph.early_reply import MemorySteps, Step
 from shared.graph.instrument import node
 from shared.graph.reply_prompt import PER_ENTITY
 from shared.graph.routing import ambiguity_blocks, route_retrieval
@@ -32,6 +35,7 @@ from shared.graph.state import (
     Resolved,
     SessionView,
     TurnState,
+    merge,
 )
 from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.memory import Fact, Person, TemporalQuery
@@ -49,7 +53,11 @@ PER_GROUP = 30  # facts of a group the question names ("my family")
 @node("entity_resolution")
 @memory_optional("entity_resolution")
 def entity_resolution(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
-    context, intent = runtime.context, state.intent
+    return _early_or(runtime.context, state, resolve)
+
+
+def resolve(state: TurnState, context: TurnContext) -> dict[str, Any]:
+    intent = state.intent
     known = {fold(r.mention) for r in state.memory.resolved}
     mentions = [e for e in (intent.entities if intent else []) if fold(e.name) not in known]
     if not mentions:
@@ -107,7 +115,11 @@ _LABEL_DESCRIPTORS = ("employer", "city", "occupation", "age")
 def semantic_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
     """Hybrid retrieval (``services/memory/retrieval.py``): references in the question read
     against the recent conversation, dense + keyword + temporal + session channels fused."""
-    context, conversation = runtime.context, state.conversation
+    return _early_or(runtime.context, state, recall)
+
+
+def recall(state: TurnState, context: TurnContext) -> dict[str, Any]:
+    conversation = state.conversation
     ports = context.ports
     request = RecallRequest(
         question=conversation.focus,
@@ -117,15 +129,15 @@ def semantic_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[
         privacy_mode=conversation.profile.privacy_mode,
         boost_subject_ids=[r.person_id for r in state.memory.resolved if r.person_id],
     )
-    recall = Retriever.of(ports).recall(context.user_id, request, ports.clock.now())
-    temporal = recall.plan.temporal
-    views = [_view(i.fact, i.score, temporal) for i in recall.items if i.fact is not None]
+    found_by = Retriever.of(ports).recall(context.user_id, request, ports.clock.now())
+    temporal = found_by.plan.temporal
+    views = [_view(i.fact, i.score, temporal) for i in found_by.items if i.fact is not None]
     sessions = [
         SessionView(chat_id=n.chat_id, summary=n.summary, started_at=n.started_at,
                     covers_until=n.covers_until)
-        for i in recall.items if (n := i.session) is not None
+        for i in found_by.items if (n := i.session) is not None
     ]  # fmt: skip
-    recalled = [item.key for item in recall.items]
+    recalled = [item.key for item in found_by.items]
     found = MemoryState(semantic=views, sessions=sessions, recalled=recalled)
     roles = set(state.intent.about_roles) if state.intent else set()
     if not roles:
@@ -149,7 +161,11 @@ def semantic_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[
 @node("temporal_retrieval")
 @memory_optional("temporal_retrieval")
 def temporal_retrieval(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
-    context, conversation = runtime.context, state.conversation
+    return _early_or(runtime.context, state, in_windows)
+
+
+def in_windows(state: TurnState, context: TurnContext) -> dict[str, Any]:
+    conversation = state.conversation
     references = (state.intent.temporal_references if state.intent else []) or ["upcoming"]
     now = context.ports.clock.now()
     seen: dict[str, FactView] = {}
@@ -178,6 +194,10 @@ def _view(fact: Fact, score: float, temporal: bool = False) -> FactView:
 @node("memory_assembly")
 @memory_optional("memory_assembly")
 def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
+    return _early_or(runtime.context, state, assemble)
+
+
+def assemble(state: TurnState, context: TurnContext) -> dict[str, Any]:
     memory = state.memory
     names = {
         **memory.subjects,
@@ -185,7 +205,6 @@ def memory_assembly(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
     }
     unknown = {f.subject_id for f in [*memory.semantic, *memory.temporal]} - set(names) - {None}
     if unknown:
-        context = runtime.context
         persons = context.ports.contacts.list_persons(context.user_id)
         names.update({p.id: p.display_name for p in persons if p.id in unknown})
     grouped: dict[str, list[str]] = {}
@@ -237,6 +256,60 @@ def fact_extraction(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str
     )
     deferred = bool(state.memory.ambiguous) and ambiguity_blocks(intent)
     return {"memory": MemoryState(extraction=task, extraction_deferred=deferred)}
+
+
+def _early_or(context: TurnContext, state: TurnState, step: Step) -> dict[str, Any]:
+    """The step's update: the one the classify node made ahead for a speculative reply
+    (``early_reply``) when it read exactly these inputs, else the step run now."""
+    early = context.speculation.taken(inputs(step, state))
+    return early if early is not None else step(state, context)
+
+
+def ahead(context: TurnContext, state: TurnState, steps: list[Step]) -> TurnState:
+    """``state`` after the steps, run now side by side from it (as the stage's parallel
+    branches) and kept for the stage to take (``_early_or``)."""
+    if len(steps) > 1:
+        with ThreadPoolExecutor(len(steps), thread_name_prefix="early-memory") as pool:
+            runs = [pool.submit(copy_context().run, step, state, context) for step in steps]
+            updates = [run.result() for run in runs]
+    else:
+        updates = [step(state, context) for step in steps]
+    found = state.memory
+    for step, update in zip(steps, updates, strict=True):
+        context.speculation.keep(inputs(step, state), update)
+        found = merge(found, update.get("memory")) or found
+    return state.model_copy(update={"memory": found})
+
+
+def inputs(step: Step, state: TurnState) -> str:
+    """What of the state the step reads: equal inputs, the same update (within a turn)."""
+    intent, memory, conversation = state.intent, state.memory, state.conversation
+    profile = conversation.profile
+    parts: tuple[object, ...]
+    if step is resolve:
+        parts = (intent.entities if intent else [], memory.resolved, conversation.focus)
+    elif step is recall:
+        recent = [m.text for m in conversation.history[-RECENT_MESSAGES:]]
+        ids = [r.person_id for r in memory.resolved]
+        roles = intent.about_roles if intent else []
+        parts = (conversation.focus, recent, profile.timezone, profile.privacy_mode, ids, roles)
+    elif step is in_windows:
+        references = intent.temporal_references if intent else []
+        parts = (references, profile.timezone, profile.privacy_mode)
+    else:
+        parts = (
+            memory.semantic, memory.temporal, memory.sessions, memory.subjects,
+            memory.resolved, conversation.profile_facts,
+        )  # fmt: skip
+    return f"{step.__name__}:{parts!r}"
+
+
+EARLY = MemorySteps(
+    resolve=resolve,
+    retrieval={"semantic_retrieval": recall, "temporal_retrieval": in_windows},
+    assemble=assemble,
+    ahead=ahead,
+)
 
 
 def build(checkpointer: bool | None = False) -> Any:

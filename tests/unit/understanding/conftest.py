@@ -38,9 +38,13 @@ def context() -> Context:
 
 
 def with_tier(deps: Deps, tier: UnderstandingTier) -> Deps:
-    """The unit composition root with the tier (its in-memory stores include the agents')."""
+    """The unit composition root with the tier (its in-memory stores include the agents').
+    No speculative reply: a scripted queue answers calls in the order they come, and a reply
+    started beside the classification call would take a reply at random
+    (test_speculative_reply wires its own model, which answers by request)."""
+    settings = deps.settings.model_copy(update={"speculative_reply": False})
     return Deps(
-        deps.settings,
+        settings,
         understanding=tier,
         **{name: value for name, value in deps.__dict__.items() if name != "settings"},
     )

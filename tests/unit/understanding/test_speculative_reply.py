@@ -1,7 +1,7 @@
-"""The speculative reply (``shared.graph.early_reply``): a message the tier leaves open but
-reads as plain chat starts its reply beside the classification call, so the user waits for
-one model call before the first chunk; a wrong speculation is dropped, never shown or
-stored. On fakes, the tier and the scripted model behind it."""
+"""The speculative reply (``shared.graph.early_reply``): a message the tier leaves open starts
+its reply beside the classification call, with the memory the tier's nearest label asks for
+read ahead, so the user waits for one model call before the first chunk; a wrong speculation
+is dropped, never shown or stored. On fakes, the tier and the scripted model behind it."""
 
 from __future__ import annotations
 
@@ -15,15 +15,29 @@ from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.turn import Chunk, TurnService
 from shared.config import Settings
 from shared.deps import Deps
+from shared.errors import DependencyUnavailable
+from shared.graph.nodes import memory
 from shared.graph.nodes.classification import Classification
 from shared.graph.speculation import SpeculationSlot
+from shared.graph.state import MemoryState
+from shared.models.domain import AssistantProfile
+from shared.models.memory import SELF, ExtractionChanges, FactDraft, Person
 from shared.ports import ChatTurn, LLMRequest, MessagePage
+from shared.services.memory.retrieval import Retriever
+from shared.services.memory.windows import window_for
 from shared.understanding import UnderstandingTier
-from tests.unit.turn_kit import classification, metadata, request
+from tests.unit.turn_kit import add_person, classification, metadata, nodes, request
 from tests.unit.understanding.conftest import with_tier
 
 OPEN = "Can you explain how tides work?"  # the tier leaves the route open; no person, no time
-MEMORY = "What do you remember about me?"  # open too, and plain-looking: the model asks memory
+MEMORY = "What do you remember about me?"  # open too, nearest a question about someone
+FULL = "Tell me what my sister Anna is up to next week."  # open; Anna and a time read
+ANNA = [{"name": "Anna", "role": "sister"}]
+ANSWERS = {  # the model's classification of each message
+    OPEN: classification(),
+    MEMORY: classification(semantic=True),
+    FULL: classification(semantic=True, temporal=True, entities=ANNA, when=["next week"]),
+}
 
 
 class Model:
@@ -31,7 +45,9 @@ class Model:
     classification waits (up to ``wait`` seconds) for a reply call to be under way, and
     notes whether one was: that is the speculation running beside it."""
 
-    def __init__(self, wait: float = 5.0) -> None:
+    def __init__(self, wait: float = 5.0, answers: dict[str, dict[str, Any]] | None = None) -> None:
+        self.answers = {**ANSWERS, **(answers or {})}
+        self.systems: list[str] = []  # of the reply calls, in order
         self.streams = 0
         self.reply_started = threading.Event()
         self.reply_beside_classification = False
@@ -41,10 +57,10 @@ class Model:
     def __call__(self, request: LLMRequest, schema: type[BaseModel] | None) -> Any:
         if schema is Classification:
             self.reply_beside_classification = self.reply_started.wait(self.wait)
-            memory = "remember" in request.messages[-1].text
-            return classification(semantic=memory)
+            return self.answers.get(request.messages[-1].text, classification())
         if schema is None:
             with self._lock:
+                self.systems.append(request.system)
                 self.streams += 1
                 number = self.streams
             self.reply_started.set()
@@ -91,15 +107,88 @@ def test_before_it_the_reply_waited_for_the_classification(
     assert _kinds(wired) == ["structured", "stream"]
 
 
-def test_a_wrong_speculation_is_dropped_never_shown_or_stored(
-    deps: Deps, tier: UnderstandingTier
+def _seed(deps: Deps) -> Person:
+    """Anna, the user's sister, with a plan next week and a birthday; where the user lives."""
+    anna = add_person(deps, "Anna", "sibling")
+    now = deps.clock.now()
+    start, end = window_for("next week", now, AssistantProfile().timezone)
+    facts = [
+        ("The user lives in Bern", None, None),
+        ("Anna asked the user to remember her birthday in May", anna, None),
+        ("Anna plans to visit Lisbon next week", anna, start + (end - start) / 2),
+    ]
+    drafts = [
+        FactDraft(
+            text=text,
+            type="Schedule" if at else "Other",
+            subject_entity_id=person.id if person else None,
+            relation_to_user=person.role_to_user if person else SELF,
+            confidence=0.9,
+            temporal_marker="next week" if at else None,
+            time_anchor=at,
+            embedding=deps.embedder.embed([text])[0],
+            embedding_model=deps.embedder.model_name,
+            idempotency_key=f"seed-{n}",
+        )
+        for n, (text, person, at) in enumerate(facts)
+    ]
+    deps.facts.apply_extraction("seed", "alice", ExtractionChanges(new_facts=drafts), now)
+    return anna
+
+
+class Reads:
+    """Counts the retriever's reads (the early ones and the memory stage's)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.recalls = 0
+        original = Retriever.recall
+
+        def counted(retriever: Retriever, *args: Any, **kwargs: Any) -> Any:
+            self.recalls += 1
+            return original(retriever, *args, **kwargs)
+
+        monkeypatch.setattr(Retriever, "recall", counted)
+
+
+@pytest.mark.parametrize(
+    ("message", "known"),
+    [(MEMORY, "remember her birthday"), (FULL, "Anna plans to visit Lisbon")],
+)
+def test_a_memory_turn_keeps_the_reply_started_with_the_memory_read_ahead(
+    deps: Deps, tier: UnderstandingTier, monkeypatch: pytest.MonkeyPatch, message: str, known: str
 ) -> None:
-    model = Model()
+    model, reads = Model(), Reads(monkeypatch)
     wired = _deps(deps, tier, model)
-    said, chunks = _said(wired, MEMORY)
+    _seed(wired)
+    said, _ = _said(wired, message)
+    assert model.reply_beside_classification  # under way while the model classified
+    assert model.streams == 1 and said == "SPECULATED reply"  # kept: no second reply call
+    assert known in model.systems[0]  # it was asked with the retrieved memory
+    assert reads.recalls == 1  # the memory stage took the early read, it did not read again
+    ran = nodes(wired, "m1")
+    assert "semantic_retrieval" in ran and "memory_assembly" in ran  # the records stay
+    assert ("temporal_retrieval" in ran) == (message == FULL)
+
+
+@pytest.mark.parametrize(
+    ("message", "answer"),
+    [
+        (MEMORY, classification()),  # plain chat after all: no retrieval
+        (FULL, classification(semantic=True, entities=ANNA)),  # no look into next week
+        (OPEN, classification(semantic=True)),  # the model wants memory the guess skipped
+        (MEMORY, classification(semantic=True, language="de")),  # to be answered in German
+    ],
+)
+def test_a_wrong_guess_on_a_memory_path_is_dropped_never_shown_or_stored(
+    deps: Deps, tier: UnderstandingTier, message: str, answer: dict[str, Any]
+) -> None:
+    model = Model(answers={message: answer})
+    wired = _deps(deps, tier, model)
+    _seed(wired)
+    said, chunks = _said(wired, message)
     assert model.reply_beside_classification  # it was speculated...
-    assert model.streams == 2  # ...and the model's answer (memory wanted) replied anew
-    assert "SPECULATED" not in said and said == "reply number 2", chunks
+    assert model.streams == 2  # ...and the turn replied anew
+    assert "SPECULATED" not in said, chunks
     record = wired.conversations.get_turn("alice", "m1")
     assert record is not None and record.response is not None
     assert "SPECULATED" not in record.response.reply.text
@@ -107,14 +196,53 @@ def test_a_wrong_speculation_is_dropped_never_shown_or_stored(
     assert stored and all("SPECULATED" not in m.text for m in stored)
 
 
-@pytest.mark.parametrize("message", ["Hi!", "Tell me what my sister Anna is up to next week."])
-def test_no_speculation_where_the_rule_or_the_tier_reads_more(
+def test_the_response_node_drops_a_speculation_its_own_request_differs_from(
+    deps: Deps, tier: UnderstandingTier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The classification agrees, but the memory read ahead is not what the memory stage
+    reads (as when a fact is stored between the two): the request decides, not the guess."""
+    model = Model()
+    wired = _deps(deps, tier, model)
+    _seed(wired)
+
+    def found_nothing(state: Any, context: Any) -> dict[str, Any]:
+        return {"memory": MemoryState()}
+
+    monkeypatch.setitem(memory.EARLY.retrieval, "semantic_retrieval", found_nothing)
+    said, _ = _said(wired, MEMORY)
+    assert model.reply_beside_classification
+    assert model.streams == 2 and said == "reply number 2"
+    assert "birthday" not in model.systems[0] and "birthday" in model.systems[1]
+
+
+def test_an_early_read_that_fails_starts_nothing_and_the_stage_reads_on_its_own(
+    deps: Deps, tier: UnderstandingTier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = Model(wait=0.05)
+    wired = _deps(deps, tier, model)
+    _seed(wired)
+
+    def down(state: Any, context: Any) -> dict[str, Any]:
+        raise DependencyUnavailable("PostgreSQL is down")
+
+    monkeypatch.setitem(memory.EARLY.retrieval, "semantic_retrieval", down)
+    said, _ = _said(wired, MEMORY)
+    assert said == "SPECULATED reply"  # the first (and only) reply call: the stage's
+    assert not model.reply_beside_classification  # no reply without its memory
+    assert model.streams == 1 and "birthday" in model.systems[0]  # the stage read it
+
+
+@pytest.mark.parametrize(
+    "message", ["Hi!", "My sister Anna lives in Berlin and she loves climbing."]
+)
+def test_no_speculation_where_the_rule_or_the_tier_settles_it(
     deps: Deps, tier: UnderstandingTier, message: str
 ) -> None:
     model = Model(wait=0.05)
     wired = _deps(deps, tier, model)
     _said(wired, message)
     assert not model.reply_beside_classification
+    assert "structured" not in _kinds(wired)  # no classification call either
 
 
 def test_a_speculation_is_claimed_only_by_the_request_it_made(deps: Deps) -> None:

@@ -46,7 +46,9 @@ def _tasks(deps: Deps) -> list[ExtractionTask]:
 
 def _configured(wired: Deps, **settings: Any) -> Deps:
     """The same ports under other settings (``UNDERSTANDING_*`` as a deployment sets them)."""
-    changed = Settings(env="test", model_provider="scripted", **settings)
+    changed = Settings(
+        env="test", model_provider="scripted", **{"speculative_reply": False, **settings}
+    )  # no speculative reply: see ``with_tier``
     return Deps(changed, **{k: v for k, v in wired.__dict__.items() if k != "settings"})
 
 
