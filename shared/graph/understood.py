@@ -184,10 +184,17 @@ def nothing_known(state: TurnState) -> Answer | None:
     """A question about people of whom nothing was retrieved, said so ("I don't know
     anything about Anna yet.") rather than left to a weak model, which invents it."""
     intent = state.intent
-    if intent is None or intent.label != "person_question" or not intent.entities:
-        return None
-    if state.memory.unavailable:
+    if intent is None or intent.label != "person_question" or state.memory.unavailable:
         return None  # not looked up is not unknown
+    if intent.about_roles and not state.memory.roles:  # nobody of the group is known
+        from shared.understanding.answers import group_asked
+        from shared.understanding.result import Answer
+
+        group = group_asked(state.conversation.focus)
+        if group is not None:
+            return Answer(text=f"I don't know anything about {_as_said(group)} yet.", fact_ids=[])
+    if not intent.entities:
+        return None
     about = set(state.memory.facts_by_entity) - {"user", EARLIER}
     known = {name.casefold() for name in about}
     said = [_as_said(e.name) for e in intent.entities]

@@ -124,6 +124,13 @@ def asked_name(question: str) -> str | None:
     return None
 
 
+def group_asked(question: str) -> str | None:
+    """The group a "what do you know about my family?" question names, as the user said it
+    ("my family"), or None."""
+    match = _ABOUT.match(question.strip())
+    return _fold(match["who"]) if match and _fold(match["who"]) in GROUPS else None
+
+
 def roles_asked(question: str) -> frozenset[PersonRole]:
     """The roles of the group a "what do you know about my family?" question names."""
     match = _ABOUT.match(question.strip())

@@ -72,3 +72,12 @@ def test_a_question_by_relation_is_answered_or_known_to_be_unknown(
     nobody = TurnService(wired).run("alice", request("where does my brother live?", "m4"))
     assert nobody.reply.text == "I don't know anything about your brother yet."
     assert len(llm.calls) == calls  # said without the model
+
+
+def test_a_family_nobody_told_of_is_not_known(wired: Deps, llm: ScriptedLLM) -> None:
+    """On make dev the weak model answered "I'm a little girl."."""
+    _told(wired, llm, "I am allergic to peanuts.", "m1")
+    calls = len(llm.calls)
+    asked = TurnService(wired).run("alice", request("what do you know about my family?", "m2"))
+    assert asked.reply.text == "I don't know anything about your family yet."
+    assert len(llm.calls) == calls
