@@ -102,9 +102,9 @@ def _handler_for(service: ModelService, token: str) -> type[BaseHTTPRequestHandl
 
         def _refuse(self, error: wire.WireError) -> None:
             # The body may be unread: it must not be taken for the next request. It is read
-            # (when it is no larger than a request may be) before the answer goes out: a
-            # socket closed with unread bytes resets, and the client may see the reset
-            # instead of the answer (a 401 read as "server disconnected", now and then).
+            # (when it is no larger than a request may be) before the answer goes out, and the
+            # answer says the connection closes: a socket closed with unread bytes resets, and
+            # a client that pooled it met "server disconnected" on its next call.
             self.close_connection = True
             self._drain()
             if self.streaming:
@@ -123,6 +123,8 @@ def _handler_for(service: ModelService, token: str) -> type[BaseHTTPRequestHandl
             payload = json.dumps(body, separators=(",", ":")).encode()  # vectors: keep it small
             self.send_response(status)
             headers = {"Content-Type": "application/json", "Content-Length": str(len(payload))}
+            if self.close_connection:  # said, so a client does not reuse the closed socket
+                headers["Connection"] = "close"
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
