@@ -14,6 +14,7 @@ extraction model; a partial set of facts is never handed on as if it were comple
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -34,6 +35,7 @@ from shared.understanding.subjects import (
 if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
     from spacy.matcher import Matcher
     from spacy.tokens import Doc, Span, Token
+    from spacy.vocab import Vocab
 
 PREFERENCE_VERBS = ("like", "love", "enjoy", "hate", "dislike", "adore", "prefer")
 # Inflected forms, not lemmas: the small model lemmatizes "hates" as "hat".
@@ -113,9 +115,14 @@ def states_facts(doc: Doc) -> bool:
 
 
 def _matcher(doc: Doc) -> Matcher:
+    return _matcher_of(doc.vocab)
+
+
+@functools.lru_cache(maxsize=4)  # one per pipeline's vocabulary: built once, ~1 ms each
+def _matcher_of(vocab: Vocab) -> Matcher:
     from spacy.matcher import Matcher
 
-    matcher = Matcher(doc.vocab)
+    matcher = Matcher(vocab)
     for name, patterns in _PATTERNS.items():
         matcher.add(name, patterns)
     return matcher

@@ -10,6 +10,7 @@ relation without an owner) leaves the part undecided: it falls through to the mo
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,7 @@ from shared.understanding.result import People, PersonMention
 if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
     from spacy.matcher import Matcher
     from spacy.tokens import Doc, Token
+    from spacy.vocab import Vocab
 
 NOT_PEOPLE = frozenset(
     {"GPE", "LOC", "ORG", "NORP", "FAC", "DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL",
@@ -110,9 +112,14 @@ def asked_about(found: Found, name: str, guess: bool) -> People:
 
 
 def _relation_matcher(doc: Doc) -> Matcher:
+    return _relation_matcher_of(doc.vocab)
+
+
+@functools.lru_cache(maxsize=4)  # one per pipeline's vocabulary: built once, ~1 ms each
+def _relation_matcher_of(vocab: Vocab) -> Matcher:
     from spacy.matcher import Matcher
 
-    matcher = Matcher(doc.vocab)
+    matcher = Matcher(vocab)
     relation = {"LOWER": {"IN": list(TIER_RELATIONS)}, "POS": {"IN": ["NOUN", "PROPN"]}}
     name = {"IS_TITLE": True, "POS": "PROPN"}
     matcher.add("RELATION_NAMES", [[relation, name, {**name, "OP": "*"}]], greedy="LONGEST")
