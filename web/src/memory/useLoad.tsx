@@ -31,6 +31,25 @@ export function useLoad<T>(load: () => Promise<T>) {
   return { data, failure, reload, setFailure };
 }
 
+/** Runs a change, says what it did (a polite status line), shows a failure in words, and
+ * loads again either way: the list shows what the server now holds. */
+export function useAct(reload: () => Promise<void>, setFailure: (failure: ApiFailure) => void) {
+  const [status, setStatus] = useState("");
+  const act = useCallback(
+    async (action: () => Promise<unknown>, said: string) => {
+      try {
+        await action();
+        setStatus(said);
+      } catch (error) {
+        setFailure(error instanceof ApiFailure ? error : new ApiFailure(0, "client_error", String(error)));
+      }
+      await reload();
+    },
+    [reload, setFailure],
+  );
+  return { status, setStatus, act };
+}
+
 export function Failure({ failure }: { failure: ApiFailure | null }) {
   if (!failure) return null;
   return (

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { Api, ApiFailure } from "../api/client";
-import { Failure, useLoad } from "../memory/useLoad";
+import { Failure, useAct, useLoad } from "../memory/useLoad";
 import { plain } from "../words";
 import { type Place, when } from "./format";
 import { pushSupported, turnOnPush } from "./push";
@@ -51,17 +51,7 @@ export function useUnread(api: Api) {
 export function Inbox({ api, place }: { api: Api; place: Place }) {
   const load = useCallback(() => listNotifications(api), [api]);
   const { data, failure, reload, setFailure } = useLoad(load);
-  const [status, setStatus] = useState("");
-
-  async function act(action: () => Promise<unknown>, said: string) {
-    try {
-      await action();
-      setStatus(said);
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-    await reload();
-  }
+  const { status, setStatus, act } = useAct(reload, setFailure);
 
   async function enablePush() {
     try {

@@ -1,6 +1,6 @@
 import { type FormEvent, useCallback, useId, useState } from "react";
-import type { Api, ApiFailure } from "../api/client";
-import { Failure, useLoad } from "../memory/useLoad";
+import type { Api } from "../api/client";
+import { Failure, useAct, useLoad } from "../memory/useLoad";
 import { type Place, instantOf, localOf, when } from "./format";
 import { type Reminder, type Snooze, completeReminder, deleteReminder, editReminder, listReminders, repeats, snoozeReminder } from "./reminders";
 
@@ -15,17 +15,7 @@ export function Reminders({ api, place }: { api: Api; place: Place }) {
   const [filter, setFilter] = useState<"open" | "done">("open");
   const load = useCallback(() => listReminders(api, filter), [api, filter]);
   const { data, failure, reload, setFailure } = useLoad(load);
-  const [status, setStatus] = useState("");
-
-  async function act(action: () => Promise<unknown>, said: string) {
-    try {
-      await action();
-      setStatus(said);
-    } catch (error) {
-      setFailure(error as ApiFailure);
-    }
-    await reload();
-  }
+  const { status, act } = useAct(reload, setFailure);
 
   return (
     <section className="view" aria-labelledby="reminders-title">
