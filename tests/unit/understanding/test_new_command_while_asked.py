@@ -40,8 +40,13 @@ def _asked(deps: Deps) -> ResumeRequest:
 )
 def test_a_new_command_is_refused_as_an_answer(wired: Deps, command: str) -> None:
     pending = _asked(wired)
+    service = ResumeService(wired)
     with pytest.raises(BadRequest):
-        ResumeService(wired).prepare("alice", pending.model_copy(update={"answer": command}))
+        service.prepare("alice", pending.model_copy(update={"answer": command}))
+    assert wired.publisher.messages == []  # type: ignore[attr-defined]  # nothing ran
+    # the approval still waits, and its own answer still works
+    answered = service.turns.run_prepared(service.prepare("alice", pending))
+    assert answered.jobs and len(wired.publisher.messages) == 1  # type: ignore[attr-defined]
 
 
 def test_words_that_change_the_step_still_edit_it(wired: Deps) -> None:
