@@ -263,6 +263,14 @@ def known_instead(state: TurnState) -> Answer | None:
     return _about_people(state, unanswered)
 
 
+def all_known(state: TurnState) -> Answer | None:
+    """For a weak model: a question about someone known that no shape reads, answered with
+    what is known of them rather than by the model."""
+    from shared.understanding.answers import all_known as known
+
+    return _about_people(state, lambda _question, facts, names: known(facts, names))
+
+
 def answer(state: TurnState) -> Answer | None:
     """A question about a known person the retrieved facts answer: the facts, quoted
     ("Where does Anna live?" -> "Anna lives in Berlin."). None: the model answers alone."""

@@ -171,6 +171,20 @@ def known_instead(
     return Answer(text=text, fact_ids=[f.id for f in about])
 
 
+def all_known(facts: list[KnownFact], names: list[str]) -> Answer | None:
+    """For a question about one person no shape of ours reads ("what is Bernd's phone
+    number?"): that it is not known for sure, and all that is. A weak model answered such
+    questions by echoing the chat ("Noted.")."""
+    for name in names:
+        about = [f for f in facts if _is_about(f, _fold(name))]
+        if about and len({f.subject_id for f in about}) == 1:
+            who = about[0].subject_name or "you"
+            texts = list(dict.fromkeys(_quoted(f.text) for f in about))
+            text = f"I'm not sure. What I know about {who}: {' '.join(texts)}"
+            return Answer(text=text, fact_ids=[f.id for f in about])
+    return None
+
+
 def _asked(
     question: str, facts: list[KnownFact], names: list[str] | None
 ) -> tuple[list[KnownFact], list[KnownFact], bool] | None:

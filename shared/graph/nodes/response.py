@@ -123,7 +123,7 @@ def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, An
     # handed other people's facts answers from them.
     said = understood.nothing_known(state) or understood.known_instead(state)
     if said is None and runtime.context.ports.settings.understanding_answers == "reply":
-        said = quoted or understood.told_back(state)
+        said = quoted or understood.told_back(state) or understood.all_known(state)
     if said is not None:
         _emit(runtime, said.text)
         answer = said.text

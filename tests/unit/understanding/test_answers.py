@@ -135,3 +135,18 @@ def test_a_question_by_relation_is_answered_from_the_person_of_that_role() -> No
     two = [anna, anna.model_copy(update={"id": "f9", "subject_id": "p9", "subject_name": "Eva",
                                          "text": "Eva lives in Basel"})]  # fmt: skip
     assert answer_from_facts("where does my sister live?", two, ["my sister"]) is None
+
+
+def test_a_question_no_shape_reads_gets_what_is_known_of_that_person_only() -> None:
+    from shared.understanding.answers import all_known
+
+    bernd = KnownFact(id="b1", subject_id="pb", subject_name="Bernd", subject_role="aunt_uncle",
+                      text="Bernd is a butcher")  # fmt: skip
+    known = all_known([ANNA, bernd, TOM_JOB], ["Bernd"])
+    assert known is not None
+    assert (known.text, known.fact_ids) == (
+        "I'm not sure. What I know about Bernd: Bernd is a butcher.",
+        ["b1"],
+    )
+    assert all_known([ANNA, bernd], ["my uncle"]) == known  # by relation, the same person
+    assert all_known([ANNA, TOM_JOB], ["Bernd"]) is None  # nothing known: said elsewhere
