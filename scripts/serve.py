@@ -1,5 +1,6 @@
 """Serve every function (one per folder of functions/) on the stack's local ports, and the web
-client in front of them.
+client in front of them; on the dev profile, Cloud Scheduler's jobs too
+(``scripts/stacklib/scheduler.py``: tests run those paths themselves, when they choose).
 
     .venv/bin/python scripts/serve.py up|down|status [--profile dev|test]
 
@@ -32,7 +33,12 @@ FUNCTIONS = {
 }
 # Everything `up` starts: the functions, and the web client's server (scripts/web_serve.py).
 PROCESSES = {**FUNCTIONS, "web": (25, "web")}
+SCHEDULER = {"scheduler": (26, "scheduler")}
 BASES = {"dev": 8500, "test": 8600}
+
+
+def processes(profile: str) -> dict[str, tuple[int, str]]:
+    return {**PROCESSES, **(SCHEDULER if profile == "dev" else {})}
 
 
 def base_port(profile: str) -> int:
@@ -82,9 +88,13 @@ def _running_pid(profile: str, name: str) -> int | None:
 
 def command(name: str, port: int) -> list[str]:
     """functions-framework serving one function, as the gen2 runtime does."""
-    signature = PROCESSES[name][1]
+    signature = processes("dev")[name][1]
     if signature == "web":  # it reads the functions' URLs from the environment spawn gives
         return [sys.executable, str(ROOT / "scripts" / "web_serve.py"), "--port", str(port)]
+    if signature == "scheduler":  # the dev stack's only
+        state = state_dir("dev")
+        return [sys.executable, "-m", "scripts.stacklib.scheduler", f"--port={port}",
+                f"--state-dir={state}"]  # fmt: skip
     source = ROOT / "functions" / name / "main.py"
     return [
         sys.executable, "-m", "functions_framework", "--target", name, "--source", str(source),
@@ -121,7 +131,7 @@ def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
     logs.mkdir(parents=True, exist_ok=True)
     _pidfile(profile, "x").parent.mkdir(parents=True, exist_ok=True)
     started: list[tuple[str, int]] = []
-    for name, (offset, _) in PROCESSES.items():
+    for name, (offset, _) in processes(profile).items():
         port = base_port(profile) + offset
         if _running_pid(profile, name):
             continue
@@ -137,7 +147,7 @@ def up(profile: str, extra_env: dict[str, str] | None = None) -> None:
 
 
 def down(profile: str) -> None:
-    for name in PROCESSES:
+    for name in processes(profile):
         pid = _running_pid(profile, name)
         if pid is None:
             continue
@@ -155,7 +165,7 @@ def down(profile: str) -> None:
 
 
 def status(profile: str) -> None:
-    for name, (offset, _) in PROCESSES.items():
+    for name, (offset, _) in processes(profile).items():
         pid = _running_pid(profile, name)
         where = f"pid {pid} port {base_port(profile) + offset}" if pid else "stopped"
         print(f"{name}: {where}")

@@ -45,6 +45,7 @@ OFFSETS = {
     "agents": 23,
     "memory": 24,
     "web": 25,  # scripts/web_serve.py: the web client and the API on one origin
+    "scheduler": 26,  # scripts/stacklib/scheduler.py: Cloud Scheduler's jobs, dev only
 }
 
 
@@ -58,8 +59,8 @@ class Profile:
 
     @property
     def keeps(self) -> bool:
-        """The dev stack keeps its Firestore documents across restarts (``firestore_data``);
-        the test stack starts empty."""
+        """The dev stack keeps its Firestore documents (``firestore_data``) and its queued
+        tasks (``kept_tasks``) across restarts; the test stack starts empty."""
         return self.name == "dev"
 
     @property

@@ -131,6 +131,7 @@ def build(profile: Profile) -> list[Service]:
         str(TASKS_PYTHON), "-W", "ignore::FutureWarning", "-m", "scripts.stacklib.tasks_emulator",
         f"--port={port('tasks')}", f"--state-dir={state}",
         *(f"--queue={path}" for path in profile.queue_paths),
+        *([f"--keep={profile.state / 'tasks-kept.json'}"] if profile.keeps else []),
     ]
     redis = [
         "redis-server", "--bind", HOST, "--port", str(port("redis")), "--protected-mode", "yes",

@@ -14,7 +14,10 @@ Cloud Tasks for HTTP-target tasks:
   timeout, so one slow handler stalls the queue);
 - ``http_request.oidc_token`` yields ``Authorization: Bearer <RS256 JWT>`` signed by the stack's
   internal key, and the X-CloudTasks-* headers carry what Cloud Tasks sends;
-- GetTask and DeleteTask work; unknown queues answer NOT_FOUND.
+- GetTask and DeleteTask work; unknown queues answer NOT_FOUND;
+- with ``--keep FILE`` (the dev stack) the tasks outlive the process, as Cloud Tasks' own do:
+  a reminder queued for tomorrow still rings after ``make down`` and ``make dev``
+  (``kept_tasks``).
 
     python -m scripts.stacklib.tasks_emulator --port P --state-dir DIR --queue QUEUE_PATH
 """
@@ -24,6 +27,8 @@ from __future__ import annotations
 import argparse
 import logging
 import re
+import signal
+import sys
 import threading
 import time
 import urllib.error
@@ -40,6 +45,7 @@ from google.api_core.exceptions import AlreadyExists, GoogleAPICallError, Invali
 from google.cloud.tasks_v2 import HttpMethod, Queue, Task
 from google.protobuf import empty_pb2
 
+from . import kept_tasks
 from .profile import HOST
 from .tokens import mint_internal_token
 
@@ -62,6 +68,7 @@ class State(base.QueueState):
         self._inflight: dict[str, Task] = {}
         # Task name -> monotonic time from which it may be reused (inf while the task exists).
         self._reserved: dict[str, float] = {}
+        self.changed = threading.Event()  # something to write to --keep
 
     # -- API ---------------------------------------------------------------------------------
     def create_queue(self, parent: str | None, queue: Queue) -> Queue:
@@ -76,6 +83,7 @@ class State(base.QueueState):
         with self._lock:
             for task in self._queue_tasks.get(queue_name, []):
                 self._release(task.name)
+            self.changed.set()
             return super().purge_queue(queue_name)
 
     def create_task(self, queue: str, task: Task) -> Task:
@@ -100,6 +108,7 @@ class State(base.QueueState):
             task.http_request.http_method = task.http_request.http_method or HttpMethod.POST
             self._reserved[task.name] = float("inf")
             self._queue_tasks[queue].append(task)
+            self.changed.set()
         log.info("created %s (due %s)", task.name, task.schedule_time.isoformat())
         return task
 
@@ -117,6 +126,7 @@ class State(base.QueueState):
                 raise NotFound(f"Task {name} does not exist.")
             self._queue_tasks[self._queue_of(name)].remove(task)
             self._release(name)
+            self.changed.set()
 
     def run_task(self, name: str) -> Task:
         with self._lock:
@@ -172,6 +182,7 @@ class State(base.QueueState):
                 outcome = f"retry in {delay:g}s"
             else:
                 outcome = "dropped (deleted meanwhile)"
+            self.changed.set()
         log.info("%s attempt %d -> %s, %s", task.name, task.dispatch_count, status, outcome)
 
     def _send(self, task: Task) -> int:
@@ -208,6 +219,28 @@ class State(base.QueueState):
         except (OSError, ValueError) as exc:
             log.warning("%s: %s", http.url, exc)
             return 0
+
+    # -- kept across restarts (--keep) -------------------------------------------------------
+    def snapshot(self) -> kept_tasks.Snapshot:
+        """Every task not yet done (one being sent counts: its attempt may not finish), and
+        the names still reserved, as seconds left."""
+        with self._lock:
+            self.changed.clear()
+            tasks = [(q, t) for q, queued in self._queue_tasks.items() for t in queued]
+            tasks += [(self._queue_of(n), t) for n, t in self._inflight.items()]
+            now = time.monotonic()
+            held = {n: until - now for n, until in self._reserved.items() if until != float("inf")}
+        return kept_tasks.Snapshot(tasks, {n: left for n, left in held.items() if left > 0})
+
+    def restore(self, kept: kept_tasks.Snapshot) -> None:
+        with self._lock:
+            now = time.monotonic()
+            for queue, task in kept.tasks:
+                if queue in self._queue_tasks and task.name not in self._reserved:
+                    self._reserved[task.name] = float("inf")
+                    self._queue_tasks[queue].append(task)
+            for name, left in kept.reserved.items():
+                self._reserved.setdefault(name, now + left)
 
     # -- bookkeeping -------------------------------------------------------------------------
     @staticmethod
@@ -265,6 +298,27 @@ def dispatch_forever(state: State, workers: int) -> None:
         time.sleep(0.05)
 
 
+def keep_across_restarts(state: State, path: str) -> None:
+    """Start with the tasks kept at ``path``; write them back a moment after each change,
+    and once more when stopped (the stack stops services with SIGTERM)."""
+    kept = kept_tasks.load(path)
+    state.restore(kept)
+    log.info("restored %d task(s) from %s", len(kept.tasks), path)
+
+    def write_changes() -> None:
+        while True:
+            state.changed.wait()
+            time.sleep(kept_tasks.WRITE_DELAY)  # many changes at once: one write
+            kept_tasks.save(path, state.snapshot())
+
+    def on_stop(signum: int, _frame: object) -> None:
+        kept_tasks.save(path, state.snapshot())
+        sys.exit(128 + signum)
+
+    threading.Thread(target=write_changes, name="keep", daemon=True).start()
+    signal.signal(signal.SIGTERM, on_stop)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, required=True)
@@ -275,12 +329,15 @@ def main() -> None:
     parser.add_argument("--max-backoff", type=float, default=10.0, help="seconds")
     parser.add_argument("--name-reuse-seconds", type=float, default=3600.0)
     parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--keep", help="file the tasks are kept in across restarts")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
 
     state = State(args)
     for queue in args.queue:
         state.create_queue(None, Queue(name=queue))
+    if args.keep:
+        keep_across_restarts(state, args.keep)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     add_CloudTasksServicer_to_server(Servicer(state), server)
     if not server.add_insecure_port(f"{HOST}:{args.port}"):

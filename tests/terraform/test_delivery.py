@@ -4,9 +4,11 @@ Firestore expires what the adapters mark with expire_at, PostgreSQL admits IAM l
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from scripts.stacklib.pubsub_setup import MAX_DELIVERY_ATTEMPTS
+from scripts.stacklib.scheduler import JOBS
 from tests.terraform.tfconfig import ROOT, load
 
 SETTINGS: dict[str, Any] = load().locals["settings"]
@@ -89,3 +91,20 @@ def test_the_expiry_job_reaches_extraction_with_the_token_it_checks() -> None:
         'request.path.rstrip("/") == "/expire"'
         in (ROOT / "functions" / "extraction" / "main.py").read_text()
     )
+
+
+def test_the_dev_stack_plays_every_scheduler_job_terraform_deploys() -> None:
+    """Each job's function, path and token audience as terraform sets them, so ``make dev``
+    runs what production runs (its cadence may be shorter; the sweep's is)."""
+    deployed = set()
+    for job in load().of_type("google_cloud_scheduler_job"):
+        target = job.first("http_target")
+        match = re.fullmatch(r"\$\{local\.function_urls\.(\w+)\}(/[\w/]*)", target["uri"])
+        assert match, target["uri"]
+        token = target["oidc_token"][0]
+        assert token["service_account_email"] == SETTINGS["TASKS_INVOKER_EMAIL"]
+        on_function = token["audience"] == target["uri"].removesuffix(match[2])
+        assert on_function or token["audience"] == target["uri"]
+        deployed.add((match[1], match[2], on_function))
+    played = {(job.function, job.path, job.audience_is_function) for job in JOBS}
+    assert played == deployed
