@@ -114,13 +114,14 @@ class FakeFactStore:
         self.contacts = contacts or FakeContactStore(clock)
         self.data = self.contacts.data
         self._clock = clock or self.contacts.clock
-        self._holds: dict[str, int] = {}  # holders per user; an erasure waits for none
+        self._holds: dict[str, int] = {}  # holders per user (0 or 1); an erasure waits
         self._holding = threading.Condition()
 
     @contextmanager
     def hold_user(self, user_id: str) -> Iterator[None]:
-        with self._holding:
-            self._holds[user_id] = self._holds.get(user_id, 0) + 1
+        with self._holding:  # holders of one user run one at a time
+            self._holding.wait_for(lambda: not self._holds.get(user_id))
+            self._holds[user_id] = 1
         try:
             yield
         finally:

@@ -152,17 +152,20 @@ class PostgresFactStore:
 
     @contextmanager
     def hold_user(self, user_id: str) -> Iterator[None]:
-        """A shared per-user lock held for the block (a session lock on a connection of its
-        own): an erasure waits until the block ended, and work starting after an erasure
-        sees it. Holders do not wait for each other."""
+        """Two session locks held for the block, on a connection of its own: the user's
+        shared lock (seed 4), so an erasure waits until the block ended and work starting
+        after an erasure sees it; then an exclusive one (seed 5) that only holders take, so
+        they run one at a time and the turn's other writes never wait for them."""
         with self._db.session() as cur:
             cur.execute("SELECT pg_advisory_lock_shared(hashtextextended(%s, 4))", (user_id,))
+            cur.execute("SELECT pg_advisory_lock(hashtextextended(%s, 5))", (user_id,))
             held = self._holding()
             held.add(user_id)
             try:
                 yield
             finally:
                 held.discard(user_id)
+                cur.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 5))", (user_id,))
                 cur.execute("SELECT pg_advisory_unlock_shared(hashtextextended(%s, 4))", (user_id,))
 
     def _holding(self) -> set[str]:
