@@ -38,7 +38,11 @@ lint: install  ## ruff, mypy --strict, the import layers, terraform fmt and the 
 web: install  ## the web client: type check against docs/openapi.yaml, eslint, vitest, build
 	@cd web && npm run -s check
 
-test: install lint web  ## the whole test suite against the real local stack, browser tests included
+docs: install  ## the docs site: mkdocs build --strict (warnings are errors) into .site/
+	@# Not --quiet: it hides the warnings from the count that --strict fails on.
+	@NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict
+
+test: install lint web docs  ## the whole test suite against the real local stack, browser tests included
 	@scripts/stack up --profile test
 	@$(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS)
 
@@ -75,4 +79,4 @@ plan: bundles  ## terraform plan of ENV=dev|staging|prod to terraform/ENV.tfplan
 	@$(TF) plan -input=false -var-file=envs/$(ENV).tfvars -out=$(ENV).tfplan $(TF_ARGS)
 	@echo "review it, then: terraform -chdir=terraform apply $(ENV).tfplan"
 
-.PHONY: help install dev down lint web test bench eval bundles graph plan
+.PHONY: help install dev down lint web docs test bench eval bundles graph plan

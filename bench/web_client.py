@@ -1,12 +1,13 @@
 """What the web client costs a phone: the size of its bundle and its time to interactive.
 
 Sizes: every file of the built client (``web/dist``, ``npm run build`` in web/) the first
-visit loads, raw and gzipped (what the wire carries), and the total against the README's
-budget. Time to interactive: Debian's Chromium opens the served client (the functions on
-the test profile against the fake Vertex endpoint, as the e2e suite serves them) until the
-sign-in field takes input, then signs in until the composer does; median of ``--runs``
-cold loads (a new browser context each), first on the machine as it is, then as a slow
-phone: Chrome's "Slow 4G" (150 ms RTT, 1.6 Mbit/s down, 750 kbit/s up) and a CPU slowed 4x.
+visit loads, raw and gzipped (what the wire carries), and the total against the budget of
+docs/web-client.md. Time to interactive: Debian's Chromium opens the served client (the
+functions on the test profile against the fake Vertex endpoint, as the e2e suite serves
+them) until the sign-in field takes input, then signs in until the composer does; median
+of ``--runs`` cold loads (a new browser context each), first on the machine as it is,
+then as a slow phone: Chrome's "Slow 4G" (150 ms RTT, 1.6 Mbit/s down, 750 kbit/s up) and
+a CPU slowed 4x.
 
     .venv/bin/python -m bench.web_client [--runs 5]
 
@@ -32,7 +33,7 @@ from testkit.vertex_server import FakeVertexServer
 
 PROFILE = "test"
 DIST = Path(__file__).resolve().parents[1] / "web" / "dist"
-BUDGET_GZIP_KB = 100  # the first visit's JS + CSS + HTML, gzipped (README "Web client")
+BUDGET_GZIP_KB = 100  # the first visit's JS + CSS + HTML, gzipped (docs/web-client.md)
 BUDGET_SLOW_TTI_MS = 3000  # sign-in field interactive on the slow phone
 SLOW_4G = {
     "offline": False,

@@ -320,7 +320,7 @@ resource "google_secret_manager_secret_version" "page_token_key" {
 # Web Push's VAPID private key (a PEM P-256 key; shared/adapters/web_push.py). Terraform has
 # no provider here that makes EC keys, so its first version is a placeholder (Web Push stays
 # off, the inbox and FCM work) until the operator adds the real key as a new version
-# (README "Notifications"); the functions read the latest version when an instance starts.
+# (docs/notifications.md); the functions read the latest version when an instance starts.
 resource "google_secret_manager_secret" "web_push_vapid_key" {
   secret_id = "${var.name_prefix}-web-push-vapid-key"
   replication {

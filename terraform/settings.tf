@@ -48,7 +48,7 @@ locals {
     UNDERSTANDING_ROUTE   = "model"
     EXTRACTION_READER     = "model"
     # The reply call starts beside classification when the tier reads plain chat (one model
-    # round trip before the first token instead of two; README, "speculative reply").
+    # round trip before the first token instead of two; docs/architecture.md, "Time to first token").
     SPECULATIVE_REPLY = true
 
     # Firebase Authentication of this project issues the users' ID tokens.
@@ -139,7 +139,7 @@ locals {
     ADVISOR_HALF_LIFE_DAYS     = 30
     EXECUTION_MEMORY_TTL_DAYS  = 180
 
-    # Push (README "Notifications"): Web Push to the browsers' push services, FCM to phones.
+    # Push (docs/notifications.md): Web Push to the browsers' push services, FCM to phones.
     WEB_PUSH_SUBJECT = var.web_push_subject
     WEB_PUSH_HOSTS   = "fcm.googleapis.com,updates.push.services.mozilla.com,notify.windows.com,push.apple.com"
     FCM_ENABLED      = var.fcm_enabled

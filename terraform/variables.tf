@@ -295,7 +295,7 @@ variable "armor_rate_limit" {
 # -- mail sent for the user (shared/adapters/smtp_mailer.py) ---------------------------------
 
 variable "smtp_host" {
-  description = "The mail relay the agents' email_send hands mail to, on port 587 with STARTTLS (Cloud Functions cannot use port 25). Its password is the Secret Manager secret <name_prefix>-smtp-password: add its value with `gcloud secrets versions add` (README, \"Mail, calendar feed and web search\")."
+  description = "The mail relay the agents' email_send hands mail to, on port 587 with STARTTLS (Cloud Functions cannot use port 25). Its password is the Secret Manager secret <name_prefix>-smtp-password: add its value with `gcloud secrets versions add` (docs/agents.md, \"Mail, calendar feed and web search\")."
   type        = string
   default     = "smtp.example.com"
 }

@@ -34,7 +34,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     # One: measured on 2 cores, llama.cpp's second thread adds little to a 135M model alone,
     # and as soon as anything else wants the cores, two threads fall to a tenth of the speed.
     parser.add_argument("--threads", type=int, default=1)
-    # One: measured again on 2 cores (README, "Concurrency, measured"), slots that hold their
+    # One: measured again on 2 cores (docs/local-stack.md, "Concurrency"), slots that hold their
     # prompt decode faster together, but a slot without it evaluates the whole prompt (3-9 s)
     # while every other slot waits, and whole turns at once got no better p95 than a queue.
     parser.add_argument(

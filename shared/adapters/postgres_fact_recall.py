@@ -1,6 +1,6 @@
 """The hybrid retrieval's candidates on PostgreSQL: every channel in one statement, each a
 CTE with its own limit, on one connection. Measured against the channels as two statements
-on two connections at once (README, "Latency"): faster at p50 in every run, about even at
+on two connections at once (docs/evaluation.md): faster at p50 in every run, about even at
 p95 (parallel backends win only while both cores are free), and one plan, one transaction
 and no thread per recall.
 

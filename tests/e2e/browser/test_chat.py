@@ -114,7 +114,7 @@ def test_a_disambiguation_answered_by_a_button_stores_the_fact_on_that_person(
 
 
 def save_readme_shot(page: Page, path: Path) -> None:
-    """The README's picture of the chat with a question open (the conversation only: no
+    """docs/web-client.md's picture of the chat with a question open (the conversation only: no
     dates or user names; whole-pixel edges: the same picture each run)."""
     expect(messages(page).locator(".message.assistant")).to_have_count(1)
     page.locator(":focus").blur()

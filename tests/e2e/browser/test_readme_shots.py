@@ -1,8 +1,8 @@
-"""The README's pictures of the web client, phone and desktop, taken on the local model
-(SmolLM2 behind the stack's model service, as `make dev` runs it; no scripted markers): a
-reminder asked for and approved with a tap, an expense whose currency is picked with a tap,
-both then in their views, and the reminder marked done there (done in the API). Slow: the
-offline model answers in seconds per turn."""
+"""The pictures of the web client in README.md and docs/web-client.md, phone and desktop,
+taken on the local model (SmolLM2 behind the stack's model service, as `make dev` runs it;
+no scripted markers): a reminder asked for and approved with a tap, an expense whose
+currency is picked with a tap, both then in their views, and the reminder marked done there
+(done in the API). Slow: the offline model answers in seconds per turn."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ export type PendingItem = Schemas["PendingItem"];
 /** Gives the current ID token (dev-minted locally, Firebase's in production). */
 export type TokenSource = () => Promise<string>;
 
-/** A refusal or failure with the product's machine-readable code (see README's table). */
+/** A refusal or failure with the product's machine-readable code (see docs/api.md, Errors). */
 export class ApiFailure extends Error {
   readonly status: number;
   readonly code: string;
