@@ -11,14 +11,18 @@ option's words), and if it picks no option (400), to the chat as a new message. 
 prompt (an empty line asks again) it polls the chat (``GET .../messages`` with a
 ``create_time`` filter): agent results and questions background work asked in the meantime
 are shown, and answered the same way. Due reminders and other notifications (the inbox,
-``GET /v1/notifications?filter=unread``) are printed there too, once: shown is read.
+``GET /v1/notifications?filter=unread``) are printed there too, once: shown is read. While
+the prompt waits, the same look is taken every few seconds (``CHAT_WATCH_SECONDS``), so a
+reminder rings at its time, not at the next Enter.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -67,6 +71,13 @@ class Poll:
         self._client = client
         self._after: str | None = None
         self._asked: set[str] = set()  # questions whose options were shown
+        self._printed = False  # since the last ``printed(reset=True)``
+
+    def printed(self, reset: bool = False) -> bool:
+        printed = self._printed
+        if reset:
+            self._printed = False
+        return printed
 
     def news(self, chat_id: str | None, streamed: str | None = None) -> str | None:
         """Print new assistant messages but the reply of turn ``streamed`` (it was just
@@ -85,54 +96,97 @@ class Poll:
             self._after = message["created_at"]
             if message["role"] == "assistant" and message["id"] != f"{streamed}-a":
                 print(f"\nassistant > {message['text']}")
+                self._printed = True
         interrupt = view.get("question")
         if interrupt is None:
             return None
         if streamed is None and interrupt["id"] not in self._asked:
             for number, option in enumerate(interrupt["options"], start=1):
                 print(f"  {number}. {option['label']}")
+            self._printed = True
         self._asked.add(interrupt["id"])
         return str(interrupt["id"])
 
 
-def due_notifications(client: httpx.Client) -> None:
-    """Print what rang since the last prompt (reminders due, jobs done, approvals waiting)
-    and mark each read, so it is printed once."""
+def due_notifications(client: httpx.Client) -> bool:
+    """Print what rang since the last look (reminders due, jobs done, approvals waiting)
+    and mark each read, so it is printed once; whether anything was."""
     response = client.get("/v1/notifications", params={"filter": "unread", "page_size": 20})
     if response.status_code != 200:
-        return
-    for note in reversed(response.json()["notifications"]):  # oldest first
+        return False
+    notes = response.json()["notifications"]
+    for note in reversed(notes):  # oldest first
         label = "reminder" if note["kind"] == "reminder_due" else note["title"]
         print(f"\n[{label}] {note['body']}")
         client.post(f"/v1/notifications/{note['id']}:markRead", json={})
+    return bool(notes)
+
+
+PROMPT = "\nyou > "
+
+
+class Session:
+    """The chat, its open question, and one look at what arrived: taken before each prompt
+    and, while the prompt waits, by a watcher thread (never while a reply streams)."""
+
+    def __init__(self, client: httpx.Client) -> None:
+        self.client = client
+        self.poll = Poll(client)
+        self.chat_id: str | None = None
+        self.interrupt_id: str | None = None
+        self.lock = threading.Lock()  # one user of the client and the terminal at a time
+        self.waiting = False  # the prompt is shown and waits for a line
+
+    def look(self) -> bool:
+        """Print what arrived (chat messages, notifications); whether anything was."""
+        self.interrupt_id = self.poll.news(self.chat_id) or self.interrupt_id
+        return self.poll.printed(reset=True) | due_notifications(self.client)
+
+    def watch(self, every: float) -> None:
+        while True:
+            threading.Event().wait(every)
+            with self.lock:
+                if self.waiting and self.look():
+                    print(PROMPT, end="", flush=True)  # the user's typing stays in the line
+
+    def read_line(self) -> str:
+        with self.lock:
+            self.look()
+            self.waiting = True
+        try:
+            return input(PROMPT).strip()
+        finally:
+            with self.lock:
+                self.waiting = False
+
+    def say(self, message: str) -> None:
+        client, reply = self.client, None
+        if self.interrupt_id is not None:  # try it as the answer; if it picks nothing, move on
+            path = f"/v1/chats/{self.chat_id}/questions/{self.interrupt_id}:answer"
+            reply = exchange(client, path, {"answer": message})
+        if reply is None or reply.error == "invalid_request":
+            self.chat_id = self.chat_id or new_chat(client)
+            if self.chat_id is None:
+                return
+            body = {"message": message, "client_message_id": uuid4()}
+            reply = exchange(client, f"/v1/chats/{self.chat_id}/messages", body)
+        self.chat_id, self.interrupt_id = reply.chat_id or self.chat_id, reply.interrupt_id
+        self.poll.news(self.chat_id, streamed=reply.turn_id)
 
 
 def chat(origin: str, headers: dict[str, str]) -> None:
-    chat_id: str | None = None
-    interrupt_id: str | None = None
+    every = float(os.environ.get("CHAT_WATCH_SECONDS", "5"))
     with httpx.Client(base_url=origin, timeout=300, headers=headers) as client:
-        poll = Poll(client)
+        session = Session(client)
+        threading.Thread(target=session.watch, args=(every,), daemon=True).start()
         while True:
-            interrupt_id = poll.news(chat_id) or interrupt_id
-            due_notifications(client)
             try:
-                message = input("\nyou > ").strip()
+                message = session.read_line()
             except EOFError:
                 return
-            if not message:
-                continue
-            reply = None
-            if interrupt_id is not None:  # try it as the answer; if it picks nothing, move on
-                path = f"/v1/chats/{chat_id}/questions/{interrupt_id}:answer"
-                reply = exchange(client, path, {"answer": message})
-            if reply is None or reply.error == "invalid_request":
-                chat_id = chat_id or new_chat(client)
-                if chat_id is None:
-                    continue
-                body = {"message": message, "client_message_id": uuid4()}
-                reply = exchange(client, f"/v1/chats/{chat_id}/messages", body)
-            chat_id, interrupt_id = reply.chat_id or chat_id, reply.interrupt_id
-            poll.news(chat_id, streamed=reply.turn_id)
+            if message:
+                with session.lock:
+                    session.say(message)
 
 
 def uuid4() -> str:

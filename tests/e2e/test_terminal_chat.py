@@ -11,6 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import pexpect
 import pytest
@@ -34,7 +35,7 @@ def terminal(served: Served) -> Iterator[tuple[pexpect.spawn, str]]:
         sys.executable,
         [str(ROOT / "scripts" / "chat.py"), "--profile", PROFILE, "--user", user],
         cwd=str(ROOT),
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "CHAT_WATCH_SECONDS": "0.5"},
         encoding="utf-8",
         timeout=60,
         dimensions=(40, 120),
@@ -138,3 +139,18 @@ def test_a_due_reminder_is_printed_between_prompts_once(
     chat.sendline("")
     index = chat.expect_exact(["[reminder] call Tom", PROMPT])
     assert index == 1  # printed once
+
+
+def test_a_reminder_rings_while_the_prompt_waits(
+    terminal: tuple[pexpect.spawn, str], served: Served
+) -> None:
+    """Nothing typed: the reminder is printed at its time, then the prompt again."""
+    chat, user = terminal
+    chat.expect_exact(PROMPT)
+    due = (datetime.now(UTC) + timedelta(seconds=2)).isoformat()
+    made = served.api("POST", "/v1/reminders", user, {"text": "water the plants", "due_at": due})
+    assert made.status_code == 200, made.text
+    chat.expect_exact("[reminder] water the plants", timeout=60)
+    chat.expect_exact(PROMPT)
+    unread = served.api("GET", "/v1/notifications", user, params={"filter": "unread"})
+    assert unread.json()["notifications"] == []  # shown is read: never printed twice
