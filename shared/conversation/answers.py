@@ -60,6 +60,12 @@ def rule_answer(message: str, options: list[InterruptOption], asked: str = "") -
     return picked if picked is not None else _by_words(message, options, _words(asked))
 
 
+def bare_yes(message: str) -> bool:
+    """Only a yes ("yes", "ok", "sure, go ahead!"): consent, but no pick among values."""
+    match = _YES.match(message)
+    return match is not None and len(message.split()) <= 3 and not message.rstrip().endswith("?")
+
+
 def may_be_answer(message: str) -> bool:
     """Short and not a question: worth asking the model whether it answers."""
     return len(message.split()) <= SHORT_ANSWER_WORDS and not message.rstrip().endswith("?")

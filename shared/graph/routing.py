@@ -36,13 +36,16 @@ def after_hitl_handler(state: TurnState) -> Literal["resolve_disambiguation"] | 
 def after_hitl(state: TurnState) -> Literal["classification", "memory", "planning", "response"]:
     """Resume routing: a disambiguation answer continues at the memory pipeline with the
     person fixed (a "by the way" answer is only acknowledged), an approval at agent
-    execution; anything else is a new message."""
+    execution, a question kept to be asked again at the response; anything else is a new
+    message."""
     pending = state.hitl.pending
     if state.hitl.outcome == "answered" and pending is not None:
         if pending.interrupt.kind == "approval":
             return "planning"
         if pending.interrupt.kind == "disambiguation":
             return "memory" if pending.blocking else "response"
+    if state.hitl.outcome == "kept" and state.hitl.ask is not None:  # the question, again
+        return "response"
     return "classification"
 
 

@@ -17,8 +17,15 @@ from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
-from shared.conversation.answers import EDIT, SOMEONE_ELSE, may_be_answer, rule_answer
+from shared.conversation.answers import (
+    EDIT,
+    SOMEONE_ELSE,
+    bare_yes,
+    may_be_answer,
+    rule_answer,
+)
 from shared.conversation.greetings import is_plain_greeting
+from shared.graph import choices
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
 from shared.graph.routing import after_hitl_handler
@@ -51,11 +58,20 @@ def hitl_handler(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, A
     if is_plain_greeting(message):
         return {"hitl": Hitl(outcome="kept")}
     option = rule_answer(message, pending.interrupt.options, pending.interrupt.question)
+    if option is None and bare_yes(message) and _values(pending.interrupt) > 1:
+        # "yes" to "at what time?" picks neither 11:00 nor 23:00: the question is asked
+        # again, never guessed, and nothing else is done with the word
+        return {"hitl": Hitl(outcome="kept", ask=pending)}
     if option is None and may_be_answer(message) and _trusted(runtime.context):
         option = _ask_model(runtime.context, pending.interrupt, message)
     if option is None:
         return _escape(state)
     return {"hitl": Hitl(outcome="answered", option_id=option)}
+
+
+def _values(interrupt: Interrupt) -> int:
+    """How many values the question offers to pick from (an approval's ``choose:``)."""
+    return sum(1 for option in interrupt.options if choices.picked(option.id) is not None)
 
 
 def _trusted(context: TurnContext) -> bool:

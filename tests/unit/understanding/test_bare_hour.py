@@ -98,3 +98,16 @@ def test_the_time_picked_is_the_reminders(
     assert reminder.text == "phone rosa"
     local = reminder.due_at.astimezone(ZoneInfo(ZONE))
     assert (local.day, local.hour) == (22, hour)
+
+
+@pytest.mark.parametrize("consent", ["yes", "ok", "Yes please!"])
+def test_a_yes_to_which_time_asks_again_and_the_next_pick_holds(wired: Deps, consent: str) -> None:
+    asked = TurnService(wired).run("alice", request("remind me to phone rosa on sunday at 11"))
+    assert asked.interrupt is not None
+    again = TurnService(wired).run("alice", request(consent, cmid="m2", chat_id=asked.chat_id))
+    assert again.interrupt is not None and again.interrupt.id == asked.interrupt.id
+    assert "Sun 22 Nov, 11:00 (morning)" in again.reply.text  # the options, shown again
+    assert wired.publisher.messages == []  # type: ignore[attr-defined]  # nothing planned
+    TurnService(wired).run("alice", request("night", cmid="m3", chat_id=asked.chat_id))
+    [reminder] = _reminders(wired)
+    assert reminder.due_at.astimezone(ZoneInfo(ZONE)).hour == 23
