@@ -17,7 +17,7 @@ def build_models(settings: Settings) -> tuple[LLM, Embedder]:
         from shared.adapters.vertex_llm import build_vertex
 
         return build_vertex(settings)
-    from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+    from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 
     # An empty script: a test that reaches the model without scripting it fails loudly.
     return ScriptedLLM(), HashEmbedder(settings.embedding_dimension)

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from shared.adapters.fake_jobs import FakeJobStore
 from shared.adapters.firestore_jobs import FirestoreJobStore
 from shared.errors import DependencyUnavailable
+from shared.fakes.jobs import FakeJobStore
 from shared.models.domain import AgentJob, JobResume, Subtask
 from shared.models.jobs import JobInterrupt, JobState
 from shared.ports import JobStore

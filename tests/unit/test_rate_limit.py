@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 
 from shared.adapters.clock import FixedClock
-from shared.adapters.fake_cache import FakeCache
 from shared.errors import DependencyUnavailable, RateLimited
+from shared.fakes.cache import FakeCache
 from shared.services.rate_limit import RateLimiter, TokenBucket
 
 

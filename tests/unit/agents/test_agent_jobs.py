@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 import pytest
 
 from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import Reply
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable, ModelOutputInvalid
+from shared.fakes.scripted_llm import Reply
 from shared.models.domain import JobType
 from shared.models.jobs import JobState, SubtaskState
 from shared.ports import LLMRequest
