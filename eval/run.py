@@ -172,7 +172,7 @@ def _judge_model(provider: str) -> LLM:
     (SmolLM2, the local model, judged every one of 30 wrong answers correct)."""
     if provider in ("scripted", "local"):
         return overlap_judge()
-    from shared.adapters.models import build_models
+    from shared.deps.models import build_models
 
     if provider == "vertex":
         os.environ.update(VERTEX)

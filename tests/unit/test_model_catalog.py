@@ -9,7 +9,7 @@ import pytest
 
 from shared.adapters.clock import FixedClock, SystemClock
 from shared.config import Settings
-from shared.deps import log_retired_models
+from shared.deps.models import log_retired_models
 from shared.model_catalog import (
     CATALOG,
     DEFAULT_EMBEDDING_MODEL,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from datetime import date, timedelta
+from datetime import timedelta
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
 from shared.config import Settings, get_settings
 from shared.errors import ConfigurationError
-from shared.model_catalog import retirement_problems
 from shared.ports import (
     LLM,
     AgentDataStore,
@@ -73,7 +72,7 @@ TURN_MODULES = (
     "shared.adapters.postgres_facts", "shared.adapters.postgres_sessions",
     "shared.adapters.postgres_contacts", "shared.adapters.postgres_executions",
     "shared.adapters.postgres_pending", "shared.services.history.advisor",
-    "shared.adapters.cloud_tasks", "shared.adapters.pubsub", "shared.adapters.models",
+    "shared.adapters.cloud_tasks", "shared.adapters.pubsub", "shared.deps.models",
 )  # fmt: skip
 
 
@@ -455,7 +454,7 @@ class Deps:
 
     @cached_property
     def _models(self) -> tuple[LLM, Embedder]:
-        from shared.adapters.models import build_models
+        from shared.deps.models import build_models
 
         return build_models(self.settings)
 
@@ -513,6 +512,7 @@ class Deps:
 
 @lru_cache(maxsize=1)
 def get_deps() -> Deps:
+    from shared.deps.models import log_retired_models
     from shared.logs import configure
 
     settings = get_settings()
@@ -521,14 +521,3 @@ def get_deps() -> Deps:
     if settings.model_provider == "vertex":
         log_retired_models(settings, deps.clock.now().date())
     return deps
-
-
-def log_retired_models(settings: Settings, today: date) -> list[str]:
-    """At start-up, an error the operator sees for each configured model past its retirement
-    (every call to it would fail with 404), or unknown to the catalog."""
-    models = {str(kind): model for kind, model in settings.models().items()}
-    models["embeddings"] = settings.vertex_embedding_model
-    problems = retirement_problems(models, today)
-    for problem in problems:
-        logging.getLogger("models").error("model configuration: %s", problem)
-    return problems
