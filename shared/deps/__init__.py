@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
-    from shared.services.history.ports import DecompositionAdvisor
     from shared.services.rate_limit import RateLimiter
     from shared.understanding import UnderstandingTier
 
@@ -34,6 +33,7 @@ from shared.ports import (
     ContactStore,
     ConversationArchive,
     ConversationStore,
+    DecompositionAdvisor,
     EmailNotices,
     Embedder,
     EmbeddingMigration,

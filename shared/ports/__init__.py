@@ -8,9 +8,9 @@ brevity (``from shared.ports import FactStore``); each is defined once, in its d
 from shared.ports.agents import (
     AgentDataStore,
     CalendarFeedStore,
+    DecompositionAdvisor,
     ExecutionMemory,
     JobStore,
-    R,
     WebSearch,
 )
 from shared.ports.ai import (
@@ -20,7 +20,6 @@ from shared.ports.ai import (
     EmbedTask,
     Generation,
     LLMRequest,
-    M,
     StreamChunk,
     Usage,
 )
@@ -85,6 +84,7 @@ __all__ = [
     "ContactStore",
     "ConversationArchive",
     "ConversationStore",
+    "DecompositionAdvisor",
     "DueReminder",
     "EmailNotices",
     "EmbedTask",
@@ -100,7 +100,6 @@ __all__ = [
     "KeyRing",
     "Keyset",
     "LLMRequest",
-    "M",
     "Mailer",
     "MessagePage",
     "NotificationStore",
@@ -113,7 +112,6 @@ __all__ = [
     "PushChannel",
     "PushOutcome",
     "QueuedTask",
-    "R",
     "RecallCandidate",
     "ReminderBook",
     "ReminderStore",

@@ -19,8 +19,10 @@ from shared.models.agent_data import (
 )
 from shared.models.calendar_feed import FeedGrant
 from shared.models.history import (
+    Advice,
     Execution,
     ExecutionDraft,
+    FeedbackKind,
     HistoryQuery,
     StrategyFeedback,
 )
@@ -201,4 +203,25 @@ class ExecutionMemory(Protocol):
 
     def forget_all(self, user_id: str) -> int:
         """Delete every run and feedback of the user; how many runs were deleted."""
+        ...
+
+
+class DecompositionAdvisor(Protocol):
+    """Asked by the planner before its model call; told of the user's feedback."""
+
+    def advise(self, user_id: str, request: str, language: str) -> Advice:
+        """A suggestion from the user's similar past executions. Never fails for an
+        outage: without its stores it suggests nothing (``source="planned"``)."""
+        ...
+
+    def feedback(
+        self,
+        user_id: str,
+        key: str,
+        kind: FeedbackKind,
+        *,
+        strategy_id: str | None = None,
+        job_id: str | None = None,
+    ) -> bool:
+        """Mark a strategy down once per ``key``: named, or as the strategy of a job."""
         ...
