@@ -47,7 +47,7 @@ from shared.deps import Deps
 from shared.fakes.conversations import FakeConversationStore
 from shared.fakes.jobs import FakeJobStore, FakeOperatorAlerts
 from shared.fakes.scripted_llm import ScriptedLLM
-from shared.models.domain import AgentJob, Subtask
+from shared.models.jobs import AgentJob, Subtask
 from shared.ports import LLMRequest
 from shared.services.agent_jobs.prompts import AgentStep
 from testkit.stack_env import require_stack_env

@@ -48,7 +48,7 @@ from shared.deps import Deps
 from shared.fakes.scripted_llm import ScriptedLLM
 from shared.graph.nodes.classification import Classification
 from shared.graph.nodes.planning import Plan
-from shared.models.domain import AgentJob
+from shared.models.jobs import AgentJob
 from shared.models.wire import TurnRequest
 from shared.ports import LLMRequest
 from shared.services.agent_jobs.prompts import AgentStep

@@ -32,7 +32,8 @@ from shared.deps import Deps
 from shared.errors import AccountErased
 from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.agent_data import Note
-from shared.models.domain import AgentJob, ExtractionTask
+from shared.models.domain import ExtractionTask
+from shared.models.jobs import AgentJob
 from shared.models.wire import TurnRequest
 from shared.ports import LLMRequest
 from shared.services.ids import turn_id_for

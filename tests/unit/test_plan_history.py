@@ -18,8 +18,9 @@ from shared.deps import Deps
 from shared.errors import DependencyUnavailable
 from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.graph.nodes.planning import Plan
-from shared.models.domain import AgentJob, Message
+from shared.models.domain import Message
 from shared.models.history import ExecutionDraft, PlanAdvice, PlannedStep, SubtaskFailure
+from shared.models.jobs import AgentJob
 from shared.services.history.shape import shape
 from shared.services.ids import turn_id_for
 from testkit.fakes import in_memory_stores

@@ -13,7 +13,8 @@ from shared.deps import Deps
 from shared.errors import BadRequest, ChatBusy, InterruptNotPending, NotFound
 from shared.fakes.conversations import FakeConversationStore
 from shared.fakes.scripted_llm import ScriptedLLM
-from shared.models.domain import AgentJob, ExtractionTask, Message
+from shared.models.domain import ExtractionTask, Message
+from shared.models.jobs import AgentJob
 from shared.models.wire import ResumeRequest, TurnResponse
 from tests.unit.turn_kit import add_person, classification, nodes, request
 

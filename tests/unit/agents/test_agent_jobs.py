@@ -13,8 +13,7 @@ from shared.adapters.clock import FixedClock
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable, ModelOutputInvalid
 from shared.fakes.scripted_llm import Reply
-from shared.models.domain import JobType
-from shared.models.jobs import JobState, SubtaskState
+from shared.models.jobs import JobState, JobType, SubtaskState
 from shared.ports import LLMRequest
 from shared.services.agent_jobs import jobstate
 from shared.services.agent_jobs.policy import backoff_seconds, failure_limit, job_type_for

@@ -17,7 +17,7 @@ from shared.app.resume import ResumeService
 from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable, InvalidEvent, JobInProgress, ModelOutputInvalid
-from shared.models.domain import AgentJob
+from shared.models.jobs import AgentJob
 from shared.services.agent_jobs import claims
 from tests.unit.agents.agent_kit import (
     EchoTool,

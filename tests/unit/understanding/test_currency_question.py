@@ -15,7 +15,8 @@ from shared.deps import Deps
 from shared.errors import BadRequest, InterruptNotPending
 from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.agent_data import Expense
-from shared.models.domain import AgentJob, AssistantProfile
+from shared.models.domain import AssistantProfile
+from shared.models.jobs import AgentJob
 from shared.models.wire import Interrupt, ResumeRequest
 from shared.understanding import UnderstandingTier
 from tests.unit.turn_kit import request

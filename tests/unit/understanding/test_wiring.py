@@ -20,7 +20,8 @@ from shared.deps import Deps
 from shared.fakes.scripted_llm import ScriptedLLM
 from shared.graph.nodes import planning
 from shared.graph.state import Intent, PlanStep, TurnState
-from shared.models.domain import AgentJob, AssistantProfile, ExtractionTask, ToolCall
+from shared.models.domain import AssistantProfile, ExtractionTask, ToolCall
+from shared.models.jobs import AgentJob
 from shared.models.memory import FactFilter, Person
 from shared.understanding import UnderstandingTier
 from tests.unit.turn_kit import classification, metadata, nodes, request
