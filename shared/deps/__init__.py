@@ -5,6 +5,11 @@ unless the function connected its stores while starting (``connect``: the turn f
 warm-up does, so no user's first turn pays for it). Tests build ``Deps(settings)`` and
 replace any component with a fake by keyword:
 ``Deps(settings, llm=ScriptedLLM(...), conversations=FakeConversationStore())``.
+
+Over 400 lines on purpose: one lazily built property per port, a few lines each, and the one
+question a reader brings here (which adapter serves this port, built from which settings) is
+answered by searching for the port's name; split by backend, the shared clients (Firestore,
+Redis, PostgreSQL, the breakers) would be reached across modules.
 """
 
 from __future__ import annotations
