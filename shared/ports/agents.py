@@ -14,7 +14,6 @@ from shared.models.agent_data import (
     Feedback,
     Note,
     RecordKind,
-    Reminder,
     WebFindings,
 )
 from shared.models.calendar_feed import FeedGrant
@@ -33,26 +32,11 @@ R = TypeVar("R")
 
 
 class AgentDataStore(Protocol):
-    """What the domain agents keep for a user: reminders, calendar events, notes, budgets,
-    expenses and feedback. Every call is scoped to ``user_id``. ``put_*`` creates or
-    replaces the record of that id (the tools derive ids from the job, so a replayed call
-    writes the same record); every list and search takes a ``limit`` of 1..``MAX_PAGE``
-    (ValueError otherwise) and never returns more."""
-
-    def put_reminder(self, user_id: str, reminder: Reminder) -> None: ...
-
-    def get_reminder(self, user_id: str, reminder_id: str) -> Reminder | None: ...
-
-    def list_reminders(
-        self, user_id: str, limit: int, include_done: bool = False
-    ) -> list[Reminder]:
-        """By ``due_at``, earliest first; open ones only unless ``include_done``."""
-        ...
-
-    def complete_reminder(self, user_id: str, reminder_id: str, now: datetime) -> Reminder | None:
-        """Mark done (once: a repeat returns it with the first ``completed_at``); None if
-        the user has no such reminder."""
-        ...
+    """What the domain agents keep for a user: calendar events, notes, budgets, expenses
+    and feedback (reminders: ``ReminderStore``). Every call is scoped to ``user_id``.
+    ``put_*`` creates or replaces the record of that id (the tools derive ids from the job,
+    so a replayed call writes the same record); every list and search takes a ``limit`` of
+    1..``MAX_PAGE`` (ValueError otherwise) and never returns more."""
 
     def put_event(self, user_id: str, event: CalendarEvent) -> None: ...
 

@@ -30,8 +30,8 @@ Ring = Callable[[Reminder], tuple[Reminder, Notification] | None]
 
 
 class ReminderStore(Protocol):
-    """The reminders that ring (the same records as ``AgentDataStore``'s), their changes
-    one transaction each, and what the delivery sweep needs."""
+    """The reminders that ring, their changes one transaction each, and what the delivery
+    sweep needs."""
 
     def create(self, user_id: str, reminder: Reminder) -> tuple[Reminder, bool]:
         """Store it unless its id exists; (the stored one, whether it was created)."""
