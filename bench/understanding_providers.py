@@ -61,7 +61,7 @@ class Reading(BaseModel):
 class TierProvider:
     def __init__(self, guess: bool = False) -> None:
         self.tier = UnderstandingTier(LocalEmbedder())
-        self.guess = guess  # the open route guessed (UNDERSTANDING_ROUTE=guess)
+        self.guess = guess  # the open route guessed (MODEL_STRENGTH=weak)
 
     def warm_up(self) -> None:
         self.tier.load()
