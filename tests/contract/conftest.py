@@ -21,7 +21,6 @@ import redis
 from google.cloud import firestore, pubsub_v1, tasks_v2
 
 from scripts.stacklib.mail_server import SmtpServer
-from shared.adapters.clock import FixedClock
 from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.adapters.firestore_calendar_feeds import FirestoreCalendarFeedStore
@@ -48,6 +47,7 @@ from shared.config import Settings
 from shared.fakes.agent_data import FakeAgentDataStore
 from shared.fakes.cache import FakeCache, FakeIdempotencyStore
 from shared.fakes.calendar_feeds import FakeCalendarFeedStore
+from shared.fakes.clock import FixedClock
 from shared.fakes.conversations import FakeConversationStore
 from shared.fakes.fact_history import FakeFactExpiry
 from shared.fakes.facts import FakeContactStore, FakeFactStore, FakePendingStore

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from shared.adapters.clock import FixedClock
 from shared.config import Settings
+from shared.fakes.clock import FixedClock
 from shared.fakes.scripted_llm import HashEmbedder
 from shared.models.history import SubtaskFailure
 from shared.ports import ExecutionMemory

@@ -15,11 +15,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from google.cloud import firestore
 
-from shared.adapters.clock import FixedClock
 from shared.adapters.firestore_account import FirestoreAccountStore
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.adapters.firestore_outbox import FirestoreOutbox
 from shared.adapters.firestore_reminders import FirestoreReminderStore
+from shared.fakes.clock import FixedClock
 from shared.models.agent_data import (
     Budget,
     CalendarEvent,

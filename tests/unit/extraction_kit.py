@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from shared.adapters.clock import FixedClock
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.extraction import Extraction

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from shared.adapters.chat_notices import ChatNotices
-from shared.adapters.clock import FixedClock
 from shared.agents import registry
 from shared.agents.spec import AgentInput, ToolContext, ToolRefused, parse_args
 from shared.agents.tools.feedback import THANKS
@@ -20,6 +19,7 @@ from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import WebSearchUnavailable
 from shared.fakes.agent_data import FakeAgentDataStore
+from shared.fakes.clock import FixedClock
 from shared.fakes.conversations import FakeConversationStore
 from shared.fakes.facts import FakeContactStore, FakeFactStore
 from shared.fakes.outbox import FakeOutbox

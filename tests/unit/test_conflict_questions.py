@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.app.extraction import ExtractionService
 from shared.app.resume import ResumeService
 from shared.deps import Deps
 from shared.errors import InterruptNotPending
+from shared.fakes.clock import FixedClock
 from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.memory import FactFilter
 from shared.models.wire import ResumeRequest

@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from shared.adapters.clock import FixedClock
 from shared.app.extraction import ExtractionService
 from shared.deps import Deps
 from shared.errors import DataRejected, ModelOutputInvalid
+from shared.fakes.clock import FixedClock
 from shared.fakes.facts import FakeFactStore
 from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.domain import ExtractionTask

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.adapters.rerankers import IdentityReranker
 from shared.errors import DependencyUnavailable
+from shared.fakes.clock import FixedClock
 from shared.fakes.facts import FakeContactStore, FakeFactStore
 from shared.fakes.scripted_llm import HashEmbedder
 from shared.fakes.sessions import FakeSessionMemory

@@ -11,11 +11,11 @@ from datetime import timedelta
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.app.turn import TurnService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
+from shared.fakes.clock import FixedClock
 from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.graph.nodes.planning import Plan
 from shared.models.domain import Message

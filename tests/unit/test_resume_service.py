@@ -6,11 +6,11 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.app.resume import ResumeService
 from shared.app.turn import Chunk, Done, TurnService
 from shared.deps import Deps
 from shared.errors import BadRequest, ChatBusy, InterruptNotPending, NotFound
+from shared.fakes.clock import FixedClock
 from shared.fakes.conversations import FakeConversationStore
 from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.domain import ExtractionTask, Message

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.adapters.firestore_account import json_safe
 from shared.adapters.redis_account import owns
 from shared.adapters.rerankers import IdentityReranker
 from shared.errors import DependencyUnavailable
 from shared.fakes.cache import FakeCache
 from shared.fakes.calendar_feeds import FakeCalendarFeedStore
+from shared.fakes.clock import FixedClock
 from shared.fakes.executions import FakeExecutionStore
 from shared.fakes.facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.fakes.profiles import FakeProfileStore

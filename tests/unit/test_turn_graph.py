@@ -3,10 +3,10 @@ nodes ran (from the turn's metadata), what was stored, enqueued and published.""
 
 from __future__ import annotations
 
-from shared.adapters.clock import FixedClock
 from shared.app.turn import Chunk, TurnService
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
+from shared.fakes.clock import FixedClock
 from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.domain import ExtractionTask, Message
 from shared.models.jobs import AgentJob

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable, ModelOutputInvalid
+from shared.fakes.clock import FixedClock
 from shared.fakes.scripted_llm import Reply
 from shared.models.jobs import JobState, JobType, SubtaskState
 from shared.ports import LLMRequest

@@ -8,10 +8,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from spacy.language import Language
 
-from shared.adapters.clock import FixedClock
 from shared.app.agent_delivery import AgentJobService
 from shared.app.turn import TurnService
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.models.agent_data import Reminder
 from shared.models.domain import AssistantProfile
 from shared.models.jobs import AgentJob

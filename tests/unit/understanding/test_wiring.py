@@ -11,12 +11,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.app.agent_delivery import AgentJobService
 from shared.app.extraction import ExtractionService
 from shared.app.turn import TurnService
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.fakes.scripted_llm import ScriptedLLM
 from shared.graph.nodes import planning
 from shared.graph.state import Intent, PlanStep, TurnState
