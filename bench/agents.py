@@ -39,15 +39,15 @@ from google.cloud import pubsub_v1
 from bench.agents_history import history_part
 from scripts.serve import spawn, wait_ready
 from shared.adapters.clock import SystemClock
-from shared.adapters.fake_conversations import FakeConversationStore
-from shared.adapters.fake_jobs import FakeJobStore, FakeOperatorAlerts
 from shared.adapters.pubsub import PubSubPublisher
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.agents.spec import AgentPorts, AgentSpec, Tool
 from shared.app.agent_delivery import AgentJobService
 from shared.config import Settings
 from shared.deps import Deps
-from shared.models.domain import AgentJob, Subtask
+from shared.fakes.conversations import FakeConversationStore
+from shared.fakes.jobs import FakeJobStore, FakeOperatorAlerts
+from shared.fakes.scripted_llm import ScriptedLLM
+from shared.models.jobs import AgentJob, Subtask
 from shared.ports import LLMRequest
 from shared.services.agent_jobs.prompts import AgentStep
 from testkit.stack_env import require_stack_env

@@ -40,15 +40,15 @@ from pydantic import BaseModel
 
 from shared.adapters.clock import SystemClock
 from shared.adapters.local_embedder import LocalEmbedder
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.agents.registry import AGENTS
 from shared.app.agent_delivery import AgentJobService
 from shared.app.turn import TurnService
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.graph.nodes.classification import Classification
 from shared.graph.nodes.planning import Plan
-from shared.models.domain import AgentJob
+from shared.models.jobs import AgentJob
 from shared.models.wire import TurnRequest
 from shared.ports import LLMRequest
 from shared.services.agent_jobs.prompts import AgentStep

@@ -25,10 +25,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from shared.adapters.clock import SystemClock
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.app.extraction import ExtractionService
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.extraction import Extraction
 from shared.models.memory import Person
@@ -125,7 +125,7 @@ def deps_with(settings: Settings, **stores: Any) -> Deps:
 
 
 def memory_deps(settings: Settings) -> Iterator[Deps]:
-    from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
+    from shared.fakes.facts import FakeContactStore, FakeFactStore
 
     contacts = FakeContactStore()
     yield deps_with(settings, facts=FakeFactStore(contacts), contacts=contacts)

@@ -37,11 +37,11 @@ from pydantic import BaseModel
 
 from bench.turn import stack_settings
 from shared.adapters.clock import SystemClock
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.app.resume import ResumeService
 from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import AppError
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.graph.nodes.classification import Classification
 from shared.models.wire import ResumeRequest, TurnRequest, TurnResponse
 from shared.ports import LLMRequest

@@ -60,9 +60,9 @@ from shared.adapters.postgres_facts import PostgresFactStore
 from shared.adapters.postgres_keyring import PostgresKeyRing
 from shared.adapters.postgres_sessions import PostgresSessionMemory
 from shared.adapters.rerankers import IdentityReranker, VertexReranker
-from shared.adapters.scripted_llm import HashEmbedder
 from shared.config import Settings
 from shared.crypto import new_data_key
+from shared.fakes.scripted_llm import HashEmbedder
 from shared.models.memory import SemanticQuery
 from shared.ports import Embedder, Reranker
 from testkit.stack_env import STACK_ENV, load_stack_env

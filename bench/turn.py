@@ -60,10 +60,10 @@ from bench.turn_report import PathFigures, Sample, report
 from shared.adapters.cloud_tasks import build_tasks_client
 from shared.adapters.local_embedder import LocalEmbedder
 from shared.adapters.postgres import Database, connect, run_outside_transaction
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.app.turn import Chunk, TurnService
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.graph.nodes.classification import Classification
 from shared.models.domain import AssistantProfile, TurnRecord
 from shared.models.memory import SELF, ExtractionChanges, FactDraft, Person

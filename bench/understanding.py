@@ -12,7 +12,7 @@ Providers:
   task make them without the tier (needs ``scripts/stack up --profile test``);
 - ``tier+local``: the tier first, the model only for the parts that fall through;
 - ``tier+guess``, ``tier+guess+local``: the same with the open route and people guessed
-  (``UNDERSTANDING_ROUTE=guess``, what ``make dev`` runs with the local model).
+  (``MODEL_STRENGTH=weak``, what ``make dev`` runs with the local model).
 
 ``--heldout`` adds routes and named people on tests/data/understanding_routes_heldout.tsv,
 ``--fresh`` on tests/data/understanding_fresh_frozen.tsv (frozen, never tuned on),

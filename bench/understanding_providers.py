@@ -17,9 +17,9 @@ from pydantic import BaseModel, Field
 from scripts.stacklib import tokens
 from scripts.stacklib.profile import Profile
 from shared.adapters.local_embedder import LocalEmbedder
-from shared.adapters.models import build_models
 from shared.config import Settings
 from shared.conversation.greetings import is_plain_greeting
+from shared.deps.models import build_models
 from shared.errors import ModelOutputInvalid
 from shared.models.extraction import Extraction
 from shared.models.memory import PersonRole
@@ -61,7 +61,7 @@ class Reading(BaseModel):
 class TierProvider:
     def __init__(self, guess: bool = False) -> None:
         self.tier = UnderstandingTier(LocalEmbedder())
-        self.guess = guess  # the open route guessed (UNDERSTANDING_ROUTE=guess)
+        self.guess = guess  # the open route guessed (MODEL_STRENGTH=weak)
 
     def warm_up(self) -> None:
         self.tier.load()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.conversation.terms import terms
 from shared.errors import DependencyUnavailable, ModelOutputInvalid
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.base import Strict
 from shared.ports import LLM, ChatTurn, LLMRequest, Usage
 

@@ -154,7 +154,7 @@ VERTEX = {
     "VERTEX_EMBEDDING_MODEL": DEFAULT_EMBEDDING_MODEL,
     "EMBEDDING_DIMENSION": "768",
     "UNDERSTANDING_ANSWERS": "ground",
-    "UNDERSTANDING_ROUTE": "model",
+    "MODEL_STRENGTH": "strong",
     "EXTRACTION_READER": "model",
 }
 
@@ -172,7 +172,7 @@ def _judge_model(provider: str) -> LLM:
     (SmolLM2, the local model, judged every one of 30 wrong answers correct)."""
     if provider in ("scripted", "local"):
         return overlap_judge()
-    from shared.adapters.models import build_models
+    from shared.deps.models import build_models
 
     if provider == "vertex":
         os.environ.update(VERTEX)

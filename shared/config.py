@@ -93,10 +93,14 @@ class Settings(BaseSettings):
     # it is handed to the model as the answer to phrase.
     understanding_tier: bool = True
     understanding_answers: Literal["ground", "reply"] = "ground"
-    # "guess": a route the tier's examples leave open (too close to call) takes the nearest
-    # label instead of a classification call. For a model that routes worse than the
-    # guess (the offline one: README "The understanding tier"); "model" in production.
-    understanding_route: Literal["model", "guess"] = "model"
+    # How much the chat model can be trusted with. "weak" (the offline SmolLM2, which
+    # routes worse than the tier's nearest examples and loops in the research agent):
+    # a route the tier leaves open (too close to call) takes the nearest label instead of
+    # a classification call; a reply to a question that the tier cannot read escapes the
+    # question instead of asking the model whether it answers; a research request is
+    # answered in the reply, from what is known, instead of by the research agent.
+    # "strong" (Gemini, production): the model is asked in each of those three places.
+    model_strength: Literal["strong", "weak"] = "strong"
     # Who reads a message for facts in the extraction task: "model" (one structured call),
     # or "understanding": only what the tier read (whole, or the parts it was sure of), no
     # model call. For a model whose reading stores junk (the offline one: README "What

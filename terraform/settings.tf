@@ -42,10 +42,11 @@ locals {
     RANKING_LOCATION = "global"
     # The deterministic understanding tier runs before every model call (MiniLM in the
     # function, with spaCy and dateparser); Gemini phrases its extractive answers and
-    # classifies what the tier leaves open (no guessing: Gemini routes better than a guess).
+    # classifies what the tier leaves open (no guessing: Gemini routes better than a guess),
+    # judges replies to questions and runs the research agent (a strong model).
     UNDERSTANDING_TIER    = true
     UNDERSTANDING_ANSWERS = "ground"
-    UNDERSTANDING_ROUTE   = "model"
+    MODEL_STRENGTH        = "strong"
     EXTRACTION_READER     = "model"
     # The reply call starts beside classification when the tier reads plain chat (one model
     # round trip before the first token instead of two; docs/architecture.md, "Time to first token").

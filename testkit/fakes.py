@@ -7,21 +7,21 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from shared.adapters.fake_agent_data import FakeAgentDataStore
-from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
-from shared.adapters.fake_calendar_feeds import FakeCalendarFeedStore
-from shared.adapters.fake_conversations import FakeConversationStore
-from shared.adapters.fake_executions import FakeExecutionStore
-from shared.adapters.fake_fact_history import FakeFactExpiry
-from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
-from shared.adapters.fake_jobs import FakeJobStore, FakeOperatorAlerts
-from shared.adapters.fake_keyring import FakeKeyRing
-from shared.adapters.fake_profiles import FakeProfileStore
-from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
-from shared.adapters.fake_reminders import FakeNotificationStore, FakeReminderStore
-from shared.adapters.fake_sessions import FakeSessionMemory
-from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.rerankers import IdentityReranker
+from shared.fakes.agent_data import FakeAgentDataStore
+from shared.fakes.cache import FakeCache, FakeIdempotencyStore
+from shared.fakes.calendar_feeds import FakeCalendarFeedStore
+from shared.fakes.conversations import FakeConversationStore
+from shared.fakes.executions import FakeExecutionStore
+from shared.fakes.fact_history import FakeFactExpiry
+from shared.fakes.facts import FakeContactStore, FakeFactStore, FakePendingStore
+from shared.fakes.jobs import FakeJobStore, FakeOperatorAlerts
+from shared.fakes.keyring import FakeKeyRing
+from shared.fakes.profiles import FakeProfileStore
+from shared.fakes.queues import FakePublisher, FakeTaskQueue
+from shared.fakes.reminders import FakeNotificationStore, FakeReminderStore
+from shared.fakes.sessions import FakeSessionMemory
+from shared.fakes.trust import FakeTrustStore
 from shared.graph.serde import checkpoint_serde
 from shared.ports import Clock
 

@@ -33,7 +33,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from shared.adapters.scripted_llm import HashEmbedder
+from shared.fakes.scripted_llm import HashEmbedder
 from testkit.vertex_grounding import asks_to_ground, grounded_reply
 from testkit.vertex_server import (
     FakeReply,

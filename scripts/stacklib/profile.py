@@ -115,8 +115,9 @@ class Profile:
             "EMBEDDING_DIMENSION": str(LOCAL_EMBEDDING_DIMENSION),
             # SmolLM2 garbles a stored fact it is asked to phrase: the quote is the reply.
             "UNDERSTANDING_ANSWERS": "reply",
-            # It routes worse than the tier's nearest examples do below their thresholds.
-            "UNDERSTANDING_ROUTE": "guess",
+            # It routes worse than the tier's nearest examples do below their thresholds,
+            # misjudges whether a reply answers a question, and loops in the research agent.
+            "MODEL_STRENGTH": "weak",
             # Its extraction stores sentences of the message as facts about made-up people.
             "EXTRACTION_READER": "understanding",
             # The research agent tries the web as in production; the service has none and

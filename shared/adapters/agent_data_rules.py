@@ -9,7 +9,15 @@ import hashlib
 from datetime import datetime
 from typing import Any
 
-from shared.models.agent_data import MAX_PAGE, Note, Reminder
+from shared.models.agent_data import (
+    MAX_PAGE,
+    Note,
+    OutboundEmail,
+    RelayAnswer,
+    Reminder,
+    SentMessage,
+)
+from shared.ports import Mailer
 
 NOTE_SCAN = 500  # notes a search reads (newest first): Firestore has no full-text index
 
@@ -69,3 +77,30 @@ def message_id(idempotency_key: str, domain: str) -> str:
     """The Message-ID of the send approved under this key: the same on every retry, so a
     relay or a mailbox that sees it twice knows it is one message."""
     return f"<{outbox_doc_id(idempotency_key)[:40]}.approved@{domain}>"
+
+
+def outbox_record(
+    idempotency_key: str, message: OutboundEmail, now: datetime, mailer: Mailer | None, store: str
+) -> SentMessage:
+    """A send as first recorded: ``sent`` by the store itself without a relay, else
+    ``pending`` until the relay's answer settles it (``settled``)."""
+    return SentMessage(
+        id=outbox_doc_id(idempotency_key),
+        idempotency_key=idempotency_key,
+        message=message,
+        sent_at=now,
+        provider=store if mailer is None else "smtp",
+        status="sent" if mailer is None else "pending",
+        message_id=message_id(idempotency_key, mailer.domain if mailer else store),
+    )
+
+
+def settled(record: SentMessage, answer: RelayAnswer, now: datetime) -> SentMessage:
+    """The record as the relay's answer leaves it."""
+    update = {
+        "status": answer.status,
+        "relay_code": answer.code,
+        "relay_reply": answer.reply,
+        "settled_at": now,
+    }
+    return record.model_copy(update=update)

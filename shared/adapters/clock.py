@@ -1,5 +1,6 @@
-"""Clocks: the system one for production, a settable one for tests, and an offset one that
-lets the evaluation replay dated conversations through the real functions (dev/test only)."""
+"""Clocks: the system one for production, and an offset one that lets the evaluation replay
+dated conversations through the real functions (dev/test only). The settable one for tests
+is ``shared.fakes.clock.FixedClock``."""
 
 from __future__ import annotations
 
@@ -10,27 +11,6 @@ from pathlib import Path
 class SystemClock:
     def now(self) -> datetime:
         return datetime.now(UTC)
-
-
-class FixedClock:
-    """Stands still until a test moves it, so time-dependent code is deterministic."""
-
-    def __init__(self, start: datetime | None = None) -> None:
-        self._now = start or datetime(2026, 1, 1, tzinfo=UTC)
-        if self._now.tzinfo is None:
-            raise ValueError("FixedClock needs a timezone-aware datetime")
-
-    def now(self) -> datetime:
-        return self._now
-
-    def advance(self, seconds: float) -> datetime:
-        self._now += timedelta(seconds=seconds)
-        return self._now
-
-    def set(self, value: datetime) -> None:
-        if value.tzinfo is None:
-            raise ValueError("FixedClock needs a timezone-aware datetime")
-        self._now = value
 
 
 class OffsetFileClock:

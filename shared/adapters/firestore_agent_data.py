@@ -3,8 +3,6 @@
 Layout, everything under the user, so account erasure and export (``firestore_account``)
 find it with the rest of the user's tree and another user's records are simply not found::
 
-    users/{uid}/reminders/{id}     a Reminder, open_due_at (= due_at while open) and
-                                   unqueued_due_at (see firestore_reminders)
     users/{uid}/events/{id}        title, start, end, location, created_at
     users/{uid}/notes/{id}         title, text, created_at
     users/{uid}/budgets/{category} category, currency, monthly_limit_minor, updated_at
@@ -12,13 +10,12 @@ find it with the rest of the user's tree and another user's records are simply n
                                    created_at
     users/{uid}/feedback/{id}      text, rating, chat_id, created_at
 
-Writes are one ``set`` each (create or replace by id: a replayed tool call is harmless);
-``complete_reminder`` is one transaction, so a repeat keeps the first ``completed_at``.
+Writes are one ``set`` each (create or replace by id: a replayed tool call is harmless).
+Reminders, under ``users/{uid}/reminders``, are ``firestore_reminders``'.
 
-Indexes: every query is a range and/or an order on one field (``open_due_at``, ``due_at``,
-``start``, ``spent_at``, ``created_at``), served by the automatic single-field indexes; no
-composite index is needed. Open reminders are found by ordering on ``open_due_at``, which
-Firestore's ordering leaves out of documents that lack it. Note search reads the newest
+Indexes: every query is a range and/or an order on one field (``start``, ``spent_at``,
+``created_at``), served by the automatic single-field indexes; no composite index is
+needed. Note search reads the newest
 ``NOTE_SCAN`` notes and matches words in code (Firestore has no full-text index).
 """
 
@@ -41,16 +38,13 @@ from shared.adapters.agent_data_rules import (
     FEEDBACK,
     NOTE_SCAN,
     NOTES,
-    REMINDERS,
     check_limit,
     check_window,
     note_matches,
     query_words,
-    reminder_data,
 )
 from shared.adapters.doc_ids import doc_id
 from shared.adapters.firestore_erasure import fenced
-from shared.adapters.firestore_reminders import decode as decode_reminder
 from shared.adapters.gcp_errors import firestore_errors, transient_as_unavailable
 from shared.models.agent_data import (
     Budget,
@@ -59,11 +53,9 @@ from shared.models.agent_data import (
     Feedback,
     Note,
     RecordKind,
-    Reminder,
 )
 
 R = TypeVar("R", bound=BaseModel)
-OPEN_DUE = "open_due_at"
 
 
 def _decode(kind: type[R], data: dict[str, Any] | None) -> R:
@@ -124,44 +116,6 @@ class FirestoreAgentDataStore:
             .limit(check_limit(limit))
         )
         return query
-
-    # -- reminders ----------------------------------------------------------------------------
-    def put_reminder(self, user_id: str, reminder: Reminder) -> None:
-        data = reminder_data(reminder, queued=False)  # the sweep gives it its delivery task
-        self._put(user_id, self._ref(user_id, REMINDERS, reminder.id), data)
-
-    def get_reminder(self, user_id: str, reminder_id: str) -> Reminder | None:
-        with transient_as_unavailable("firestore"):
-            snap = self._ref(user_id, REMINDERS, reminder_id).get()
-        return decode_reminder(snap.to_dict()) if snap.exists else None
-
-    def list_reminders(
-        self, user_id: str, limit: int, include_done: bool = False
-    ) -> list[Reminder]:
-        field = "due_at" if include_done else OPEN_DUE
-        query = self._collection(user_id, REMINDERS).order_by(field).limit(check_limit(limit))
-        with transient_as_unavailable("firestore"):
-            return [decode_reminder(snap.to_dict()) for snap in query.stream()]
-
-    def complete_reminder(self, user_id: str, reminder_id: str, now: datetime) -> Reminder | None:
-        ref = self._ref(user_id, REMINDERS, reminder_id)
-
-        @firestore.transactional
-        def complete(transaction: firestore.Transaction) -> Reminder | None:
-            snap = ref.get(transaction=transaction)
-            if not snap.exists:
-                return None
-            reminder = decode_reminder(snap.to_dict())
-            if not reminder.open:
-                return reminder
-            update = {"state": "done", "completed_at": now, "updated_at": now}
-            reminder = reminder.model_copy(update={**update, "version": reminder.version + 1})
-            transaction.set(ref, reminder_data(reminder, queued=True))  # without open_due_at
-            return reminder
-
-        with firestore_errors():
-            result: Reminder | None = complete(self._client.transaction())
-        return result
 
     # -- calendar events ----------------------------------------------------------------------
     def put_event(self, user_id: str, event: CalendarEvent) -> None:

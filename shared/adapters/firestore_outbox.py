@@ -25,7 +25,7 @@ from google.api_core import exceptions as gexc
 from google.cloud import firestore
 from google.cloud.firestore_v1.document import DocumentReference
 
-from shared.adapters.agent_data_rules import OUTBOX, message_id, outbox_doc_id
+from shared.adapters.agent_data_rules import OUTBOX, outbox_doc_id, outbox_record, settled
 from shared.adapters.doc_ids import doc_id
 from shared.adapters.firestore_erasure import fenced
 from shared.adapters.gcp_errors import transient_as_unavailable
@@ -64,15 +64,7 @@ class FirestoreOutbox:
     def send(self, user_id: str, message: OutboundEmail, idempotency_key: str) -> SentMessage:
         ref = self._ref(user_id, idempotency_key)
         mailer = self._mailer
-        record = SentMessage(
-            id=ref.id,
-            idempotency_key=idempotency_key,
-            message=message,
-            sent_at=self._clock.now(),
-            provider=PROVIDER if mailer is None else "smtp",
-            status="sent" if mailer is None else "pending",
-            message_id=message_id(idempotency_key, mailer.domain if mailer else "firestore"),
-        )
+        record = outbox_record(idempotency_key, message, self._clock.now(), mailer, PROVIDER)
         with transient_as_unavailable("firestore"):
             try:
                 self._create(user_id, ref, record.model_dump(exclude={"id"}))
@@ -87,15 +79,8 @@ class FirestoreOutbox:
 
     def _deliver(self, ref: DocumentReference, record: SentMessage, mailer: Mailer) -> SentMessage:
         answer = mailer.deliver(record.message, record.message_id)
-        settled = record.model_copy(
-            update={
-                "status": answer.status,
-                "relay_code": answer.code,
-                "relay_reply": answer.reply,
-                "settled_at": self._clock.now(),
-            }
-        )
-        change = settled.model_dump(include={"status", "relay_code", "relay_reply", "settled_at"})
+        done = settled(record, answer, self._clock.now())
+        change = done.model_dump(include={"status", "relay_code", "relay_reply", "settled_at"})
         try:
             with transient_as_unavailable("firestore"):
                 ref.update(change)
@@ -105,7 +90,7 @@ class FirestoreOutbox:
             # The relay's answer must not be lost to a retry that would find the record
             # pending: the caller still gets it (and tells the user); the record says pending.
             pass
-        return settled
+        return done
 
     def _create(self, user_id: str, ref: DocumentReference, data: dict[str, Any]) -> None:
         if self._since is None:

@@ -12,7 +12,7 @@ from typing import Literal
 
 from shared.deps import Deps
 from shared.errors import NotFound
-from shared.models.domain import JobResume
+from shared.models.jobs import JobResume
 from shared.services import handoff
 
 

@@ -33,8 +33,7 @@ from pydantic import ValidationError
 
 from shared.deps import Deps
 from shared.errors import AccountErased, DependencyUnavailable, InvalidEvent, JobInProgress
-from shared.models.domain import AgentJob
-from shared.models.jobs import JobState
+from shared.models.jobs import AgentJob, JobState
 from shared.models.trust import Outcome
 from shared.services.agent_jobs import claims, interrupts, reports
 from shared.services.agent_jobs.catalog import Catalog, RegistryCatalog

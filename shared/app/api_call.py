@@ -4,6 +4,7 @@ variables, and the request's body and query parsed by their models."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
@@ -18,6 +19,7 @@ from shared.rest.routes import query
 from shared.web import parse_json, read_body
 
 M = TypeVar("M", bound=BaseModel)
+Item = TypeVar("Item")
 
 
 @dataclass(frozen=True)
@@ -73,3 +75,13 @@ def next_token(call: ApiCall, scope: str, more: bool, last: Position | None) -> 
     moment, item_id = last
     position = [moment.isoformat(), item_id]
     return call.deps.page_tokens.issue(call.user_id, scope, position, call.deps.clock.now())
+
+
+def cut_page(
+    call: ApiCall, scope: str, size: int, found: list[Item], position: Callable[[Item], Position]
+) -> tuple[list[Item], str]:
+    """The page of ``size`` items from a read of ``size + 1`` (an extra item says another
+    page follows), and the next page's token, after the last item shown."""
+    shown = found[:size]
+    last = position(shown[-1]) if shown else None
+    return shown, next_token(call, scope, len(found) > size, last)

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.app.api_call import ApiCall, next_token, page_start
+from shared.app.api_call import ApiCall, cut_page, page_start
 from shared.deps import Deps
 from shared.errors import BadRequest, NotFound
 from shared.models.chat_api import ChatPage, ChatPatch, ChatResource, MessagePage, NewChat
@@ -112,12 +112,8 @@ def list_chats(call: ApiCall) -> ChatPage:
     scope, size = scope_of("chats"), page.size(*CHATS_PAGE)
     start = page_start(call, scope, page)
     found = call.deps.conversations.list_chats(call.user_id, size + 1, start)
-    shown = found[:size]
-    last = (shown[-1].updated_at, shown[-1].id) if shown else None
-    return ChatPage(
-        chats=[chat_resource(call.deps, chat) for chat in shown],
-        next_page_token=next_token(call, scope, len(found) > size, last),
-    )
+    shown, token = cut_page(call, scope, size, found, lambda c: (c.updated_at, c.id))
+    return ChatPage(chats=[chat_resource(call.deps, chat) for chat in shown], next_page_token=token)
 
 
 def list_messages(call: ApiCall) -> MessagePage:
@@ -129,8 +125,7 @@ def list_messages(call: ApiCall) -> MessagePage:
     size = page.size(*MESSAGES_PAGE)
     wanted = MessageRange(size + 1, since, page_start(call, scope, page), newest_first)
     found = call.deps.conversations.list_messages(call.user_id, chat.id, wanted)
-    shown = found[:size]
-    last = (shown[-1].created_at, shown[-1].id) if shown else None
+    shown, token = cut_page(call, scope, size, found, lambda m: (m.created_at, m.id))
     return MessagePage(
         messages=[
             ChatMessage(
@@ -143,7 +138,7 @@ def list_messages(call: ApiCall) -> MessagePage:
             )
             for m in shown
         ],
-        next_page_token=next_token(call, scope, len(found) > size, last),
+        next_page_token=token,
         question=waiting_question(call.deps, chat),
     )
 

@@ -11,7 +11,7 @@ import hashlib
 
 import flask
 
-from shared.app.api_call import ApiCall, next_token, page_start
+from shared.app.api_call import ApiCall, cut_page, page_start
 from shared.errors import InvalidDevice, NotFound
 from shared.models.notifications import DEVICE_ID_PATTERN, Device
 from shared.models.notify_api import DevicePage, DeviceResource, NewDevice, PushConfig
@@ -56,12 +56,8 @@ def list_devices(call: ApiCall) -> flask.Response:
     scope, size = scope_of("devices"), page.size(*DEVICES_PAGE)
     start = page_start(call, scope, page)
     found = call.deps.notifications.list_devices(call.user_id, size + 1, start)
-    shown = found[:size]
-    last = (shown[-1].created_at, shown[-1].id) if shown else None
-    body = DevicePage(
-        devices=[device_resource(d) for d in shown],
-        next_page_token=next_token(call, scope, len(found) > size, last),
-    )
+    shown, token = cut_page(call, scope, size, found, lambda d: (d.created_at, d.id))
+    body = DevicePage(devices=[device_resource(d) for d in shown], next_page_token=token)
     return json_response(body.model_dump(mode="json"))
 
 

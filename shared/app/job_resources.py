@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from shared.app import agent_control
-from shared.app.api_call import ApiCall, next_token, page_start
+from shared.app.api_call import ApiCall, cut_page, page_start
 from shared.errors import NotFound
 from shared.models.base import Strict
 from shared.models.chat_api import JobPage, JobResource, JobSubtask
@@ -48,12 +48,8 @@ def list_jobs(call: ApiCall) -> JobPage:
     page = call.query(PageQuery)
     scope, size = scope_of("jobs"), page.size(*JOBS_PAGE)
     found = call.deps.jobs.list_jobs(call.user_id, size + 1, page_start(call, scope, page))
-    shown = found[:size]
-    last = (shown[-1].updated_at, shown[-1].job.job_id) if shown else None
-    return JobPage(
-        jobs=[job_resource(state) for state in shown],
-        next_page_token=next_token(call, scope, len(found) > size, last),
-    )
+    shown, token = cut_page(call, scope, size, found, lambda s: (s.updated_at, s.job.job_id))
+    return JobPage(jobs=[job_resource(state) for state in shown], next_page_token=token)
 
 
 def read(call: ApiCall) -> JobResource:

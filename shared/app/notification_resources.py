@@ -8,7 +8,7 @@ from typing import Literal
 
 import flask
 
-from shared.app.api_call import ApiCall, next_token, page_start
+from shared.app.api_call import ApiCall, cut_page, page_start
 from shared.errors import NotFound
 from shared.models.notifications import NOTIFICATION_ID_PATTERN, Notification
 from shared.models.notify_api import EmptyBody, NotificationPage, NotificationResource
@@ -32,11 +32,9 @@ def list_notifications(call: ApiCall) -> flask.Response:
     scope, size = scope_of("notifications", filter=page.filter), page.size(*NOTIFICATIONS_PAGE)
     start = page_start(call, scope, page)
     found = call.deps.notifications.list_inbox(call.user_id, size + 1, start, unread_only=unread)
-    shown = found[:size]
-    last = (shown[-1].created_at, shown[-1].id) if shown else None
+    shown, token = cut_page(call, scope, size, found, lambda n: (n.created_at, n.id))
     body = NotificationPage(
-        notifications=[notification_resource(n) for n in shown],
-        next_page_token=next_token(call, scope, len(found) > size, last),
+        notifications=[notification_resource(n) for n in shown], next_page_token=token
     )
     return json_response(body.model_dump(mode="json", exclude_none=True))  # target: set keys
 

@@ -13,7 +13,7 @@ from typing import Literal
 import flask
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.app.api_call import ApiCall, next_token, page_start
+from shared.app.api_call import ApiCall, Position, cut_page, page_start
 from shared.errors import NotFound
 from shared.models.agent_data import Reminder
 from shared.models.notify_api import (
@@ -84,15 +84,13 @@ def list_reminders(call: ApiCall) -> flask.Response:
         found = store.list_done(call.user_id, size + 1, start)
     else:
         found = store.list_open(call.user_id, size + 1, start)
-    shown = found[:size]
-    last = None
-    if shown:
-        moment = shown[-1].completed_at if page.filter == "done" else shown[-1].due_at
-        last = (moment or shown[-1].created_at, shown[-1].id)
-    body = ReminderPage(
-        reminders=[reminder_resource(r) for r in shown],
-        next_page_token=next_token(call, scope, len(found) > size, last),
-    )
+    done = page.filter == "done"
+
+    def position(r: Reminder) -> Position:
+        return ((r.completed_at if done else r.due_at) or r.created_at, r.id)
+
+    shown, token = cut_page(call, scope, size, found, position)
+    body = ReminderPage(reminders=[reminder_resource(r) for r in shown], next_page_token=token)
     return json_response(body.model_dump(mode="json", exclude_none=True))  # completed_at: if done
 
 

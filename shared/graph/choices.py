@@ -15,7 +15,7 @@ from shared.graph.state import PlanStep
 from shared.models.domain import OpenArg
 from shared.models.wire import InterruptOption
 from shared.services.context_cache import invalidate_context
-from shared.services.memory.ports import MemoryPorts
+from shared.services.memory.needs import MemoryPorts
 
 CHOOSE = "choose:"
 

@@ -15,9 +15,8 @@ from shared.agents.spec import AgentPorts
 from shared.config import Settings
 from shared.graph.metering import Meter
 from shared.graph.speculation import SpeculationSlot
-from shared.ports import LLM, ConversationStore, KeyRing, Publisher, TaskQueue
-from shared.services.history.ports import DecompositionAdvisor
-from shared.services.memory.ports import MemoryPorts
+from shared.ports import LLM, ConversationStore, DecompositionAdvisor, KeyRing, Publisher, TaskQueue
+from shared.services.memory.needs import MemoryPorts
 
 if TYPE_CHECKING:  # the tier's modules load with its first use, not with the graph
     from shared.understanding import UnderstandingTier

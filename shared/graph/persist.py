@@ -27,17 +27,16 @@ from shared.graph.metering import cost_usd
 from shared.graph.routing import after_response
 from shared.graph.state import TurnState
 from shared.models.domain import (
-    AgentJob,
     ChatUpdate,
     ExtractionTask,
     Handoff,
     HitlControl,
     Message,
-    Subtask,
     ToolCall,
     TurnMetadata,
     UnderstandingUse,
 )
+from shared.models.jobs import AgentJob, Subtask
 from shared.models.memory import SessionNote
 from shared.models.wire import Reply, TurnResponse
 from shared.services import handoff, hitl_timeouts

@@ -40,7 +40,7 @@ def read(context: TurnContext, state: TurnState) -> Understanding | None:
         currency=profile.currency,
         earlier=earlier_messages(state),
     )
-    guess = context.ports.settings.understanding_route == "guess"
+    guess = context.ports.settings.model_strength == "weak"  # the nearest label, no call
     return tier.understand(state.conversation.user_message, reading, guess=guess)
 
 
@@ -100,10 +100,10 @@ def unsure_intent(understood: Understanding) -> Intent:
 
 
 def within_reach(intent: Intent, settings: Settings) -> Intent:
-    """What the deployment's model can do: one too weak for the research agent's loop (the
-    local one, which guesses routes; its research jobs stopped at their step limit)
-    answers a research question in the reply instead, from what it knows."""
-    if settings.understanding_route != "guess" or intent.label != "research":
+    """What the deployment's model can do: a weak one (``MODEL_STRENGTH=weak``, the local
+    one: its research jobs stopped at their step limit) answers a research question in the
+    reply instead, from what it knows."""
+    if settings.model_strength != "weak" or intent.label != "research":
         return intent
     return intent.model_copy(update={"route": "simple", "planned": []})
 

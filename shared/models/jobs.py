@@ -1,4 +1,5 @@
-"""The job document (``users/{uid}/jobs/{job_id}``): what a running agent job has done so far.
+"""An agent job: its plan (``AgentJob``: subtasks in dependency order, as a turn hands it off)
+and its document (``users/{uid}/jobs/{job_id}``): what the running job has done so far.
 
 It is written when a subtask finishes, when the job pauses or waits, and when it ends, so a
 redelivered or taken-over job continues from it without redoing finished subtasks. A
@@ -8,14 +9,16 @@ paused); a subtask interrupted by a crash starts again from its first step.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field, model_validator
 
 from shared.models.agent_data import MAX_SOURCES, MAX_SUGGESTIONS_HTML, WebSource
-from shared.models.base import Strict
-from shared.models.domain import AgentJob, Subtask
+from shared.models.base import MAX_PLANNED_SUBTASKS, SUBTASK_ID_PATTERN, Strict
+from shared.models.domain import ToolCall
+from shared.models.history import JobOrigin
 
 SubtaskStatus = Literal["pending", "running", "waiting", "done", "failed", "skipped"]
 JobStatus = Literal["running", "waiting", "paused", "stalled", "done", "aborted", "cancelled"]
@@ -25,6 +28,103 @@ InterruptPurpose = Literal["approval", "escalation", "clarification"]
 
 FINISHED: frozenset[str] = frozenset({"done", "aborted", "cancelled"})
 SETTLED: frozenset[str] = frozenset({"done", "failed", "skipped"})  # of a subtask
+
+
+JobType = Literal["research", "data", "critical", "default"]
+
+
+class Subtask(Strict):
+    """One agent's part of a job. ``depends_on`` names subtasks of the same job whose
+    results it needs (they run first and their results are given to it)."""
+
+    id: str = Field(pattern=SUBTASK_ID_PATTERN)
+    agent: str
+    goal: str = Field(min_length=1, max_length=2000)
+    role: str | None = None  # None: the agent's own role
+    depends_on: list[str] = Field(default_factory=list)
+    inputs: dict[str, str] = Field(default_factory=dict)  # e.g. results of inline steps
+    required: bool = False  # a refused sensitive action aborts the job instead of skipping
+    call: ToolCall | None = None  # made without a model step (the plan read the command)
+
+
+class JobResume(Strict):
+    """A continuation: the answer to the interrupt the job waits on (claimed once)."""
+
+    interrupt_id: str
+    option_id: str
+    source: Literal["user", "timeout"] = "user"
+    answer: str = ""  # free text, for a clarification
+
+
+class AgentJob(Strict):
+    """Payload published to the agent-jobs topic for ``functions/agents``.
+
+    ``subtasks`` form a DAG (validated: known ids, no cycle). The shorthand ``agent`` +
+    ``goal`` without ``subtasks`` is a job of one subtask ``s1``; a job of one subtask
+    always carries its agent and goal in both places. ``resume`` marks a continuation of
+    a job that waits on an interrupt; ``budget_tokens`` None takes the Settings default.
+    ``origin`` (set by the turn) is what the execution memory records once the job ends.
+    """
+
+    job_id: str
+    user_id: str
+    chat_id: str
+    turn_id: str
+    agent: str = ""
+    goal: str = ""  # the job's overall goal (the user's request)
+    subtasks: list[Subtask] = Field(default_factory=list, max_length=MAX_PLANNED_SUBTASKS)
+    job_type: JobType = "default"
+    budget_tokens: int | None = Field(default=None, ge=1)
+    resume: JobResume | None = None
+    origin: JobOrigin | None = None  # the request and plan, for the execution memory
+    created_at: datetime
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        subtasks = data.get("subtasks") or []
+        if not subtasks and data.get("agent"):
+            one = {"id": "s1", "agent": data["agent"], "goal": data.get("goal") or ""}
+            return {**data, "subtasks": [one]}
+        if len(subtasks) == 1:
+            only = subtasks[0]
+            first = only.model_dump() if isinstance(only, BaseModel) else dict(only)
+            return {
+                **data,
+                "agent": data.get("agent") or first.get("agent", ""),
+                "goal": data.get("goal") or first.get("goal", ""),
+            }
+        return data
+
+    @model_validator(mode="after")
+    def _dag(self) -> AgentJob:
+        if not self.subtasks:
+            raise ValueError("a job needs at least one subtask")
+        order = dag_order(self.subtasks)
+        if order is None:
+            raise ValueError("subtask ids must be unique; depends_on must name others, no cycle")
+        return self
+
+
+def dag_order(subtasks: Sequence[Subtask]) -> list[str] | None:
+    """The ids in an order where every subtask follows what it depends on; None if the ids
+    repeat, a dependency is unknown or the dependencies form a cycle."""
+    deps = {s.id: set(s.depends_on) for s in subtasks}
+    if len(deps) != len(subtasks) or any(
+        d not in deps or d == sid for sid, ds in deps.items() for d in ds
+    ):
+        return None
+    order: list[str] = []
+    while deps:
+        ready = sorted(sid for sid, ds in deps.items() if not ds - set(order))
+        if not ready:
+            return None
+        order += ready
+        for sid in ready:
+            del deps[sid]
+    return order
 
 
 class StepRecord(Strict):

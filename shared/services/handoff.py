@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 from shared.config import Settings
 from shared.errors import DependencyUnavailable
-from shared.models.domain import AgentJob, ExtractionTask, Handoff
+from shared.models.domain import ExtractionTask, Handoff
+from shared.models.jobs import AgentJob
 from shared.ports import Publisher, QueuedTask, TaskQueue
 from shared.services.ids import answer_task_name, extraction_task_name, summary_task_name
 

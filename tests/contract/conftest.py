@@ -21,21 +21,7 @@ import redis
 from google.cloud import firestore, pubsub_v1, tasks_v2
 
 from scripts.stacklib.mail_server import SmtpServer
-from shared.adapters.clock import FixedClock
 from shared.adapters.cloud_tasks import CloudTasksTaskQueue, build_tasks_client
-from shared.adapters.fake_agent_data import FakeAgentDataStore
-from shared.adapters.fake_cache import FakeCache, FakeIdempotencyStore
-from shared.adapters.fake_calendar_feeds import FakeCalendarFeedStore
-from shared.adapters.fake_conversations import FakeConversationStore
-from shared.adapters.fake_fact_history import FakeFactExpiry
-from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
-from shared.adapters.fake_keyring import FakeKeyRing
-from shared.adapters.fake_outbox import FakeOutbox
-from shared.adapters.fake_profiles import FakeProfileStore
-from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
-from shared.adapters.fake_reminders import FakeNotificationStore, FakeReminderStore
-from shared.adapters.fake_sessions import FakeSessionMemory
-from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.adapters.firestore_calendar_feeds import FirestoreCalendarFeedStore
 from shared.adapters.firestore_conversations import FirestoreConversationStore
@@ -58,6 +44,20 @@ from shared.adapters.pubsub import PubSubPublisher
 from shared.adapters.redis_cache import RedisCache
 from shared.adapters.smtp_mailer import SmtpMailer
 from shared.config import Settings
+from shared.fakes.agent_data import FakeAgentDataStore
+from shared.fakes.cache import FakeCache, FakeIdempotencyStore
+from shared.fakes.calendar_feeds import FakeCalendarFeedStore
+from shared.fakes.clock import FixedClock
+from shared.fakes.conversations import FakeConversationStore
+from shared.fakes.fact_history import FakeFactExpiry
+from shared.fakes.facts import FakeContactStore, FakeFactStore, FakePendingStore
+from shared.fakes.keyring import FakeKeyRing
+from shared.fakes.outbox import FakeOutbox
+from shared.fakes.profiles import FakeProfileStore
+from shared.fakes.queues import FakePublisher, FakeTaskQueue
+from shared.fakes.reminders import FakeNotificationStore, FakeReminderStore
+from shared.fakes.sessions import FakeSessionMemory
+from shared.fakes.trust import FakeTrustStore
 from shared.ports import (
     AgentDataStore,
     Cache,

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.fake_executions import FakeExecutionStore
-from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
 from shared.adapters.postgres import Database
 from shared.adapters.postgres_executions import PostgresExecutionStore
 from shared.adapters.postgres_facts import PostgresFactStore
 from shared.adapters.postgres_keyring import PostgresKeyRing
-from shared.adapters.scripted_llm import HashEmbedder
+from shared.fakes.executions import FakeExecutionStore
+from shared.fakes.facts import FakeContactStore, FakeFactStore
+from shared.fakes.scripted_llm import HashEmbedder
 from shared.models.history import ExecutionDraft, PlannedStep
 from shared.ports import ExecutionMemory
 from shared.services.history.shape import shape

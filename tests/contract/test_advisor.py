@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import HashEmbedder
 from shared.config import Settings
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import HashEmbedder
 from shared.models.history import SubtaskFailure
 from shared.ports import ExecutionMemory
 from shared.services.history.advisor import HistoryAdvisor

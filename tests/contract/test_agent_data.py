@@ -13,7 +13,6 @@ from shared.models.agent_data import (
     Expense,
     Feedback,
     Note,
-    Reminder,
 )
 from shared.ports import AgentDataStore
 
@@ -23,10 +22,6 @@ ZURICH = timezone(timedelta(hours=1))
 
 def at(hours: float) -> datetime:
     return NOW + timedelta(hours=hours)
-
-
-def reminder(rid: str, due: float, text: str = "call Bea") -> Reminder:
-    return Reminder(id=rid, text=text, due_at=at(due), created_at=NOW)
 
 
 def event(eid: str, start: float, hours: float = 1) -> CalendarEvent:
@@ -48,44 +43,6 @@ def expense(eid: str, cents: int, category: str, hours: float, currency: str = "
         spent_at=at(hours),
         created_at=NOW,
     )
-
-
-# -- reminders --------------------------------------------------------------------------------
-def test_a_reminder_reads_back_as_written(agent_data: AgentDataStore, user_id: str) -> None:
-    written = Reminder(id="r1", text="pay rent", due_at=at(2).astimezone(ZURICH), created_at=NOW)
-    agent_data.put_reminder(user_id, written)
-    assert agent_data.get_reminder(user_id, "r1") == written  # the same instant, in UTC
-    assert agent_data.get_reminder(user_id, "r2") is None
-
-
-def test_open_reminders_come_earliest_first_and_done_ones_only_on_request(
-    agent_data: AgentDataStore, user_id: str
-) -> None:
-    for rid, due in (("r1", 5), ("r2", 1), ("r3", 3)):
-        agent_data.put_reminder(user_id, reminder(rid, due))
-    assert [r.id for r in agent_data.list_reminders(user_id, 10)] == ["r2", "r3", "r1"]
-    assert [r.id for r in agent_data.list_reminders(user_id, 2)] == ["r2", "r3"]
-    done = agent_data.complete_reminder(user_id, "r3", at(1))
-    assert done is not None and done.done and done.completed_at == at(1)
-    assert [r.id for r in agent_data.list_reminders(user_id, 10)] == ["r2", "r1"]
-    everything = agent_data.list_reminders(user_id, 10, include_done=True)
-    assert [(r.id, r.done) for r in everything] == [("r2", False), ("r3", True), ("r1", False)]
-
-
-def test_completing_twice_keeps_the_first_completion(
-    agent_data: AgentDataStore, user_id: str
-) -> None:
-    agent_data.put_reminder(user_id, reminder("r1", 1))
-    first = agent_data.complete_reminder(user_id, "r1", at(1))
-    again = agent_data.complete_reminder(user_id, "r1", at(2))
-    assert first == again and again is not None and again.completed_at == at(1)
-    assert agent_data.complete_reminder(user_id, "nope", at(1)) is None
-
-
-def test_a_put_of_the_same_id_replaces_the_record(agent_data: AgentDataStore, user_id: str) -> None:
-    agent_data.put_reminder(user_id, reminder("r1", 1, "first"))
-    agent_data.put_reminder(user_id, reminder("r1", 2, "replayed"))
-    assert [r.text for r in agent_data.list_reminders(user_id, 10)] == ["replayed"]
 
 
 # -- calendar ---------------------------------------------------------------------------------
@@ -152,15 +109,11 @@ def test_feedback_lists_newest_first(agent_data: AgentDataStore, user_id: str) -
 # -- scope and bounds -------------------------------------------------------------------------
 def test_records_are_per_user(agent_data: AgentDataStore, user_id: str) -> None:
     neighbour = f"{user_id}_2"  # shares the uid as a prefix
-    agent_data.put_reminder(user_id, reminder("r1", 1))
     agent_data.put_note(user_id, note("n1", "Rome", "trip", 0))
     agent_data.put_expense(user_id, expense("x1", 100, "food", 1))
-    assert agent_data.list_reminders(neighbour, 10) == []
-    assert agent_data.get_reminder(neighbour, "r1") is None
-    assert agent_data.complete_reminder(neighbour, "r1", NOW) is None
     assert agent_data.search_notes(neighbour, "rome", 10) == []
     assert agent_data.list_expenses(neighbour, at(-1), at(2), 10) == []
-    assert agent_data.list_reminders(user_id, 10)[0].done is False  # untouched
+    assert [n.id for n in agent_data.search_notes(user_id, "rome", 10)] == ["n1"]  # untouched
 
 
 @pytest.mark.parametrize("limit", [0, -1, MAX_PAGE + 1])
@@ -168,7 +121,6 @@ def test_limits_outside_the_bounds_are_refused(
     agent_data: AgentDataStore, user_id: str, limit: int
 ) -> None:
     for call in (
-        lambda: agent_data.list_reminders(user_id, limit),
         lambda: agent_data.list_events(user_id, at(0), at(1), limit),
         lambda: agent_data.search_notes(user_id, "x", limit),
         lambda: agent_data.list_budgets(user_id, limit),
@@ -190,6 +142,6 @@ def test_windows_must_be_aware_and_forward(agent_data: AgentDataStore, user_id: 
 @pytest.mark.parametrize("bad", ["", "a/b", "..", "__reserved__"])
 def test_ids_that_name_another_path_are_refused(agent_data: AgentDataStore, bad: str) -> None:
     with pytest.raises(ValueError):
-        agent_data.list_reminders(bad, 10)
+        agent_data.list_budgets(bad, 10)
     with pytest.raises(ValueError):
         agent_data.put_note(bad, note("n1", "t", "x", 0))

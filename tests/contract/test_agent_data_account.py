@@ -15,10 +15,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from google.cloud import firestore
 
-from shared.adapters.clock import FixedClock
 from shared.adapters.firestore_account import FirestoreAccountStore
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
 from shared.adapters.firestore_outbox import FirestoreOutbox
+from shared.adapters.firestore_reminders import FirestoreReminderStore
+from shared.fakes.clock import FixedClock
 from shared.models.agent_data import (
     Budget,
     CalendarEvent,
@@ -45,7 +46,8 @@ def client(stack_env: None, firestore_client: firestore.Client) -> firestore.Cli
 def fill(client: firestore.Client, user_id: str) -> None:
     store = FirestoreAgentDataStore(client)
     later = NOW + timedelta(hours=1)
-    store.put_reminder(user_id, Reminder(id="r1", text="call Bea", due_at=later, created_at=NOW))
+    reminder = Reminder(id="r1", text="call Bea", due_at=later, created_at=NOW)
+    FirestoreReminderStore(client).create(user_id, reminder)
     store.put_event(
         user_id, CalendarEvent(id="e1", title="gym", start=NOW, end=later, created_at=NOW)
     )
@@ -70,10 +72,10 @@ def fill(client: firestore.Client, user_id: str) -> None:
 
 
 def remaining(client: firestore.Client, user_id: str) -> dict[str, bool]:
-    store = FirestoreAgentDataStore(client)
+    store, reminders = FirestoreAgentDataStore(client), FirestoreReminderStore(client)
     window = (NOW - timedelta(days=1), NOW + timedelta(days=1))
     checks: dict[str, Callable[[], object]] = {
-        "reminders": lambda: store.list_reminders(user_id, 10, include_done=True),
+        "reminders": lambda: reminders.list_open(user_id, 10) + reminders.list_done(user_id, 10),
         "events": lambda: store.list_events(user_id, *window, 10),
         "notes": lambda: store.search_notes(user_id, "rome", 10),
         "budgets": lambda: store.list_budgets(user_id, 10),

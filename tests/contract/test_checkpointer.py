@@ -26,9 +26,9 @@ from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, interrupt
 
-from shared.adapters.clock import FixedClock
 from shared.adapters.firestore_checkpoints import CHECKPOINTS, CHUNKS, THREADS, FirestoreSaver
 from shared.config import Settings
+from shared.fakes.clock import FixedClock
 from testkit.probes import Probe, count_firestore
 from tests.contract.conftest import BACKENDS, unique
 

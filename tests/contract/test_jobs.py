@@ -9,11 +9,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from shared.adapters.fake_jobs import FakeJobStore
 from shared.adapters.firestore_jobs import FirestoreJobStore
 from shared.errors import DependencyUnavailable
-from shared.models.domain import AgentJob, JobResume, Subtask
-from shared.models.jobs import JobInterrupt, JobState
+from shared.fakes.jobs import FakeJobStore
+from shared.models.jobs import AgentJob, JobInterrupt, JobResume, JobState, Subtask
 from shared.ports import JobStore
 from shared.services.agent_jobs.claims import claim_change
 from shared.services.agent_jobs.jobstate import new_state, with_subtask

@@ -12,8 +12,8 @@ from shared.adapters.postgres import Database, connect
 from shared.adapters.postgres_facts import PostgresFactStore
 from shared.adapters.postgres_keyring import PostgresKeyRing
 from shared.adapters.postgres_reembed import PostgresEmbeddingMigration
-from shared.adapters.scripted_llm import HashEmbedder
 from shared.config import Settings
+from shared.fakes.scripted_llm import HashEmbedder
 from shared.models.memory import ExtractionChanges, FactFilter, SemanticQuery, Supersession
 from shared.services.memory.reembed import reembed_all
 from tests.contract.conftest import fresh_database

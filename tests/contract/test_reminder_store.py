@@ -5,7 +5,9 @@ by keyset, the sweep sees only what no task holds, the push channels are claimed
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
 
 from shared.models.agent_data import Reminder
 from shared.models.notifications import Device, Notification, NotificationSettings, QuietHours
@@ -62,6 +64,27 @@ def test_open_and_done_lists_page_by_keyset(notify_backend: NotifyBackend) -> No
     store.change(user, "r1", lambda r: changes.cancelled(r, T0))
     assert [r.id for r in store.list_open(user, 10)] == ["r2"]
     assert store.list_open(unique("other"), 10) == []
+
+
+def test_a_reminder_reads_back_as_the_same_instant_and_only_for_its_user(
+    notify_backend: NotifyBackend,
+) -> None:
+    user, store = unique("u"), notify_backend.reminders
+    zurich = timezone(timedelta(hours=1))
+    written = reminder("r1", 2).model_copy(
+        update={"due_at": (T0 + timedelta(hours=2)).astimezone(zurich)}
+    )
+    store.create(user, written)
+    assert store.get(user, "r1") == written  # the same instant, in UTC
+    neighbour = f"{user}_2"  # shares the uid as a prefix
+    assert store.get(neighbour, "r1") is None and store.list_open(neighbour, 10) == []
+    assert store.change(neighbour, "r1", lambda r: changes.completed(r, T0)) is None
+
+
+@pytest.mark.parametrize("bad", ["", "a/b", "..", "__reserved__"])
+def test_ids_that_name_another_path_are_refused(notify_backend: NotifyBackend, bad: str) -> None:
+    with pytest.raises(ValueError):
+        notify_backend.reminders.list_open(bad, 10)
 
 
 def test_the_sweep_sees_only_what_no_task_holds(notify_backend: NotifyBackend) -> None:

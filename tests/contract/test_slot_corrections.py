@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.app.extraction import ExtractionService
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.models.memory import FactFilter
 from tests.contract.conftest import FactBackend
 from tests.unit.extraction_kit import (

@@ -11,9 +11,9 @@ from typing import Literal
 import pytest
 from google.cloud import firestore
 
-from shared.adapters.fake_trust import FakeTrustStore
 from shared.adapters.firestore_account import FirestoreAccountStore
 from shared.adapters.firestore_trust import FirestoreTrustStore
+from shared.fakes.trust import FakeTrustStore
 from shared.models.trust import HitlMode, Outcome, TrustRecord
 from shared.ports import TrustStore
 from shared.services.hitl import record_task_outcome

@@ -16,9 +16,9 @@ import redis
 from google.cloud import firestore
 
 from shared.adapters.postgres import Database, connect
-from shared.adapters.scripted_llm import HashEmbedder
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.scripted_llm import HashEmbedder
 from shared.models.memory import ExtractionChanges, FactDraft, FactFilter, PendingItem, Person
 from tests.e2e.conftest import Served
 from tests.e2e.snapshots import firestore_paths

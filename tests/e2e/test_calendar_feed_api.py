@@ -13,6 +13,7 @@ from google.cloud import firestore
 
 from shared.adapters.clock import SystemClock
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
+from shared.adapters.firestore_reminders import FirestoreReminderStore
 from shared.models.agent_data import CalendarEvent, Reminder
 from tests.e2e.conftest import Served, new_user
 
@@ -31,8 +32,8 @@ def seed(db: firestore.Client, user: str, title: str) -> None:
         id="weekly", title=title, start=start, end=start + timedelta(hours=1),
         recurrence="FREQ=WEEKLY;COUNT=4", created_at=now,
     ))  # fmt: skip
-    store.put_reminder(user, Reminder(id="r1", text=f"{title} notes", due_at=start,
-                                      created_at=now))  # fmt: skip
+    FirestoreReminderStore(db).create(user, Reminder(id="r1", text=f"{title} notes",
+                                                     due_at=start, created_at=now))  # fmt: skip
 
 
 def test_a_feed_is_subscribed_rotated_and_revoked(served: Served, db: firestore.Client) -> None:

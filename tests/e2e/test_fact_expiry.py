@@ -16,9 +16,9 @@ import pytest
 
 from scripts.stacklib.tokens import mint_internal_token
 from shared.adapters.postgres import Database
-from shared.adapters.scripted_llm import HashEmbedder
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.scripted_llm import HashEmbedder
 from shared.models.memory import ExtractionChanges, FactDraft, FactFilter
 from tests.e2e.conftest import ROOT, STATE, Served, new_user
 

@@ -12,7 +12,7 @@ import pytest
 from google.cloud import firestore
 
 from shared.adapters.firestore_jobs import FirestoreJobStore
-from shared.models.domain import AgentJob
+from shared.models.jobs import AgentJob
 from shared.services.agent_jobs.jobstate import new_state
 from tests.e2e.conftest import Served, new_user, refused
 

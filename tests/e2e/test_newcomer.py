@@ -23,6 +23,7 @@ from scripts import serve
 from scripts.stacklib import tokens
 from scripts.stacklib.profile import Profile
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
+from shared.adapters.firestore_reminders import FirestoreReminderStore
 from tests.e2e.conftest import PROFILE, Served, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack, pytest.mark.model]
@@ -126,7 +127,8 @@ def test_a_newcomers_first_conversation(on_local_model: Served, db: firestore.Cl
     assert approval is not None and approval["kind"] == "approval"
     me.answer(approval, "yes")
     store = FirestoreAgentDataStore(db)
-    [made] = wait_for(lambda: store.list_reminders(me.user, 10), seconds=120)
+    reminders = FirestoreReminderStore(db)
+    [made] = wait_for(lambda: reminders.list_open(me.user, 10), seconds=120)
     tomorrow = (datetime.now(ZoneInfo(ZONE)) + timedelta(days=1)).date()
     assert made.due_at == datetime.combine(tomorrow, time(10), ZoneInfo(ZONE))
     assert "Maria" in made.text
@@ -149,7 +151,7 @@ def test_a_newcomers_first_conversation(on_local_model: Served, db: firestore.Cl
     assert maria["role_to_user"] == "parent"
     family = me.say("What do you know about my family?")["reply"]["text"]
     assert "Anna" in family and "Maria" in family, family
-    assert len(store.list_reminders(me.user, 10)) == 1  # still exactly once
+    assert len(reminders.list_open(me.user, 10)) == 1  # still exactly once
     me.memory("DELETE", "/v1/account", confirm="true")
 
 

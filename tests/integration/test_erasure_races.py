@@ -22,7 +22,6 @@ from google.cloud import firestore
 from pydantic import BaseModel
 
 from shared.adapters.postgres import parse_database_url
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.agents.spec import AgentPorts, AgentSpec, Tool, ToolContext
 from shared.app.agent_delivery import AgentJobService
 from shared.app.extraction import ExtractionService
@@ -31,8 +30,10 @@ from shared.app.turn import TurnService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import AccountErased
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.agent_data import Note
-from shared.models.domain import AgentJob, ExtractionTask
+from shared.models.domain import ExtractionTask
+from shared.models.jobs import AgentJob
 from shared.models.wire import TurnRequest
 from shared.ports import LLMRequest
 from shared.services.ids import turn_id_for

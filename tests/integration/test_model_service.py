@@ -236,9 +236,9 @@ def test_the_turn_graph_runs_on_the_service(service: Child) -> None:
     """What `make dev` runs: every structured call of the graph validates on SmolLM2."""
     from datetime import UTC, datetime
 
-    from shared.adapters.clock import FixedClock
     from shared.app.turn import TurnService
     from shared.deps import Deps
+    from shared.fakes.clock import FixedClock
     from shared.models.wire import TurnRequest
     from testkit.fakes import in_memory_stores
 

@@ -10,10 +10,10 @@ import pytest
 from pydantic import ValidationError
 
 from scripts.stacklib.mail_server import Behaviour, SmtpServer
-from shared.adapters.clock import FixedClock
-from shared.adapters.fake_outbox import FakeOutbox
 from shared.adapters.smtp_mailer import SmtpMailer
 from shared.agents.tools.productivity import EmailArgs
+from shared.fakes.clock import FixedClock
+from shared.fakes.outbox import FakeOutbox
 from shared.models.agent_data import OutboundEmail
 from tests.unit.test_agent_tools import ALICE, Ports, call
 

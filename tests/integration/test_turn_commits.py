@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 from google.cloud import firestore
 
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.app.turn import TurnService
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from testkit.probes import Probe, count_firestore
 from tests.unit.turn_kit import classification, request
 

@@ -13,11 +13,11 @@ import pytest
 from pydantic import BaseModel, Field
 
 from shared.adapters import model_guard
-from shared.adapters.models import build_models
 from shared.adapters.vertex_client import build_vertex_client
 from shared.adapters.vertex_embedder import VertexEmbedder
 from shared.adapters.vertex_llm import VertexLLM, build_vertex
 from shared.config import Settings
+from shared.deps.models import build_models
 from shared.errors import (
     ConfigurationError,
     DependencyUnavailable,

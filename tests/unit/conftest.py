@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from testkit.fakes import in_memory_stores
 
 

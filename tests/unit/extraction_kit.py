@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.domain import ExtractionTask, ResolvedEntity
 from shared.models.extraction import Extraction
 from shared.models.memory import Person, PersonRole

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import flask
 
 from shared.app.settings.api import SettingsApi
-from shared.app.settings.ports import SettingsPorts
+from shared.app.settings.needs import SettingsPorts
 from shared.app.settings.routes import handle
 from shared.web import guarded
 

@@ -11,15 +11,6 @@ from typing import Any
 import pytest
 
 from shared.adapters.chat_notices import ChatNotices
-from shared.adapters.clock import FixedClock
-from shared.adapters.fake_agent_data import FakeAgentDataStore
-from shared.adapters.fake_conversations import FakeConversationStore
-from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
-from shared.adapters.fake_outbox import FakeOutbox
-from shared.adapters.fake_profiles import FakeProfileStore
-from shared.adapters.fake_queues import FakeTaskQueue
-from shared.adapters.fake_reminders import FakeReminderStore
-from shared.adapters.scripted_llm import HashEmbedder
 from shared.agents import registry
 from shared.agents.spec import AgentInput, ToolContext, ToolRefused, parse_args
 from shared.agents.tools.feedback import THANKS
@@ -27,6 +18,15 @@ from shared.agents.tools.wealth import month_summary
 from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import WebSearchUnavailable
+from shared.fakes.agent_data import FakeAgentDataStore
+from shared.fakes.clock import FixedClock
+from shared.fakes.conversations import FakeConversationStore
+from shared.fakes.facts import FakeContactStore, FakeFactStore
+from shared.fakes.outbox import FakeOutbox
+from shared.fakes.profiles import FakeProfileStore
+from shared.fakes.queues import FakeTaskQueue
+from shared.fakes.reminders import FakeReminderStore
+from shared.fakes.scripted_llm import HashEmbedder
 from shared.models.agent_data import Budget, Expense, WebFindings, WebResult
 from shared.models.domain import AssistantProfile
 from shared.models.memory import ExtractionChanges, FactDraft, ScoredFact, SemanticQuery

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.app.settings.profile import is_time_zone
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.models.domain import AssistantProfile
 from shared.models.memory_v1 import AssistantSettings
 from shared.services.context_cache import context_key

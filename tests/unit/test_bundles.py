@@ -18,7 +18,7 @@ def test_every_function_gets_a_self_contained_bundle(tmp_path: Path) -> None:
         assert (bundle / "main.py").read_text() == Path(
             f"functions/{bundle.name}/main.py"
         ).read_text()
-        assert (bundle / "shared" / "deps.py").exists()
+        assert (bundle / "shared" / "deps" / "__init__.py").exists()
         assert not list(bundle.rglob("__pycache__"))
         requirements = (bundle / "requirements.txt").read_text()
         names = {line.split("==")[0] for line in requirements.splitlines() if "==" in line}

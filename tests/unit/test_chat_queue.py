@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from shared.adapters.clock import SystemClock
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.app.turn import TurnService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import ChatBusy
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.wire import TurnRequest, TurnResponse
 from shared.ports import LLMRequest
 from testkit.fakes import in_memory_stores

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.turn import TurnService
 from shared.deps import Deps
+from shared.fakes.scripted_llm import ScriptedLLM
 from tests.unit.turn_kit import classification, request
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.extraction import ExtractionService
 from shared.app.resume import ResumeService
 from shared.deps import Deps
 from shared.errors import InterruptNotPending
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.memory import FactFilter
 from shared.models.wire import ResumeRequest
 from tests.unit.extraction_kit import USER, ScriptedModel, extraction, fact, task

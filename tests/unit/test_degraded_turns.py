@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.app.turn import TurnService
 from shared.config import Settings
 from shared.conversation.phrases import phrase
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.domain import ExtractionTask
 from testkit.fakes import in_memory_stores
 from tests.unit.turn_kit import classification, metadata, nodes, request

@@ -5,10 +5,10 @@ the job's chat and an ``email_failed`` notification for the inbox and the user's
 from __future__ import annotations
 
 from shared.adapters.chat_notices import ChatNotices
-from shared.adapters.clock import FixedClock
-from shared.adapters.fake_conversations import FakeConversationStore
-from shared.adapters.fake_queues import FakeTaskQueue
 from shared.config import Settings
+from shared.fakes.clock import FixedClock
+from shared.fakes.conversations import FakeConversationStore
+from shared.fakes.queues import FakeTaskQueue
 from shared.models.agent_data import OutboundEmail, SentMessage
 from shared.services.notify.email import NotifiedEmailProblems
 from shared.services.notify.events import NotifyTask

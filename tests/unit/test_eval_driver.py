@@ -13,8 +13,8 @@ from eval.judge import Verdict, judge_patiently
 from eval.product import MAX_WAIT_SECONDS, retry_delay
 from eval.report import QuestionResult, summary
 from eval.run import answerable
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.errors import DependencyUnavailable
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.ports import LLMRequest
 
 WHEN = datetime(2023, 3, 4, tzinfo=UTC)

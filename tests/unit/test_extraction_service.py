@@ -7,12 +7,12 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.fake_facts import FakeFactStore
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.extraction import ExtractionService
 from shared.deps import Deps
 from shared.errors import DataRejected, ModelOutputInvalid
+from shared.fakes.clock import FixedClock
+from shared.fakes.facts import FakeFactStore
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.domain import ExtractionTask
 from shared.models.extraction import Extraction
 from shared.models.memory import ExtractionChanges, FactFilter

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.fake_queues import FakePublisher, FakeTaskQueue
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.handoff_drain import drain_due
 from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
+from shared.fakes.queues import FakePublisher, FakeTaskQueue
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.domain import Handoff
 from shared.ports import QueuedTask
 from tests.contract.test_turn_outbox import complete

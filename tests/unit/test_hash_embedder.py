@@ -7,7 +7,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.adapters.scripted_llm import HashEmbedder
+from shared.fakes.scripted_llm import HashEmbedder
 
 
 def cos(a: list[float], b: list[float]) -> float:

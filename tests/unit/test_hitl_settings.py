@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.models.trust import ActionContext, Trigger, TrustRecord
 from shared.services.hitl import escalation_for, record_task_outcome
 from tests.unit.memory_calls import call

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import pytest
 
 from shared.adapters.model_guard import override_allow_model_requests
-from shared.adapters.scripted_llm import HashEmbedder
 from shared.conversation.slots import slots_of
+from shared.fakes.scripted_llm import HashEmbedder
 from shared.models.memory import Fact, FactDraft, PendingItem, ScoredFact
 from shared.ports import Embedder
 from shared.services.memory.conflicts import (

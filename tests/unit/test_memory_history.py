@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.app.expiry import expire_facts
 from shared.app.extraction import ExtractionService
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.models.domain import ExtractionTask
 from shared.models.memory import ExtractionChanges, FactDraft, FactFilter, RecallQuery, SessionNote
 from shared.models.memory_api import SearchFactsRequest

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
 from shared.adapters.model_guard import override_allow_model_requests
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
+from shared.fakes.facts import FakeContactStore, FakeFactStore
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.domain import ResolvedEntity
 from shared.models.memory import ExtractionChanges, FactDraft, Person
 from shared.ports import Embedder

@@ -8,12 +8,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.fake_facts import FakeContactStore, FakeFactStore
-from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.rerankers import IdentityReranker
-from shared.adapters.scripted_llm import HashEmbedder
 from shared.errors import DependencyUnavailable
+from shared.fakes.clock import FixedClock
+from shared.fakes.facts import FakeContactStore, FakeFactStore
+from shared.fakes.scripted_llm import HashEmbedder
+from shared.fakes.sessions import FakeSessionMemory
 from shared.models.memory import ExtractionChanges, FactDraft, SessionNote
 from shared.services.memory.retrieval import Channels, RecallRequest, Retriever
 from shared.services.memory.understanding import understand

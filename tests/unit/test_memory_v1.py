@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from shared.adapters.clock import FixedClock
 from shared.app.settings.routes import ROUTER
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.models.memory import ExtractionChanges, FactDraft, FactFilter, Person
 from shared.rest.origin import function_for
 from tests.unit.memory_calls import call, ok, refused

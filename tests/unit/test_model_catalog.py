@@ -7,9 +7,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from shared.adapters.clock import FixedClock, SystemClock
+from shared.adapters.clock import SystemClock
 from shared.config import Settings
-from shared.deps import log_retired_models
+from shared.deps.models import log_retired_models
+from shared.fakes.clock import FixedClock
 from shared.model_catalog import (
     CATALOG,
     DEFAULT_EMBEDDING_MODEL,

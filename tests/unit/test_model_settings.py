@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from scripts.stacklib.profile import Profile
 from shared.config import Settings
 from shared.errors import ConfigurationError
 
@@ -50,6 +51,16 @@ def test_production_with_gemini_is_accepted() -> None:
     settings = Settings(**PRODUCTION)
 
     assert (settings.vertex_base_url, settings.embedding_dimension) == (None, 768)
+
+
+def test_the_local_model_is_weak_and_production_strong() -> None:
+    """MODEL_STRENGTH names what the model is trusted with (tests/unit/understanding/
+    test_wiring.py shows what each value changes); only the local profile says weak."""
+    local = {k.lower(): v for k, v in Profile("dev").model_env("token").items()}
+    assert Settings(env="dev", **local).model_strength == "weak"
+    assert Settings(**PRODUCTION).model_strength == "strong"
+    with pytest.raises(ValueError):
+        Settings(model_strength="guess")
 
 
 def test_production_mail_goes_to_the_relay_over_starttls_only() -> None:

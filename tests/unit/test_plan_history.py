@@ -11,15 +11,16 @@ from datetime import timedelta
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.app.turn import TurnService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.graph.nodes.planning import Plan
-from shared.models.domain import AgentJob, Message
+from shared.models.domain import Message
 from shared.models.history import ExecutionDraft, PlanAdvice, PlannedStep, SubtaskFailure
+from shared.models.jobs import AgentJob
 from shared.services.history.shape import shape
 from shared.services.ids import turn_id_for
 from testkit.fakes import in_memory_stores

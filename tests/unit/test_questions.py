@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from shared.adapters.fake_conversations import FakeConversationStore
+from shared.fakes.conversations import FakeConversationStore
 from shared.models.wire import Interrupt, InterruptOption
 from shared.services.questions import ask_on_chat, waiting_on
 

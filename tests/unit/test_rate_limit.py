@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.fake_cache import FakeCache
 from shared.errors import DependencyUnavailable, RateLimited
+from shared.fakes.cache import FakeCache
+from shared.fakes.clock import FixedClock
 from shared.services.rate_limit import RateLimiter, TokenBucket
 
 

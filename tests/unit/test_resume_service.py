@@ -6,14 +6,15 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.fake_conversations import FakeConversationStore
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.resume import ResumeService
 from shared.app.turn import Chunk, Done, TurnService
 from shared.deps import Deps
 from shared.errors import BadRequest, ChatBusy, InterruptNotPending, NotFound
-from shared.models.domain import AgentJob, ExtractionTask, Message
+from shared.fakes.clock import FixedClock
+from shared.fakes.conversations import FakeConversationStore
+from shared.fakes.scripted_llm import ScriptedLLM
+from shared.models.domain import ExtractionTask, Message
+from shared.models.jobs import AgentJob
 from shared.models.wire import ResumeRequest, TurnResponse
 from tests.unit.turn_kit import add_person, classification, nodes, request
 

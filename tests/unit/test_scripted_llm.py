@@ -7,10 +7,10 @@ from pydantic import BaseModel
 
 from shared.adapters import model_guard
 from shared.adapters.local_embedder import LocalEmbedder
-from shared.adapters.models import build_models
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM, ScriptExhausted
 from shared.config import Settings
+from shared.deps.models import build_models
 from shared.errors import DependencyUnavailable, ModelOutputInvalid
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM, ScriptExhausted
 from shared.ports import ChatTurn, LLMRequest, StreamChunk, Usage
 
 

@@ -11,19 +11,19 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.fake_cache import FakeCache
-from shared.adapters.fake_calendar_feeds import FakeCalendarFeedStore
-from shared.adapters.fake_executions import FakeExecutionStore
-from shared.adapters.fake_facts import FakeContactStore, FakeFactStore, FakePendingStore
-from shared.adapters.fake_profiles import FakeProfileStore
-from shared.adapters.fake_reminders import FakeNotificationStore
-from shared.adapters.fake_sessions import FakeSessionMemory
 from shared.adapters.firestore_account import json_safe
 from shared.adapters.redis_account import owns
 from shared.adapters.rerankers import IdentityReranker
-from shared.adapters.scripted_llm import HashEmbedder
 from shared.errors import DependencyUnavailable
+from shared.fakes.cache import FakeCache
+from shared.fakes.calendar_feeds import FakeCalendarFeedStore
+from shared.fakes.clock import FixedClock
+from shared.fakes.executions import FakeExecutionStore
+from shared.fakes.facts import FakeContactStore, FakeFactStore, FakePendingStore
+from shared.fakes.profiles import FakeProfileStore
+from shared.fakes.reminders import FakeNotificationStore
+from shared.fakes.scripted_llm import HashEmbedder
+from shared.fakes.sessions import FakeSessionMemory
 from shared.models.calendar_feed import FeedGrant
 from shared.models.memory import (
     ExtractionChanges,

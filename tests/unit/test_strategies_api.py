@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.models.history import ExecutionDraft, PlannedStep, SubtaskFailure
 from tests.unit.memory_calls import ok, refused
 

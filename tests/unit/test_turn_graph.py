@@ -3,12 +3,13 @@ nodes ran (from the turn's metadata), what was stored, enqueued and published.""
 
 from __future__ import annotations
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.turn import Chunk, TurnService
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
-from shared.models.domain import AgentJob, ExtractionTask, Message
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import ScriptedLLM
+from shared.models.domain import ExtractionTask, Message
+from shared.models.jobs import AgentJob
 from shared.models.memory import ExtractionChanges, FactDraft
 from shared.services.context_cache import context_key
 from tests.unit.turn_kit import add_person, classification, metadata, nodes, request

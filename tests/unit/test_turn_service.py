@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.turn import Chunk, Done, TurnService
 from shared.config import Settings
 from shared.deps import Deps
@@ -17,6 +16,7 @@ from shared.errors import (
     RateLimited,
     TurnInProgress,
 )
+from shared.fakes.scripted_llm import ScriptedLLM
 from tests.unit.turn_kit import classification, metadata, nodes, request
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 
-from shared.app.settings.ports import SettingsPorts
+from shared.app.settings.needs import SettingsPorts
 from shared.errors import DependencyUnavailable
 from shared.models.history_api import ExecutionView
 from shared.models.memory import Fact, FactFilter, FactPosition

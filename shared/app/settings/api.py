@@ -19,10 +19,10 @@ from shared.app.settings.account import AccountAdmin
 from shared.app.settings.calendar_feed import CalendarFeedAdmin
 from shared.app.settings.facts import FactAdmin
 from shared.app.settings.hitl import HitlAdmin
+from shared.app.settings.needs import SettingsPorts
 from shared.app.settings.notifications import NotificationSettingsAdmin
 from shared.app.settings.pending import PendingAdmin
 from shared.app.settings.persons import PersonAdmin
-from shared.app.settings.ports import SettingsPorts
 from shared.app.settings.profile import ProfileAdmin
 from shared.app.settings.strategies import StrategyAdmin
 from shared.app.settings.things import ThingsAdmin

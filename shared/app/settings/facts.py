@@ -14,8 +14,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from shared.app.settings.needs import SettingsPorts
 from shared.app.settings.paged import FACTS, VERSIONS, Limits, Paging, instant, keyset_page
-from shared.app.settings.ports import SettingsPorts
 from shared.app.settings.queries import FactsQuery, masked, parse_filter
 from shared.errors import BadRequest, NotFound, PreconditionFailed
 from shared.models.memory import SELF, Fact, FactDraft, FactFilter, FactPosition, Source
@@ -33,7 +33,7 @@ from shared.rest import etags
 from shared.rest.paging import PageQuery, scope_of
 from shared.rest.routes import validated
 from shared.services.context_cache import invalidate_context
-from shared.services.memory.ports import FactNotCurrent
+from shared.services.memory.needs import FactNotCurrent
 from shared.services.memory.retrieval import Channels, RecallRequest, Retriever
 
 USER_CORRECTION_CONFIDENCE = 1.0  # the user said so

@@ -19,7 +19,7 @@ from shared.models.memory_v1 import HitlPatch, HitlSettings
 from shared.models.trust import HitlView, TrustRecord
 from shared.rest import etags
 from shared.services.hitl_trust import MODE_OF_LEVEL, effective_mode, next_level, success_rate
-from shared.services.memory.ports import MemoryPorts
+from shared.services.memory.needs import MemoryPorts
 
 EDITABLE = frozenset({"pinned_mode"})
 

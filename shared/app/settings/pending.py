@@ -4,8 +4,8 @@ answer itself is the memory service's (``PendingItems``: stored at most once).""
 
 from __future__ import annotations
 
+from shared.app.settings.needs import SettingsPorts
 from shared.app.settings.paged import PENDING, Paging, instant, keyset_page
-from shared.app.settings.ports import SettingsPorts
 from shared.app.settings.queries import FilteredPage, parse_filter
 from shared.errors import NotFound
 from shared.models.memory_api import (

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import uuid
 
+from shared.app.settings.needs import SettingsPorts
 from shared.app.settings.paged import PERSONS, Paging, instant, keyset_page
-from shared.app.settings.ports import SettingsPorts
 from shared.app.settings.queries import masked
 from shared.errors import BadRequest, Conflict, NotFound, PreconditionFailed
 from shared.models.memory import Person

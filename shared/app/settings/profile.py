@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from shared.app.settings.ports import SettingsPorts
+from shared.app.settings.needs import SettingsPorts
 from shared.app.settings.queries import masked
 from shared.errors import DataRejected
 from shared.models.domain import AssistantProfile

@@ -11,8 +11,8 @@ they carry no etag. Both deletions repeat harmlessly: a second DELETE answers 40
 
 from __future__ import annotations
 
+from shared.app.settings.needs import SettingsPorts
 from shared.app.settings.paged import STRATEGIES, Paging, instant, keyset_page
-from shared.app.settings.ports import SettingsPorts
 from shared.errors import NotFound
 from shared.models.history_api import ForgottenResponse, StrategyRef
 from shared.models.memory_v1 import StrategyList

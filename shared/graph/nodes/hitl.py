@@ -75,10 +75,10 @@ def _values(interrupt: Interrupt) -> int:
 
 
 def _trusted(context: TurnContext) -> bool:
-    """A model that routes worse than a guess (``UNDERSTANDING_ROUTE=guess``, the offline
-    one) is not asked either whether a reply answers: an unclear reply escapes the question,
-    which keeps what it held for the user, rather than risk facts on the wrong person."""
-    return context.ports.settings.understanding_route == "model"
+    """A weak model (``MODEL_STRENGTH=weak``, the offline one) is not asked whether a reply
+    answers: an unclear reply escapes the question, which keeps what it held for the user,
+    rather than risk facts on the wrong person."""
+    return context.ports.settings.model_strength == "strong"
 
 
 def _ask_model(context: TurnContext, interrupt: Interrupt, message: str) -> str | None:

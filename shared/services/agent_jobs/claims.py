@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from shared.models.domain import AgentJob
-from shared.models.jobs import FINISHED, JobState
+from shared.models.jobs import FINISHED, AgentJob, JobState
 from shared.services.agent_jobs.jobstate import new_state
-from shared.services.agent_jobs.ports import JobDocumentPorts
+from shared.services.agent_jobs.needs import JobDocumentPorts
 
 ClaimOutcome = Literal["claimed", "duplicate", "busy", "waiting", "paused", "unknown"]
 Change = Callable[[JobState | None], tuple["Claim", JobState | None]]

@@ -18,7 +18,7 @@ from shared.models.jobs import JobInterrupt, JobState, SubtaskState
 from shared.models.wire import Interrupt, InterruptOption
 from shared.services import hitl_timeouts
 from shared.services.agent_jobs import jobstate
-from shared.services.agent_jobs.ports import QuestionPorts
+from shared.services.agent_jobs.needs import QuestionPorts
 from shared.services.notify import events
 from shared.services.notify.events import enqueue_quietly
 from shared.services.questions import ask_on_chat, waiting_on

@@ -10,8 +10,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from shared.conversation.answers import REJECT
-from shared.models.domain import AgentJob, Subtask
-from shared.models.jobs import SETTLED, JobInterrupt, JobState, MailboxMessage, SubtaskState
+from shared.models.jobs import (
+    SETTLED,
+    AgentJob,
+    JobInterrupt,
+    JobState,
+    MailboxMessage,
+    Subtask,
+    SubtaskState,
+)
 from shared.services.agent_jobs.policy import failure_limit
 
 RESULT_CHARS = 8000  # of a subtask's result, as stored and posted

@@ -30,8 +30,14 @@ from shared.agents.spec import (
 from shared.config import Settings
 from shared.errors import AccountErased, AppError, ModelOutputInvalid
 from shared.models.agent_data import WebFindings
-from shared.models.domain import AgentJob, Subtask
-from shared.models.jobs import JobInterrupt, MailboxMessage, PendingAction, StepRecord
+from shared.models.jobs import (
+    AgentJob,
+    JobInterrupt,
+    MailboxMessage,
+    PendingAction,
+    StepRecord,
+    Subtask,
+)
 from shared.ports import LLM, Usage
 from shared.services.agent_jobs.interrupts import APPROVE
 from shared.services.agent_jobs.policy import backoff_seconds, is_transient

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from shared.errors import DependencyUnavailable
-from shared.models.domain import JobType
+from shared.models.jobs import JobType
 
 TOLERATED_PERCENT: dict[JobType, int] = {"research": 50, "data": 20, "critical": 0, "default": 50}
 # A job whose subtasks are all of one kind gets that kind's threshold: research tolerates

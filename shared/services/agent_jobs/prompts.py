@@ -15,8 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from shared.agents.spec import AgentSpec, Tool
-from shared.models.domain import AgentJob, Subtask
-from shared.models.jobs import MailboxMessage, StepRecord
+from shared.models.jobs import AgentJob, MailboxMessage, StepRecord, Subtask
 from shared.ports import ChatTurn, LLMRequest
 
 RESULT_CHARS = 2000  # of a tool result, as the agent sees it again

@@ -15,7 +15,7 @@ from shared.models.agent_data import WebSource, https_sources
 from shared.models.domain import Message
 from shared.models.jobs import JobState, SubtaskState
 from shared.services.agent_jobs import jobstate
-from shared.services.agent_jobs.ports import ChatPorts
+from shared.services.agent_jobs.needs import ChatPorts
 
 log = logging.getLogger("agents")
 PROGRESS_CHARS = 600

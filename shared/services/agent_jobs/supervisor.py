@@ -27,8 +27,8 @@ from shared.ports import Usage
 from shared.services.agent_jobs import claims, jobstate, reports, watchdog
 from shared.services.agent_jobs.catalog import Catalog
 from shared.services.agent_jobs.loop import AgentLoop, Assignment, Finished, SubtaskFailed, Suspend
+from shared.services.agent_jobs.needs import JobToolPorts, SupervisorPorts
 from shared.services.agent_jobs.policy import failure_limit
-from shared.services.agent_jobs.ports import JobToolPorts, SupervisorPorts
 from shared.services.hitl import call_needs_approval
 from shared.services.model_work import for_work
 

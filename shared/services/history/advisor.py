@@ -28,7 +28,7 @@ from shared.models.history import (
     StrategyFeedback,
 )
 from shared.services.history import scoring
-from shared.services.history.ports import HistoryPorts
+from shared.services.history.needs import HistoryPorts
 from shared.services.history.shape import adapt, shape
 
 log = logging.getLogger("history")

@@ -26,7 +26,7 @@ from shared.models.history import (
 )
 from shared.models.jobs import JobState
 from shared.services.agent_jobs.watchdog import ESCALATE_AT
-from shared.services.history.ports import HistoryPorts
+from shared.services.history.needs import HistoryPorts
 from shared.services.history.shape import shape
 
 RECORDED_STATUSES = frozenset({"done", "aborted", "cancelled"})

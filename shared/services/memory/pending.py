@@ -26,7 +26,7 @@ from shared.models.memory_api import (
     ResolveResponse,
 )
 from shared.services.context_cache import invalidate_context
-from shared.services.memory.ports import MemoryPorts, PendingNotOpen
+from shared.services.memory.needs import MemoryPorts, PendingNotOpen
 
 _PROPOSED_NAMESPACE = uuid.UUID("0f6f7a3c-8d0e-4c1b-b0a4-2c9d5e7f1a63")
 

@@ -39,7 +39,7 @@ from shared.ports import (
     Reranker,
     SessionMemory,
 )
-from shared.services.memory.ports import MemoryPorts
+from shared.services.memory.needs import MemoryPorts
 from shared.services.memory.understanding import QueryPlan, literal, understand
 
 log = logging.getLogger("retrieval")

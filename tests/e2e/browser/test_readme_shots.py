@@ -13,6 +13,7 @@ from google.cloud import firestore
 from playwright.sync_api import Browser, Page, expect
 
 from shared.adapters.firestore_agent_data import FirestoreAgentDataStore
+from shared.adapters.firestore_reminders import FirestoreReminderStore
 from tests.e2e.browser.conftest import ROOT, go_to, messages, send, sign_in
 from tests.e2e.browser.pwa_kit import DESKTOP, PHONES, axe_violations, internal_words, overflow
 from tests.e2e.conftest import Served, new_user, wait_for
@@ -57,7 +58,8 @@ def test_readme_pictures_on_the_local_model(
     expect(page.get_by_role("region", name="May I go ahead?")).to_be_visible(timeout=SLOW)
     shot(page, "phone-chat-question.png")
     tap_yes(page)
-    [reminder] = wait_for(lambda: store.list_reminders(user, 5), seconds=180)
+    reminders = FirestoreReminderStore(db)
+    [reminder] = wait_for(lambda: reminders.list_open(user, 5), seconds=180)
     assert "Maria" in reminder.text
 
     send(page, "I spent 42.50 on groceries")

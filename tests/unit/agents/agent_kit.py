@@ -18,13 +18,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from shared.adapters.scripted_llm import Reply
 from shared.agents.spec import AgentPorts, AgentSpec, Tool, ToolContext
 from shared.app.agent_delivery import AgentJobService, JobOutcome
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
-from shared.models.domain import AgentJob, JobType, Subtask
-from shared.models.jobs import JobState
+from shared.fakes.scripted_llm import Reply
+from shared.models.jobs import AgentJob, JobState, JobType, Subtask
 from shared.ports import LLMRequest
 from shared.services.agent_jobs.prompts import AgentStep
 from shared.services.agent_jobs.watchdog import WatchdogVerdict

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import ScriptedLLM
 from tests.unit.agents.agent_kit import EchoTool, TeamModel
 
 

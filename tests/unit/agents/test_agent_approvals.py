@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app import agent_control as control
 from shared.app.agent_continuation import continue_job
 from shared.app.resume import ResumeService
 from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import InterruptNotPending, JobInProgress
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.domain import HitlControl, Message, ToolCall
 from shared.models.wire import Interrupt, ResumeRequest
 from shared.services.agent_jobs.loop import DECLINED

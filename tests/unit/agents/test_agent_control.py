@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import Reply
 from shared.app import agent_control as control
 from shared.deps import Deps
 from shared.errors import JobNotActive, NotFound
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import Reply
 from shared.ports import LLMRequest
 from tests.unit.agents.agent_kit import (
     EchoTool,

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.app.agent_continuation import continue_job
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
+from shared.fakes.clock import FixedClock
 from shared.models.history import Execution, JobOrigin, PlannedStep
 from shared.models.jobs import JobState
 from shared.ports import JobStore, LLMRequest

@@ -9,12 +9,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import Reply
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable, ModelOutputInvalid
-from shared.models.domain import JobType
-from shared.models.jobs import JobState, SubtaskState
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import Reply
+from shared.models.jobs import JobState, JobType, SubtaskState
 from shared.ports import LLMRequest
 from shared.services.agent_jobs import jobstate
 from shared.services.agent_jobs.policy import backoff_seconds, failure_limit, job_type_for

@@ -10,14 +10,14 @@ from datetime import timedelta
 import pytest
 from pydantic import BaseModel
 
-from shared.adapters.clock import FixedClock
 from shared.agents.spec import ToolContext
 from shared.app.agent_delivery import job_from_push
 from shared.app.resume import ResumeService
 from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable, InvalidEvent, JobInProgress, ModelOutputInvalid
-from shared.models.domain import AgentJob
+from shared.fakes.clock import FixedClock
+from shared.models.jobs import AgentJob
 from shared.services.agent_jobs import claims
 from tests.unit.agents.agent_kit import (
     EchoTool,

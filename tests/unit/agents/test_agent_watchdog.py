@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.app.agent_continuation import continue_job
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.models.jobs import StepRecord
 from shared.ports import LLMRequest
 from shared.services.agent_jobs.watchdog import spiraling

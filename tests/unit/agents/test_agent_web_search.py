@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.agents.tools.research import WebSearchTool
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.agent_data import WebFindings, WebSource
 from shared.ports import LLMRequest
 from testkit.fakes import in_memory_stores

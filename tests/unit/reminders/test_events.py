@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from shared.adapters.fake_queues import FakeTaskQueue
 from shared.config import Settings
+from shared.fakes.queues import FakeTaskQueue
 from shared.models.wire import Interrupt, InterruptOption
 from shared.services.notify.events import NotifyTask, job_task, question_tasks
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.fake_reminders import FakeNotificationStore
 from shared.errors import DependencyUnavailable
+from shared.fakes.clock import FixedClock
+from shared.fakes.reminders import FakeNotificationStore
 from shared.models.notifications import (
     Device,
     Notification,

@@ -8,12 +8,13 @@ from zoneinfo import ZoneInfo
 import pytest
 from spacy.language import Language
 
-from shared.adapters.clock import FixedClock
 from shared.app.agent_delivery import AgentJobService
 from shared.app.turn import TurnService
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
 from shared.models.agent_data import Reminder
-from shared.models.domain import AgentJob, AssistantProfile
+from shared.models.domain import AssistantProfile
+from shared.models.jobs import AgentJob
 from shared.understanding import UnderstandingTier
 from shared.understanding.plans import plan_command
 from shared.understanding.times import find_times

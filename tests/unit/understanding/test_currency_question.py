@@ -7,15 +7,16 @@ from datetime import timedelta
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.agent_delivery import AgentJobService
 from shared.app.resume import ResumeService
 from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import BadRequest, InterruptNotPending
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.agent_data import Expense
-from shared.models.domain import AgentJob, AssistantProfile
+from shared.models.domain import AssistantProfile
+from shared.models.jobs import AgentJob
 from shared.models.wire import Interrupt, ResumeRequest
 from shared.understanding import UnderstandingTier
 from tests.unit.turn_kit import request

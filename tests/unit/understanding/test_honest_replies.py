@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.extraction import ExtractionService
 from shared.app.turn import TurnService
 from shared.deps import Deps
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.domain import ExtractionTask
 from shared.understanding import UnderstandingTier
 from tests.unit.turn_kit import request

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from shared.adapters.clock import FixedClock
 from shared.app.resume import ResumeService
 from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.errors import BadRequest
+from shared.fakes.clock import FixedClock
 from shared.models.domain import AssistantProfile
 from shared.models.wire import ResumeRequest
 from shared.understanding import UnderstandingTier

@@ -7,10 +7,10 @@ from datetime import timedelta
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.turn import TurnService
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.models.agent_data import Reminder
 from shared.models.domain import AssistantProfile
 from shared.understanding import UnderstandingTier

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.turn import Chunk, TurnService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.graph.nodes import memory
 from shared.graph.nodes.classification import Classification
 from shared.graph.speculation import SpeculationSlot

@@ -210,7 +210,7 @@ def test_the_labelled_set_floors(tier: UnderstandingTier) -> None:
 
 
 def test_the_labelled_set_floors_when_guessing(tier: UnderstandingTier) -> None:
-    """What ``make dev`` runs (UNDERSTANDING_ROUTE=guess): floors a little under today's
+    """What ``make dev`` runs (MODEL_STRENGTH=weak): floors a little under today's
     figures (route 0.988, people F1 0.978, settled 0.908 in bench.understanding)."""
     context, cases = load(DATA)
     said = [from_understanding(tier.understand(c.text, context, guess=True)) for c in cases]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.turn import TurnService
 from shared.deps import Deps
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.understanding import UnderstandingTier
 from tests.unit.turn_kit import add_person, metadata, nodes, request
 from tests.unit.understanding.conftest import with_tier

@@ -11,16 +11,17 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from shared.adapters.clock import FixedClock
-from shared.adapters.scripted_llm import ScriptedLLM
 from shared.app.agent_delivery import AgentJobService
 from shared.app.extraction import ExtractionService
 from shared.app.turn import TurnService
 from shared.config import Settings
 from shared.deps import Deps
+from shared.fakes.clock import FixedClock
+from shared.fakes.scripted_llm import ScriptedLLM
 from shared.graph.nodes import planning
 from shared.graph.state import Intent, PlanStep, TurnState
-from shared.models.domain import AgentJob, AssistantProfile, ExtractionTask, ToolCall
+from shared.models.domain import AssistantProfile, ExtractionTask, ToolCall
+from shared.models.jobs import AgentJob
 from shared.models.memory import FactFilter, Person
 from shared.understanding import UnderstandingTier
 from tests.unit.turn_kit import classification, metadata, nodes, request
@@ -45,7 +46,8 @@ def _tasks(deps: Deps) -> list[ExtractionTask]:
 
 
 def _configured(wired: Deps, **settings: Any) -> Deps:
-    """The same ports under other settings (``UNDERSTANDING_*`` as a deployment sets them)."""
+    """The same ports under other settings (``MODEL_STRENGTH``, ``UNDERSTANDING_*`` as a
+    deployment sets them)."""
     changed = Settings(
         env="test", model_provider="scripted", **{"speculative_reply": False, **settings}
     )  # no speculative reply: see ``with_tier``
@@ -114,10 +116,10 @@ def test_what_the_tier_was_sure_of_is_stored_when_extraction_reads_nothing(
     assert "colleague" in fact.text
 
 
-def test_with_the_route_guessed_only_the_reply_is_a_model_call(
+def test_for_a_weak_model_the_open_route_is_guessed_and_only_the_reply_is_a_model_call(
     wired: Deps, llm: ScriptedLLM
 ) -> None:
-    guessing = _configured(wired, understanding_route="guess")
+    guessing = _configured(wired, model_strength="weak")
     llm.add("Get well soon to her.")
     TurnService(guessing).run("alice", request("My colleague Anna wants to stay home sick today."))
     assert len(llm.calls) == 1 and "Classify" not in llm.calls[0].request.system
@@ -132,7 +134,7 @@ def test_offline_the_tier_reads_for_extraction_what_it_was_sure_of_and_the_sente
     wired: Deps, llm: ScriptedLLM
 ) -> None:
     offline = _configured(
-        wired, understanding_route="guess", understanding_answers="reply",
+        wired, model_strength="weak", understanding_answers="reply",
         extraction_reader="understanding",
     )  # fmt: skip
     reply = TurnService(offline).run("alice", request("My colleague Anna is off sick today."))
@@ -163,7 +165,7 @@ def test_offline_the_tier_reads_for_extraction_what_it_was_sure_of_and_the_sente
 def test_a_guessed_session_message_is_replied_to_and_extracted(
     wired: Deps, llm: ScriptedLLM, said: str
 ) -> None:
-    guessing = _configured(wired, understanding_route="guess")
+    guessing = _configured(wired, model_strength="weak")
     llm.add("Noted.")
     result = TurnService(guessing).run("alice", request(said))
     assert result.interrupt is None and _jobs(guessing) == []
@@ -286,7 +288,7 @@ def test_a_statement_read_whole_is_told_back_when_the_tier_replies(
 def test_a_question_about_someone_nothing_is_known_of_is_not_left_to_invention(
     wired: Deps, llm: ScriptedLLM
 ) -> None:
-    quoting = _configured(wired, understanding_answers="reply", understanding_route="guess")
+    quoting = _configured(wired, understanding_answers="reply", model_strength="weak")
     service = TurnService(quoting)
     asked = service.run("carol", request("When is my sister Lena's birthday?"))
     assert asked.reply.text == "I don't know anything about Lena yet."
@@ -305,7 +307,7 @@ def test_a_question_about_someone_nothing_is_known_of_is_not_left_to_invention(
 def test_a_model_too_weak_for_the_research_agent_answers_in_the_reply(
     wired: Deps, llm: ScriptedLLM
 ) -> None:
-    weak = _configured(wired, understanding_route="guess")
+    weak = _configured(wired, model_strength="weak")
     llm.add("Trains to Milan cost from 40 francs.")
     reply = TurnService(weak).run("dana", request("Compare the prices of trains to Milan."))
     assert reply.reply.text == "Trains to Milan cost from 40 francs."
@@ -330,7 +332,7 @@ def test_what_it_knows_about_the_family_names_everyone_in_it(wired: Deps, llm: S
     assert len(llm.calls) == calls  # quoted: no model call
 
 
-def test_with_the_route_guessed_an_unclear_reply_escapes_without_asking_the_model(
+def test_for_a_weak_model_an_unclear_reply_escapes_without_asking_the_model(
     wired: Deps, llm: ScriptedLLM
 ) -> None:
     for role, relation in (("sibling", "sister"), ("colleague", "colleague")):
@@ -338,7 +340,7 @@ def test_with_the_route_guessed_an_unclear_reply_escapes_without_asking_the_mode
             Person(id=str(uuid.uuid4()), user_id="alice", display_name="Anna",
                    role_to_user=role, descriptors={"relation": relation})  # type: ignore[arg-type]
         )  # fmt: skip
-    guessing = _configured(wired, understanding_route="guess", understanding_answers="reply")
+    guessing = _configured(wired, model_strength="weak", understanding_answers="reply")
     service = TurnService(guessing)
     asked = service.run("alice", request("Where does Anna live?"))
     assert asked.interrupt is not None

@@ -8,8 +8,8 @@ from dataclasses import replace
 from datetime import datetime
 
 from shared.adapters.fact_rules import expiry, is_uuid, same_key
-from shared.adapters.fake_fact_state import FakeFactData, StoredFact, canonical
 from shared.errors import DataRejected
+from shared.fakes.fact_state import FakeFactData, StoredFact, canonical
 from shared.models.memory import ExpiredFacts, Fact
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TypeVar
 
+from shared.adapters.doc_ids import doc_id
 from shared.models.agent_data import Reminder
 from shared.models.notifications import Device, Notification, NotificationSettings
 from shared.ports import DueReminder, Keyset, Ring
@@ -24,6 +25,11 @@ def _page(
     return ordered[:limit]
 
 
+def _key(user_id: str, reminder_id: str) -> tuple[str, str]:
+    """Refuses an id that names another path, as Firestore's document paths do."""
+    return doc_id(user_id), doc_id(reminder_id)
+
+
 class FakeReminderStore:
     def __init__(self, inbox: FakeNotificationStore | None = None) -> None:
         self._reminders: dict[tuple[str, str], Reminder] = {}
@@ -32,17 +38,19 @@ class FakeReminderStore:
         self.inbox = inbox or FakeNotificationStore()
 
     def create(self, user_id: str, reminder: Reminder) -> tuple[Reminder, bool]:
+        key = _key(user_id, reminder.id)
         with self._lock:
-            found = self._reminders.get((user_id, reminder.id))
+            found = self._reminders.get(key)
             if found is not None:
                 return found, False
-            self._reminders[(user_id, reminder.id)] = reminder
+            self._reminders[key] = reminder
             return reminder, True
 
     def get(self, user_id: str, reminder_id: str) -> Reminder | None:
-        return self._reminders.get((user_id, reminder_id))
+        return self._reminders.get(_key(user_id, reminder_id))
 
     def _of(self, user_id: str) -> list[Reminder]:
+        user_id = doc_id(user_id)
         return [r for (user, _), r in self._reminders.items() if user == user_id]
 
     def list_open(self, user_id: str, limit: int, after: Keyset | None = None) -> list[Reminder]:
@@ -57,7 +65,7 @@ class FakeReminderStore:
         self, user_id: str, reminder_id: str, change: Callable[[Reminder], Reminder]
     ) -> Reminder | None:
         with self._lock:
-            current = self._reminders.get((user_id, reminder_id))
+            current = self._reminders.get(_key(user_id, reminder_id))
             if current is None:
                 return None
             changed = change(current)
@@ -68,7 +76,7 @@ class FakeReminderStore:
         self, user_id: str, reminder_id: str, ring: Ring
     ) -> tuple[Reminder, Notification] | None:
         with self._lock:
-            current = self._reminders.get((user_id, reminder_id))
+            current = self._reminders.get(_key(user_id, reminder_id))
             rung = ring(current) if current is not None else None
             if rung is None:
                 return None

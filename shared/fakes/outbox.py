@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 
-from shared.adapters.agent_data_rules import message_id, outbox_doc_id
+from shared.adapters.agent_data_rules import outbox_doc_id, outbox_record, settled
 from shared.adapters.clock import SystemClock
 from shared.adapters.doc_ids import doc_id
 from shared.models.agent_data import OutboundEmail, SentMessage
@@ -29,32 +29,17 @@ class FakeOutbox:
             earlier = self._sent.get(key)
             if earlier is not None:
                 return earlier
-            record = SentMessage(
-                id=key[1],
-                idempotency_key=idempotency_key,
-                message=message,
-                sent_at=self._clock.now(),
-                provider="memory" if mailer is None else "smtp",
-                status="sent" if mailer is None else "pending",
-                message_id=message_id(idempotency_key, mailer.domain if mailer else "memory"),
-            )
+            record = outbox_record(idempotency_key, message, self._clock.now(), mailer, "memory")
             self._sent[key] = record
             if mailer is None:
                 self.delivered.append((user_id, record))
                 return record
         answer = mailer.deliver(message, record.message_id)
-        settled = record.model_copy(
-            update={
-                "status": answer.status,
-                "relay_code": answer.code,
-                "relay_reply": answer.reply,
-                "settled_at": self._clock.now(),
-            }
-        )
+        done = settled(record, answer, self._clock.now())
         with self._lock:
-            self._sent[key] = settled
-            self.delivered.append((user_id, settled))
-        return settled
+            self._sent[key] = done
+            self.delivered.append((user_id, done))
+        return done
 
     def get_sent(self, user_id: str, idempotency_key: str) -> SentMessage | None:
         with self._lock:

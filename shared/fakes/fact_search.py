@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from shared.adapters.fact_rules import decay_rate, uuids
-from shared.adapters.fake_fact_state import StoredFact
+from shared.fakes.fact_state import StoredFact
 from shared.models.memory import Fact, ScoredFact, SemanticQuery, TemporalQuery
 
 

@@ -8,7 +8,7 @@ from typing import Protocol
 from shared.app.settings.calendar_feed import CalendarFeedPorts
 from shared.ports import AgentDataStore, ExecutionMemory, NotificationStore
 from shared.rest.paging import PageTokens
-from shared.services.memory.ports import MemoryPorts
+from shared.services.memory.needs import MemoryPorts
 
 
 class SettingsPorts(MemoryPorts, CalendarFeedPorts, Protocol):

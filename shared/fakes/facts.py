@@ -20,12 +20,12 @@ from datetime import datetime, timedelta
 
 from shared.adapters.clock import SystemClock
 from shared.adapters.fact_rules import expiry, is_uuid, merged_person, sort_persons, uuids
-from shared.adapters.fake_fact_history import restore_version, versions_of
-from shared.adapters.fake_fact_recall import recall
-from shared.adapters.fake_fact_search import in_window, nearest, search
-from shared.adapters.fake_fact_state import FakeFactData, canonical, check_role
 from shared.conversation.text import fold
 from shared.errors import DataRejected
+from shared.fakes.fact_history import restore_version, versions_of
+from shared.fakes.fact_recall import recall
+from shared.fakes.fact_search import in_window, nearest, search
+from shared.fakes.fact_state import FakeFactData, canonical, check_role
 from shared.models.memory import (
     SELF,
     ExtractionChanges,

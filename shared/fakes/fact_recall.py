@@ -16,8 +16,8 @@ from datetime import datetime
 import numpy as np
 
 from shared.adapters.fact_rules import bm25_idf, bm25_term, decay_rate, fetching_terms, uuids
-from shared.adapters.fake_fact_search import similarity
-from shared.adapters.fake_fact_state import StoredFact
+from shared.fakes.fact_search import similarity
+from shared.fakes.fact_state import StoredFact
 from shared.models.memory import Fact, RecallQuery
 from shared.ports import RecallCandidate
 

@@ -5,27 +5,30 @@ unless the function connected its stores while starting (``connect``: the turn f
 warm-up does, so no user's first turn pays for it). Tests build ``Deps(settings)`` and
 replace any component with a fake by keyword:
 ``Deps(settings, llm=ScriptedLLM(...), conversations=FakeConversationStore())``.
+
+Over 400 lines on purpose: one lazily built property per port, a few lines each, and the one
+question a reader brings here (which adapter serves this port, built from which settings) is
+answered by searching for the port's name; split by backend, the shared clients (Firestore,
+Redis, PostgreSQL, the breakers) would be reached across modules.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-from datetime import date, timedelta
+from datetime import timedelta
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
-    from shared.services.history.ports import DecompositionAdvisor
     from shared.services.rate_limit import RateLimiter
     from shared.understanding import UnderstandingTier
 
 from shared.auth import InternalTokenVerifier, UserTokenVerifier
 from shared.config import Settings, get_settings
 from shared.errors import ConfigurationError
-from shared.model_catalog import retirement_problems
 from shared.ports import (
     LLM,
     AgentDataStore,
@@ -35,6 +38,7 @@ from shared.ports import (
     ContactStore,
     ConversationArchive,
     ConversationStore,
+    DecompositionAdvisor,
     EmailNotices,
     Embedder,
     EmbeddingMigration,
@@ -73,7 +77,7 @@ TURN_MODULES = (
     "shared.adapters.postgres_facts", "shared.adapters.postgres_sessions",
     "shared.adapters.postgres_contacts", "shared.adapters.postgres_executions",
     "shared.adapters.postgres_pending", "shared.services.history.advisor",
-    "shared.adapters.cloud_tasks", "shared.adapters.pubsub", "shared.adapters.models",
+    "shared.adapters.cloud_tasks", "shared.adapters.pubsub", "shared.deps.models",
 )  # fmt: skip
 
 
@@ -455,7 +459,7 @@ class Deps:
 
     @cached_property
     def _models(self) -> tuple[LLM, Embedder]:
-        from shared.adapters.models import build_models
+        from shared.deps.models import build_models
 
         return build_models(self.settings)
 
@@ -513,6 +517,7 @@ class Deps:
 
 @lru_cache(maxsize=1)
 def get_deps() -> Deps:
+    from shared.deps.models import log_retired_models
     from shared.logs import configure
 
     settings = get_settings()
@@ -521,14 +526,3 @@ def get_deps() -> Deps:
     if settings.model_provider == "vertex":
         log_retired_models(settings, deps.clock.now().date())
     return deps
-
-
-def log_retired_models(settings: Settings, today: date) -> list[str]:
-    """At start-up, an error the operator sees for each configured model past its retirement
-    (every call to it would fail with 404), or unknown to the catalog."""
-    models = {str(kind): model for kind, model in settings.models().items()}
-    models["embeddings"] = settings.vertex_embedding_model
-    problems = retirement_problems(models, today)
-    for problem in problems:
-        logging.getLogger("models").error("model configuration: %s", problem)
-    return problems

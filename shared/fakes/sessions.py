@@ -8,8 +8,8 @@ from datetime import datetime
 
 import numpy as np
 
-from shared.adapters.fake_fact_search import similarity
-from shared.adapters.fake_fact_state import FakeFactData, StoredSession
+from shared.fakes.fact_search import similarity
+from shared.fakes.fact_state import FakeFactData, StoredSession
 from shared.models.memory import RecallQuery, SessionNote
 from shared.ports import SessionCandidate
 

@@ -16,7 +16,6 @@ from shared.adapters.agent_data_rules import (
     FEEDBACK,
     NOTE_SCAN,
     NOTES,
-    REMINDERS,
     check_limit,
     check_window,
     note_matches,
@@ -30,7 +29,6 @@ from shared.models.agent_data import (
     Feedback,
     Note,
     RecordKind,
-    Reminder,
 )
 
 R = TypeVar("R", bound=BaseModel)
@@ -70,37 +68,6 @@ class FakeAgentDataStore:
         check_limit(limit)
         found = sorted(self._all(user_id, collection, kind), key=key, reverse=newest_first)
         return [record for record in found if keep(record)][:limit]
-
-    # -- reminders ----------------------------------------------------------------------------
-    def put_reminder(self, user_id: str, reminder: Reminder) -> None:
-        self._put(user_id, REMINDERS, reminder.id, reminder)
-
-    def get_reminder(self, user_id: str, reminder_id: str) -> Reminder | None:
-        return self._get(user_id, REMINDERS, reminder_id, Reminder)
-
-    def list_reminders(
-        self, user_id: str, limit: int, include_done: bool = False
-    ) -> list[Reminder]:
-        return self._page(
-            user_id,
-            REMINDERS,
-            Reminder,
-            limit,
-            key=lambda r: (r.due_at, r.id),
-            keep=lambda r: include_done or r.open,
-        )
-
-    def complete_reminder(self, user_id: str, reminder_id: str, now: datetime) -> Reminder | None:
-        with self._lock:
-            stored = self._records.get((doc_id(user_id), REMINDERS), {})
-            found = stored.get(doc_id(reminder_id))
-            if not isinstance(found, Reminder):
-                return None
-            if found.open:
-                update = {"state": "done", "completed_at": now, "updated_at": now}
-                found = found.model_copy(update={**update, "version": found.version + 1})
-                stored[reminder_id] = found
-            return found.model_copy(deep=True)
 
     # -- calendar events ----------------------------------------------------------------------
     def put_event(self, user_id: str, event: CalendarEvent) -> None:
