@@ -5,9 +5,10 @@
 "I spent 40 on groceries" (wealth: expense_record, the amount checked in the currency's
 minor units; with no currency said or set, the currency is left open and the user picks it
 when asked to approve), feedback and research as one step of their agent. Each plan step
-goes through the planner's contract, so the existing approvals apply. A command whose time
-is vague or unresolved, or that the grammar does not cover falls through to the model's
-planner.
+goes through the planner's contract, so the existing approvals apply. A part of the day
+("tomorrow morning") and a weekly or daily repetition are read by ``spoken_times``. A
+command whose time is vague or unresolved, or that the grammar does not cover falls
+through to the model's planner.
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from shared.models.domain import OpenArg, ToolCall
 from shared.models.money import to_minor
 from shared.understanding.hours import bare_hour
 from shared.understanding.lexicon import CURRENCY_WORDS
+from shared.understanding.nlp import pipeline
 from shared.understanding.result import Label, Money, Plan, PlannedStep, TimeRef
-from shared.understanding.times import Times
+from shared.understanding.spoken_times import Respoken, respoken, unread_repeat
+from shared.understanding.times import Times, find_times
 
 _POLITE = r"^(?:(?:please|hey|ok|okay)[,\s]+)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?"
 _REMIND = re.compile(
@@ -110,18 +113,49 @@ def read_command(
     an expense), or None. ``currency``: the user's, if set; ``timezone``: the user's, whose
     country's currency is offered first when an amount names none and none is set."""
     if label == "schedule":
-        at_an_hour = _reminder_at_an_hour(text, times, now, timezone)
-        if at_an_hour is not None:
-            return at_an_hour
+        return _schedule(text, times, now, timezone)
     if times.unresolved:
         return None
-    if label == "schedule":
-        return _reminder(text, times.resolved, now) or _event(text, times.resolved, now)
     if label == "notes":
         return _note(text)
     if label == "budget":
         return _expense(text, times.resolved, now, currency, timezone)
     return None
+
+
+def _schedule(text: str, times: Times, now: datetime, timezone: str) -> Plan | None:
+    if unread_repeat(text):
+        return None  # "every weekday at 7" made once would be wrong
+    said = respoken(text, now, timezone)
+    if said is not None:  # "tomorrow morning", "every Monday at 8": read as respoken
+        again = find_times(pipeline()(said.text), now, timezone)
+        return _repeating(_scheduled(said.text, again, now, timezone), said)
+    return _scheduled(text, times, now, timezone)
+
+
+def _scheduled(text: str, times: Times, now: datetime, timezone: str) -> Plan | None:
+    at_an_hour = _reminder_at_an_hour(text, times, now, timezone)
+    if at_an_hour is not None:
+        return at_an_hour
+    if times.unresolved:
+        return None
+    return _reminder(text, times.resolved, now) or _event(text, times.resolved, now)
+
+
+def _repeating(plan: Plan | None, said: Respoken) -> Plan | None:
+    """A reminder read from respoken words, with its repetition; anything else said with
+    a repetition (a calendar entry every Monday) is left to the model."""
+    if plan is None or not said.recurrence:
+        return plan
+    step = plan.steps[0] if len(plan.steps) == 1 else None
+    call = step.call if step is not None else None
+    if step is None or call is None or call.tool != "reminders_add":
+        return None
+    repeating = call.model_copy(update={"args": {**call.args, "recurrence": said.recurrence}})
+    goal = f"{step.goal}, {said.every}"
+    return plan.model_copy(
+        update={"steps": [step.model_copy(update={"goal": goal, "call": repeating})]}
+    )
 
 
 def _no(reason: str) -> Plan:

@@ -112,3 +112,15 @@ def test_a_yes_to_which_time_asks_again_and_the_next_pick_holds(wired: Deps, con
     TurnService(wired).run("alice", request("night", cmid="m3", chat_id=asked.chat_id))
     [reminder] = _reminders(wired)
     assert reminder.due_at.astimezone(ZoneInfo(ZONE)).hour == 23
+
+
+def test_a_weekly_reminder_keeps_its_repetition_through_the_pick(wired: Deps) -> None:
+    text = "remind me every monday at 8 to put the bins out"
+    asked = TurnService(wired).run("alice", request(text))
+    assert asked.interrupt is not None and "every Monday" in asked.interrupt.question
+    TurnService(wired).run("alice", request("morning", cmid="m2", chat_id=asked.chat_id))
+    [reminder] = _reminders(wired)
+    assert reminder.text == "put the bins out"
+    assert reminder.recurrence == "FREQ=WEEKLY;BYDAY=MO"
+    local = reminder.due_at.astimezone(ZoneInfo(ZONE))
+    assert (local.weekday(), local.hour) == (0, 8)

@@ -116,7 +116,7 @@ def test_an_expense_yesterday_is_dated(nlp: Language) -> None:
 @pytest.mark.parametrize(
     ("label", "text"),
     [
-        ("schedule", "Remind me tonight to call Anna."),  # when tonight?
+        ("schedule", "Remind me tonight to go out, or maybe tomorrow"),  # which one?
         ("schedule", "Remind me on the 5th to pay the rent."),
         ("schedule", "Put my flight to London on 3/4 in my calendar"),  # day or month first?
         ("schedule", "Remind me to call Anna and note that she likes tulips, tomorrow at 9am"),
