@@ -103,8 +103,8 @@ class Settings(BaseSettings):
     model_strength: Literal["strong", "weak"] = "strong"
     # Who reads a message for facts in the extraction task: "model" (one structured call),
     # or "understanding": only what the tier read (whole, or the parts it was sure of), no
-    # model call. For a model whose reading stores junk (the offline one: README "What
-    # works offline"); "model" in production.
+    # model call. For a model whose reading stores junk (the offline one: docs/local-stack.md
+    # "What works offline"); "model" in production.
     extraction_reader: Literal["model", "understanding"] = "model"
     # A message the tier leaves open (its people read): the memory its nearest label asks
     # for is read and the reply call started beside the classification call, shown only if
@@ -119,7 +119,7 @@ class Settings(BaseSettings):
     )
     auth_jwks_file: str | None = None  # local: the key set scripts/stack generates
     # Internal callers (Cloud Tasks, Pub/Sub push) present Google-signed OIDC tokens in prod;
-    # locally the stack signs equivalent tokens with its own key (see README, "Authentication").
+    # locally the stack signs equivalent tokens with its own key (docs/api.md, "Authentication").
     internal_jwks_file: str | None = None
     internal_issuer: str = "https://accounts.google.com"
 
