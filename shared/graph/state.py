@@ -73,6 +73,7 @@ class Conversation(_State):
     language: str = "en"
     profile: AssistantProfile = Field(default_factory=AssistantProfile)
     profile_facts: list[str] = Field(default_factory=list)  # preloaded: the user's own facts
+    known_names: list[str] = Field(default_factory=list)  # preloaded: the user's people
 
 
 class EntityRef(_State):

@@ -39,6 +39,7 @@ def read(context: TurnContext, state: TurnState) -> Understanding | None:
         timezone=profile.timezone,
         currency=profile.currency,
         earlier=earlier_messages(state),
+        known_names=tuple(state.conversation.known_names),
     )
     guess = context.ports.settings.model_strength == "weak"  # the nearest label, no call
     return tier.understand(state.conversation.user_message, reading, guess=guess)

@@ -117,7 +117,8 @@ class FactStore(Protocol):
     def hold_user(self, user_id: str) -> AbstractContextManager[None]:
         """Hold the user for a piece of work (an extraction): an erasure of the user waits
         until the block ended; work that checks ``task_status`` inside the block sees any
-        erasure that finished before it."""
+        erasure that finished before it. Holders of one user run one at a time, so a person
+        one extraction creates is found by the next, not created twice."""
         ...
 
 

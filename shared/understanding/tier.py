@@ -26,6 +26,7 @@ from shared.understanding.answers import (
 )
 from shared.understanding.earlier import with_earlier
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
+from shared.understanding.known_names import names_known, with_known
 from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
@@ -105,6 +106,7 @@ class Context:
     facts: tuple[KnownFact, ...] = field(default_factory=tuple)  # retrieved, for answers
     # the user's previous messages in the chat, oldest first: whom "she" stands for (earlier.py)
     earlier: tuple[str, ...] = ()
+    known_names: tuple[str, ...] = ()  # the user's people, found as typed (known_names.py)
 
 
 class UnderstandingTier:
@@ -131,11 +133,14 @@ class UnderstandingTier:
         if not _english(doc):
             return self._foreign(text, scores)
         found = with_earlier(doc, find_people(doc), context.earlier, pipeline())
+        found = with_known(doc, found, context.known_names)
         times = find_times(doc, context.now, context.timezone)
         label, plan, facts = _by_rules(doc, found, times, context)
         route = self._route(label, scores, _form(doc), _first_verb(doc), _words(doc))
         if route.label is None:
             route = _plainly(route, doc)
+        if route.label == "research" and _form(doc) == "question":
+            route = _about_someone_known(route, found, context.known_names)
         if guess and route.label is None:
             route = _guessed(route, doc, found)
         if label is None:
@@ -192,6 +197,17 @@ def _plainly(route: RouteDecision, doc: Doc) -> RouteDecision:
     if label is None:
         return route
     return route.model_copy(update={"label": label, "reason": f"a plain {label}"})
+
+
+def _about_someone_known(
+    route: RouteDecision, found: Found, known: tuple[str, ...]
+) -> RouteDecision:
+    """A question naming one of the user's people asks memory, not the world: "what does
+    luca do?" is about Luca, whom the user told about, however plain it reads."""
+    if not names_known(found, known):
+        return route
+    reason = f"names someone the user knows ({route.reason})"
+    return route.model_copy(update={"label": "person_question", "reason": reason})
 
 
 def _guessed(route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:

@@ -116,8 +116,11 @@ def test_a_blocking_question_always_wins_the_ui_route(state: TurnState) -> None:
 
 @given(states())
 def test_only_an_answer_resumes_anywhere_but_classification(state: TurnState) -> None:
+    """...or a question kept to be asked again ("yes" to "at what time?"): the response."""
     target = routing.after_hitl(state)
-    if state.hitl.outcome != "answered" or state.hitl.pending is None:
+    if state.hitl.outcome == "kept" and state.hitl.ask is not None:
+        assert target == "response"
+    elif state.hitl.outcome != "answered" or state.hitl.pending is None:
         assert target == "classification"
     elif state.hitl.pending.interrupt.kind == "approval":
         assert target == "planning"

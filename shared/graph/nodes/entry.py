@@ -4,9 +4,9 @@
 nothing: its reply waits only for the chat; an answer takes them from the asking turn's
 checkpoint when the chat has not changed since the question); over the thresholds,
 ``summarize`` folds the older ones into the summary (the raw messages stay in Firestore; the
-new summary is written with the turn); ``context_loader`` brings persona, presentation rules
-and the user's own facts, from Redis when cached (encrypted with the user's data key), else
-from Firestore and PostgreSQL in parallel.
+new summary is written with the turn); ``context_loader`` brings persona, presentation rules,
+the user's own facts and the names of the user's people, from Redis when cached (encrypted
+with the user's data key), else from Firestore and PostgreSQL in parallel.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
+from datetime import UTC, datetime
 from typing import Any
 
 from langgraph.graph import START, StateGraph
@@ -28,7 +29,7 @@ from shared.graph.instrument import node
 from shared.graph.routing import after_session_init
 from shared.graph.state import Conversation, MemoryState, SummaryUpdate, TurnState
 from shared.models.domain import AssistantProfile
-from shared.models.memory import SELF, FactFilter
+from shared.models.memory import SELF, FactFilter, Person
 from shared.ports import ChatTurn, LLMRequest
 from shared.services.context_cache import (
     CONTEXT_TTL_SECONDS,
@@ -37,6 +38,7 @@ from shared.services.context_cache import (
 )
 
 log = logging.getLogger("graph")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 HISTORY_WINDOW = 60  # messages loaded at most; summarization keeps the rest far below
 PROFILE_FACTS = 20
@@ -99,36 +101,60 @@ def context_loader(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str,
     context = runtime.context
     memory = MemoryState()
     try:
-        profile, facts = _cached_context(context.ports, context.user_id)
-    except DependencyUnavailable as error:  # PostgreSQL: the data key or the facts
+        profile, facts, names = _cached_context(context.ports, context.user_id)
+    except DependencyUnavailable as error:  # PostgreSQL: the data key, the facts, the people
         without(context, "context_loader", error)
-        profile, facts = context.ports.profiles.get_profile(context.user_id), []
+        profile, facts, names = context.ports.profiles.get_profile(context.user_id), [], []
         memory = MemoryState(unavailable=True)
     language = profile.language or state.conversation.language
-    conversation = Conversation(profile=profile, profile_facts=facts, language=language)
+    conversation = Conversation(
+        profile=profile, profile_facts=facts, known_names=names, language=language
+    )
     return {"conversation": conversation, "memory": memory}
 
 
-def _cached_context(ports: TurnPorts, user_id: str) -> tuple[AssistantProfile, list[str]]:
+def _cached_context(
+    ports: TurnPorts, user_id: str
+) -> tuple[AssistantProfile, list[str], list[str]]:
+    """The profile, the user's own facts and the names of the user's people (the tier
+    finds them however they are typed): from Redis, or the stores at once."""
     cipher, key = ports.keyring.cipher_for(user_id), context_key(user_id)
     version, cached = _cache_read(ports, user_id)  # the version before the stores are read
     if cached is not None:
         data = json.loads(cipher.decrypt(cached, "cache.context"))
-        if data.get("version") == version:
-            return AssistantProfile.model_validate(data["profile"]), list(data["facts"])
-    with ThreadPoolExecutor(max_workers=2) as pool:
+        if data.get("version") == version and "names" in data:
+            profile = AssistantProfile.model_validate(data["profile"])
+            return profile, list(data["facts"]), list(data["names"])
+    with ThreadPoolExecutor(max_workers=3) as pool:
         profile_job = pool.submit(ports.profiles.get_profile, user_id)
         facts_job = pool.submit(
             ports.facts.list_facts, user_id, FactFilter(subject_id=SELF, limit=PROFILE_FACTS)
         )
+        names_job = pool.submit(ports.contacts.list_persons, user_id)
         profile, facts = profile_job.result(), [f.text for f in facts_job.result()]
+        names = _names(names_job.result())
     if version is not None:
         blob = json.dumps(
-            {"version": version, "profile": profile.model_dump(mode="json"), "facts": facts}
+            {
+                "version": version,
+                "profile": profile.model_dump(mode="json"),
+                "facts": facts,
+                "names": names,
+            }
         )
         with suppress(DependencyUnavailable):  # a cache: the turn goes on without it
             ports.cache.set(key, cipher.encrypt(blob, "cache.context"), CONTEXT_TTL_SECONDS)
-    return profile, facts
+    return profile, facts, names
+
+
+KNOWN_NAMES = 500  # a bound on what a turn carries; most users know far fewer
+
+
+def _names(persons: list[Person]) -> list[str]:
+    """Each person's name and aliases, once each, most recently changed people first."""
+    newest = sorted(persons, key=lambda p: p.updated_at or p.created_at or _EPOCH, reverse=True)
+    names = dict.fromkeys(n for p in newest for n in (p.display_name, *p.aliases))
+    return list(names)[:KNOWN_NAMES]
 
 
 def _cache_read(ports: TurnPorts, user_id: str) -> tuple[int | None, bytes | None]:

@@ -81,3 +81,18 @@ def test_a_family_nobody_told_of_is_not_known(wired: Deps, llm: ScriptedLLM) -> 
     asked = TurnService(wired).run("alice", request("what do you know about my family?", "m2"))
     assert asked.reply.text == "I don't know anything about your family yet."
     assert len(llm.calls) == calls
+
+
+def test_someone_known_asked_about_in_lower_case_is_answered_from_their_facts(
+    wired: Deps, llm: ScriptedLLM
+) -> None:
+    """On make dev, "what does luca do?" was taken for a question about the world and the
+    weak model answered "Luca is a chef. He makes pasta." of a Luca who works at Siemens."""
+    _told(wired, llm, "My brother Luca works at Siemens.", "m1")
+    llm.add("Luca works at Siemens.")
+    TurnService(wired).run("alice", request("what does luca do?", "m2"))
+    system = llm.calls[-1].request.system
+    assert "Luca works at Siemens" in system  # the reply is given his facts, no research
+    calls = len(llm.calls)
+    unknown = TurnService(wired).run("alice", request("what does ida do?", "m3"))
+    assert "Siemens" not in unknown.reply.text and len(llm.calls) > calls  # not Luca's

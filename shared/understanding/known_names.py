@@ -1,0 +1,35 @@
+"""The people the user has told about, found however their names are typed next time:
+"what does luca do?" names Luca when Luca is one of the user's contacts, though a lowercase
+word no rule would take for a name. Only single-word names, and only where a word stands
+as a name would (never a verb, a preposition or a pronoun: a contact called Will is not
+"will"); the turn's resolver then finds the person by name, as for "Luca".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shared.understanding.result import PersonMention
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+
+    from shared.understanding.people import Found
+
+_NOT_A_NAME = frozenset({"VERB", "AUX", "ADP", "DET", "PRON", "CCONJ", "SCONJ", "PART", "NUM"})
+
+
+def with_known(doc: Doc, found: Found, known: tuple[str, ...]) -> Found:
+    """``found`` with the user's known names as typed in ``doc`` added."""
+    names = {name.casefold(): name for name in known if " " not in name.strip()}
+    for token in doc:
+        name = names.get(token.text.casefold())
+        if name is None or token.i in found.by_token or token.pos_ in _NOT_A_NAME:
+            continue
+        found.add(PersonMention(name=name), [token])
+    return found
+
+
+def names_known(found: Found, known: tuple[str, ...]) -> bool:
+    """Whether the message names one of the user's people."""
+    return any(mention.name in known for mention in found.mentions)
