@@ -58,7 +58,26 @@ def _line(item: dict[str, Any]) -> str:
     if "amount" in item:
         what = f"{item['amount']} {item['currency']} {item.get('category', '')} {what}".strip()
     when = item.get("due_at") or item.get("start") or item.get("spent_at")
-    return f"{what} ({_when(when)})" if when else str(what)
+    if not when:
+        return str(what)
+    rule = item.get("recurrence") or ""
+    return f"{what} ({_when(when)}{', ' + _repeats(rule) if rule else ''})"
+
+
+_DAY_NAMES = {"MO": "Monday", "TU": "Tuesday", "WE": "Wednesday", "TH": "Thursday",
+              "FR": "Friday", "SA": "Saturday", "SU": "Sunday"}  # fmt: skip
+
+
+def _repeats(rule: str) -> str:
+    """An RRULE in words where it is one of the plain ones, else "repeating"."""
+    parts = dict(part.split("=", 1) for part in rule.upper().split(";") if "=" in part)
+    if parts == {"FREQ": "DAILY"}:
+        return "every day"
+    if parts.keys() == {"FREQ", "BYDAY"} and parts["FREQ"] == "WEEKLY":
+        day = _DAY_NAMES.get(parts["BYDAY"])
+        if day is not None:
+            return f"every {day}"
+    return "repeating"
 
 
 def _when(iso: str) -> str:

@@ -26,6 +26,18 @@ def wired(deps: Deps, tier: UnderstandingTier, clock: FixedClock) -> Deps:
     return wired
 
 
+def test_a_repeating_reminder_says_how_it_repeats(wired: Deps, clock: FixedClock) -> None:
+    due = clock.now() + timedelta(days=1)
+    for rid, text, rule in [("r1", "put the bins out", "FREQ=WEEKLY;BYDAY=MO"),
+                            ("r2", "take the pills", "FREQ=DAILY"),
+                            ("r3", "pay rent", "FREQ=MONTHLY;BYMONTHDAY=1")]:  # fmt: skip
+        reminder = Reminder(id=rid, text=text, due_at=due, recurrence=rule, created_at=due)
+        wired.reminders.create("alice", reminder)
+    lines = TurnService(wired).run("alice", request("what are my reminders")).reply.text
+    assert lines.count(", every Monday)") == 1 and lines.count(", every day)") == 1
+    assert "pay rent (" in lines and ", repeating)" in lines
+
+
 def test_the_reminders_are_read_back_without_approval_or_a_model(
     wired: Deps, llm: ScriptedLLM, clock: FixedClock
 ) -> None:
