@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from shared.agents.spec import AgentPorts
 from shared.config import Settings
-from shared.graph.metering import Meter
+from shared.graph.metering import Meter, MeteredLLM
 from shared.graph.speculation import SpeculationSlot
-from shared.ports import LLM, ConversationStore, KeyRing, Publisher, TaskQueue
+from shared.ports import ConversationStore, KeyRing, Publisher, TaskQueue
 from shared.services.history.ports import DecompositionAdvisor
 from shared.services.memory.ports import MemoryPorts
 
@@ -63,7 +63,7 @@ class TurnContext:
     turn_id: str
     client_message_id: str
     chat_is_new: bool
-    llm: LLM  # metered: every call counts against the turn's budget
+    llm: MeteredLLM  # every call counts against the turn's budget
     meter: Meter
     ports: TurnPorts
     trace: str | None = None  # the request's trace header, passed on to queued work

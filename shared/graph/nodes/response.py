@@ -183,7 +183,6 @@ def _step_in_words(step: PlanStep) -> str:
 
 @node("message_persist")
 def message_persist(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
-    runtime.context.speculation.drop()  # a speculative reply no writer took: never shown
     record_turn(runtime.context, state)
     return {}
 
