@@ -17,13 +17,13 @@ from shared.app.turn import Chunk, TurnService
 from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
+from shared.graph.metering import Meter, MeteredLLM, stopped_usage
 from shared.graph.nodes import memory
 from shared.graph.nodes.classification import Classification
 from shared.graph.speculation import SpeculationSlot
 from shared.graph.state import MemoryState
 from shared.models.domain import AssistantProfile
 from shared.models.memory import SELF, ExtractionChanges, FactDraft, Person
-from shared.graph.metering import Meter, MeteredLLM, stopped_usage
 from shared.ports import ChatTurn, LLMRequest, MessagePage, StreamChunk
 from shared.services.memory.retrieval import Retriever
 from shared.services.memory.windows import window_for
