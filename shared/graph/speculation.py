@@ -129,6 +129,6 @@ class SpeculationSlot:
             held.drop()
 
 
-def _asked(request: LLMRequest) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+def _asked(request: LLMRequest) -> tuple[str, str, int, tuple[tuple[str, str], ...]]:
     messages = tuple((m.role, m.text) for m in request.messages)
-    return request.kind, request.system, messages
+    return request.kind, request.system, request.max_output_tokens, messages

@@ -306,3 +306,16 @@ def test_a_speculation_dropped_under_way_is_charged_to_the_turn(
 
 def _ports(deps: Deps) -> dict[str, Any]:
     return {k: v for k, v in deps.__dict__.items() if k != "settings"}
+
+
+def test_the_speculation_asks_the_free_replys_cap_and_is_kept(
+    deps: Deps, tier: UnderstandingTier
+) -> None:
+    model = Model()
+    wired = _deps(deps, tier, model)
+    settings = wired.settings.model_copy(update={"free_reply_max_output_tokens": 64})
+    wired = Deps(settings, **_ports(wired))
+    said, _ = _said(wired, OPEN)
+    assert said == "SPECULATED reply" and model.streams == 1  # claimed: the same request
+    [speculated] = [c.request for c in wired.llm.calls if c.kind == "stream"]  # type: ignore[attr-defined]
+    assert speculated.max_output_tokens == 64
