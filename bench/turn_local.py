@@ -182,9 +182,22 @@ def report(
         f"slowdown per turn (at once / the same message alone): p50 {pct(slowdowns, 50):.1f}x, "
         f"p95 {pct(slowdowns, 95):.1f}x (target <= {TARGET_RATIO:.0f}x: {verdict})"
     )
+    by_message(singles, together)
     print(f"model generations per turn (background extraction included): {calls:.1f}")
     for turn in failed:
         print(f"  failed or empty: {turn.status} {turn.reply[:120]!r}")
+
+
+def by_message(singles: list[Turn], together: list[Turn]) -> None:
+    """The slowdown of each message: a reply the model writes, against one the tier settles
+    with no model call (tens of milliseconds alone, so four turns' own work shows)."""
+    print(f"  {'message':<42}{'alone p50 s':>12}{'at once p95 s':>15}{'slowdown p95':>14}")
+    for message in dict.fromkeys(t.message for t in singles):
+        alone = pct([t.seconds for t in singles if t.message == message], 50)
+        at_once = [t.seconds for t in together if t.message == message]
+        if at_once:
+            worst = pct(at_once, 95)
+            print(f"  {message[:40]:<42}{alone:>12.2f}{worst:>15.2f}{worst / alone:>13.1f}x")
 
 
 def slowdown(singles: list[Turn], together: list[Turn]) -> list[float]:

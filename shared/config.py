@@ -110,6 +110,10 @@ class Settings(BaseSettings):
     # for is read and the reply call started beside the classification call, shown only if
     # the classification agrees (shared/graph/early_reply.py). False: one after the other.
     speculative_reply: bool = True
+    # Output cap of a free reply (the simple path's model-written answer); a reply with
+    # agent results keeps the request's default. On one local generation at a time, a
+    # short answer waits behind another turn's reply: capping free replies bounds that wait.
+    free_reply_max_output_tokens: int = Field(default=512, ge=16, le=8192)
 
     # End-user authentication (Firebase Authentication / Identity Platform ID tokens)
     auth_issuer: str = "https://securetoken.google.com/local-project"

@@ -51,6 +51,9 @@ locals {
     # The reply call starts beside classification when the tier reads plain chat (one model
     # round trip before the first token instead of two; docs/architecture.md, "Time to first token").
     SPECULATIVE_REPLY = true
+    # The cap of a free reply (Gemini's answers are short; the local model's are capped
+    # lower so a short answer does not wait behind a long one).
+    FREE_REPLY_MAX_OUTPUT_TOKENS = 512
 
     # Firebase Authentication of this project issues the users' ID tokens.
     AUTH_ISSUER     = "https://securetoken.google.com/${var.project_id}"

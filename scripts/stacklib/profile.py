@@ -123,6 +123,10 @@ class Profile:
             # The research agent tries the web as in production; the service has none and
             # refuses the grounding tool as Vertex does, so the agent says it cannot search.
             "WEB_SEARCH_PROVIDER": "vertex",
+            # One generation at a time: a short answer waits for the replies ahead of it,
+            # which ramble to the service's 384-token cap (6 s); a free reply stops at 96
+            # (bench.turn --local). Replies with agent results keep their own cap.
+            "FREE_REPLY_MAX_OUTPUT_TOKENS": "96",
         }
 
     def env(self, database_url: str, model_token: str) -> dict[str, str]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, get_args
 
 from google import genai
 from google.genai import types
@@ -26,7 +27,7 @@ from shared.adapters.vertex_schema import fit, for_gemini, inline_refs
 from shared.config import Settings
 from shared.errors import ModelOutputInvalid, ModelThrottled
 from shared.model_catalog import ModelKind, thinking_fields
-from shared.ports import Generation, LLMRequest, StreamChunk, Usage
+from shared.ports import ChatTurn, Generation, LLMRequest, StreamChunk, Usage
 
 if TYPE_CHECKING:
     from shared.ports import LLM, Embedder
@@ -40,6 +41,15 @@ def build_vertex(settings: Settings) -> tuple[LLM, Embedder]:
     llm = VertexLLM(client, settings.models())
     embedder = VertexEmbedder(client, settings.vertex_embedding_model, settings.embedding_dimension)
     return llm, embedder
+
+
+_SAMPLE_RESPONSE: dict[str, object] = {  # one streamed chunk as Vertex answers it
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "-"}]}, "finishReason": "STOP"}
+    ],
+    "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+    "modelVersion": "-",
+}
 
 
 def contents(request: LLMRequest) -> list[types.Content]:
@@ -90,6 +100,26 @@ class VertexLLM:
         self._max_wait = max_wait_seconds
         self._sleep = sleep
         self.name = f"vertex:{self._default}"
+
+    def prepare(self) -> None:
+        """Build the request and response types a call goes through, once, with no request
+        sent: pydantic completes genai's models on their first use (about 50 ms on a warm
+        machine), which a new instance would otherwise add to its first user's turn."""
+        sample = LLMRequest(system="-", messages=[ChatTurn(role="user", text="-")])
+        for kind in get_args(ModelKind):
+            config = self._config(sample.model_copy(update={"kind": kind}))
+        config.response_mime_type = "application/json"
+        config.response_json_schema = {"type": "object"}
+        try:  # genai's own private steps: if they change, the first call pays again
+            types._GenerateContentParameters(model="-", contents=contents(sample), config=config)
+            response = types.GenerateContentResponse._from_response(
+                response=_SAMPLE_RESPONSE, kwargs={}
+            )
+        except Exception:
+            logging.getLogger("warmup").warning("genai's types were not built", exc_info=True)
+            return
+        answer_text(response)
+        usage_of(response.usage_metadata)
 
     def model_for(self, kind: ModelKind) -> str:
         return self._models.get(kind, self._default)

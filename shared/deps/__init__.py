@@ -78,6 +78,15 @@ TURN_MODULES = (
     "shared.adapters.postgres_contacts", "shared.adapters.postgres_executions",
     "shared.adapters.postgres_pending", "shared.services.history.advisor",
     "shared.adapters.cloud_tasks", "shared.adapters.pubsub", "shared.deps.models",
+    "shared.adapters.keyring_local", "shared.adapters.keyring_kms",
+    # what LangGraph imports on a graph's first run
+    "langchain_core.tracers.context", "langchain_core.tracers.run_collector",
+    "langchain_core.tracers.stdout",
+)  # fmt: skip
+# The ports a turn uses, built at start (``Deps.connect``).
+TURN_PORTS = (
+    "conversations", "profiles", "checkpointer", "cache", "rate_limiter", "keyring", "facts",
+    "advisor", "tasks", "publisher", "user_tokens",
 )  # fmt: skip
 
 
@@ -97,19 +106,25 @@ class Deps:
         if self.settings.model_provider == "vertex":
             # Its SSL contexts and HTTP stack (0.1 s); with the project set, genai loads the
             # credentials on the first request, so building the client opens no socket.
-            _ = self.llm
+            # Then its request and response types, built once without a request.
+            prepare = getattr(self.llm, "prepare", None)
+            if prepare is not None:
+                prepare()
 
     def connect(self) -> list[str]:
-        """Open what a turn's first store calls would: two PostgreSQL connections (a recall
-        holds two), Redis's, and Firestore's channel (one read of a document that does not
-        exist), so no user's turn pays for connecting. Returns the stores that did not
-        answer; those connect on first use, as before (a store that is down degrades the
-        turn as documented, it never stops the instance from starting)."""
+        """Build the turn's ports (``TURN_PORTS``: their clients, channels not yet open) and
+        open what a turn's first store calls would: two PostgreSQL connections (a recall
+        holds two), Redis's, and Firestore's channel with the calls a turn's claim makes
+        (a read-only transaction reading a document that does not exist: begin, read,
+        commit of no write), so no user's turn pays for connecting. Returns what failed;
+        a store connects on first use, as before (a store that is down degrades the turn as
+        documented, it never stops the instance from starting)."""
         failed = []
         for name, opener in (
+            ("ports", self._build_turn_ports),
             ("postgres", self._connect_postgres),
             ("redis", self._ping_redis),
-            ("firestore", lambda: self._firestore.collection("warmup").document("-").get()),
+            ("firestore", self._open_firestore),
         ):
             try:
                 opener()
@@ -117,6 +132,21 @@ class Deps:
                 logging.getLogger("warmup").warning("%s did not answer at start", name)
                 failed.append(name)
         return failed
+
+    def _build_turn_ports(self) -> None:
+        for name in TURN_PORTS:
+            getattr(self, name)
+
+    def _open_firestore(self) -> None:
+        from google.cloud import firestore
+
+        document = self._firestore.collection("warmup").document("-")
+
+        @firestore.transactional
+        def read(transaction: firestore.Transaction) -> None:
+            document.get(transaction=transaction)
+
+        read(self._firestore.transaction(max_attempts=1))
 
     def _ping_redis(self) -> None:
         self._redis.ping()

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Protocol
 
 from shared.agents.spec import AgentPorts
 from shared.config import Settings
-from shared.graph.metering import Meter
+from shared.graph.metering import Meter, MeteredLLM
 from shared.graph.speculation import SpeculationSlot
-from shared.ports import LLM, ConversationStore, DecompositionAdvisor, KeyRing, Publisher, TaskQueue
+from shared.ports import ConversationStore, DecompositionAdvisor, KeyRing, Publisher, TaskQueue
 from shared.services.memory.needs import MemoryPorts
 
 if TYPE_CHECKING:  # the tier's modules load with its first use, not with the graph
@@ -62,7 +62,7 @@ class TurnContext:
     turn_id: str
     client_message_id: str
     chat_is_new: bool
-    llm: LLM  # metered: every call counts against the turn's budget
+    llm: MeteredLLM  # every call counts against the turn's budget
     meter: Meter
     ports: TurnPorts
     trace: str | None = None  # the request's trace header, passed on to queued work

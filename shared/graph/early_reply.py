@@ -113,7 +113,8 @@ def _speculate(context: TurnContext, state: TurnState, guess: Guess, steps: Memo
         log.warning("early memory failed", exc_info=True, extra={"turn_id": context.turn_id})
         return
     guess.resolved = list(state.memory.resolved)
-    request = reply_request(state, system_prompt(state), state.conversation.focus)
+    cap = context.ports.settings.free_reply_max_output_tokens  # the simple path's request
+    request = reply_request(state, system_prompt(state), state.conversation.focus, cap)
     context.speculation.start(context.llm, request)
     guess.started = True
 

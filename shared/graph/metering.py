@@ -4,6 +4,10 @@ The meter keeps the turn's total (thread-safe: retrieval branches run in paralle
 a context variable set by the node wrapper, each node's own share, so nodes never add up usage
 by hand. A call that would start after the budget is spent raises ``BudgetExceeded``; output
 is capped to what is left.
+
+A stream is paid even when nobody reads it to its end (a speculative reply dropped, a turn
+stopped by double texting): the model reports its usage only on the last chunk, so a stream
+stopped before it is charged an estimate, once (``StreamBill``).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class Meter:
     def __init__(self, budget_tokens: int) -> None:
         self.budget = budget_tokens
         self.turn = Tally()
+        self.stopped = Tally()  # of streams stopped before their end (in ``turn`` too)
         self._lock = threading.Lock()
 
     @property
@@ -63,14 +68,62 @@ class Meter:
             return request.model_copy(update={"max_output_tokens": left})
         return request
 
-    def record(self, usage: Usage) -> None:
+    def record(self, usage: Usage, stopped: bool = False) -> None:
         with self._lock:
             self.turn.input_tokens += usage.input_tokens
             self.turn.output_tokens += usage.output_tokens
+            if stopped:
+                self.stopped.input_tokens += usage.input_tokens
+                self.stopped.output_tokens += usage.output_tokens
         node = _node_tally.get()
         if node is not None:
             node.input_tokens += usage.input_tokens
             node.output_tokens += usage.output_tokens
+
+
+def approx_tokens(text: str) -> int:
+    return len(text) // 4 + 1  # about four characters per token for Latin text
+
+
+def stopped_usage(request: LLMRequest, said: str) -> Usage:
+    """What a stream stopped before its end is charged: its whole prompt (the model read it
+    before the first token) and the text received, a lower bound of the output it made."""
+    prompt = approx_tokens(request.system) + sum(approx_tokens(m.text) for m in request.messages)
+    return Usage(input_tokens=prompt, output_tokens=approx_tokens(said) if said else 0)
+
+
+class StreamBill:
+    """One stream's cost, charged to the meter exactly once, from whichever thread comes
+    first: the usage its last chunk reports, or, stopped before that, ``stopped_usage``. A
+    stream that failed is not charged (the model bills no failed call)."""
+
+    def __init__(self, meter: Meter, request: LLMRequest) -> None:
+        self._meter, self._request = meter, request
+        self._said: list[str] = []
+        self._settled = False
+        self._lock = threading.Lock()
+
+    def saw(self, chunk: StreamChunk) -> bool:
+        """Note a chunk; False once the stream was stopped (the chunk is not to be used)."""
+        with self._lock:
+            if self._settled:
+                return False
+            if chunk.usage is not None:
+                self._meter.record(chunk.usage)
+                self._settled = True
+            else:
+                self._said.append(chunk.text)
+            return True
+
+    def stop(self) -> None:
+        with self._lock:
+            if not self._settled:
+                self._settled = True
+                self._meter.record(stopped_usage(self._request, "".join(self._said)), True)
+
+    def failed(self) -> None:
+        with self._lock:
+            self._settled = True
 
 
 class MeteredLLM:
@@ -85,10 +138,23 @@ class MeteredLLM:
         return result
 
     def stream(self, request: LLMRequest) -> Iterator[StreamChunk]:
-        for chunk in self._inner.stream(self._meter.admit(request)):
-            if chunk.usage is not None:
-                self._meter.record(chunk.usage)
-            yield chunk
+        bill, chunks = self.billed_stream(request)
+        try:
+            for chunk in chunks:
+                bill.saw(chunk)
+                yield chunk
+        except GeneratorExit:  # the reader stopped before the end: the stream is still paid
+            bill.stop()
+            raise
+        except BaseException:
+            bill.failed()
+            raise
+
+    def billed_stream(self, request: LLMRequest) -> tuple[StreamBill, Iterator[StreamChunk]]:
+        """The stream, unmetered, and its bill: the reader charges it (``StreamBill.saw``,
+        ``stop``), so another thread can stop it and have it charged at once."""
+        admitted = self._meter.admit(request)
+        return StreamBill(self._meter, admitted), self._inner.stream(admitted)
 
     def structured(self, request: LLMRequest, schema: type[M]) -> tuple[M, Usage]:
         value, usage = self._inner.structured(self._meter.admit(request), schema)

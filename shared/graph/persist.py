@@ -50,6 +50,9 @@ from shared.services.questions import waiting_on
 def record_turn(
     context: TurnContext, state: TurnState, failure: NodeFailed | None = None
 ) -> TurnResponse:
+    # a speculative reply no writer took (or a failed turn's): never shown; dropping it now
+    # charges what it cost to the meter before the record reads it
+    context.speculation.drop()
     ports = context.ports
     settings, now = ports.settings, ports.clock.now()
     response = wire_response(context, state)
@@ -271,6 +274,7 @@ def turn_metadata(
         nodes=state.trace,
         input_tokens=tally.input_tokens,
         output_tokens=tally.output_tokens,
+        stopped_tokens=context.meter.stopped.total,
         cost_usd=round(
             cost_usd(
                 tally,

@@ -28,10 +28,17 @@ def system_prompt(state: TurnState) -> str:
     return "\n".join(parts)
 
 
-def reply_request(state: TurnState, system: str, focus: str) -> LLMRequest:
+def reply_request(
+    state: TurnState, system: str, focus: str, max_output_tokens: int | None = None
+) -> LLMRequest:
+    """``max_output_tokens``: the free reply's cap (``Settings.free_reply_max_output_tokens``);
+    None: the request's default (a reply with agent results)."""
     history = [
         ChatTurn(role="assistant" if m.role == "assistant" else "user", text=m.text)
         for m in state.conversation.history
         if m.role in ("user", "assistant") and m.text.strip()  # an old empty reply: skipped
     ]
-    return LLMRequest(system=system, messages=[*history, ChatTurn(role="user", text=focus)])
+    messages = [*history, ChatTurn(role="user", text=focus)]
+    if max_output_tokens is None:
+        return LLMRequest(system=system, messages=messages)
+    return LLMRequest(system=system, messages=messages, max_output_tokens=max_output_tokens)

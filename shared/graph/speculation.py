@@ -17,8 +17,10 @@ What keeps it safe:
 - the classify node drops it at once when the classification disagrees (another route,
   other people, other retrieval, a plan, another language); whatever is left unclaimed is
   dropped when the turn's reply is recorded, or when the turn ends;
-- a dropped stream stops at its next chunk; its tokens are still paid (``bench.turn
-  --realistic`` prints the share of turns that pay for one).
+- a dropped stream stops at its next chunk; its tokens are still paid, and charged to the
+  turn's meter when it is dropped, before the turn's record is written (``StreamBill``:
+  the usage its last chunk reported, or its prompt and the text received so far);
+  ``bench.turn --realistic`` prints the share of turns that pay for one.
 """
 
 from __future__ import annotations
@@ -29,15 +31,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from shared.ports import LLM, LLMRequest, StreamChunk
+from shared.graph.metering import MeteredLLM, StreamBill
+from shared.ports import LLMRequest, StreamChunk
 
 _END = None
 
 
 class Speculation:
-    def __init__(self, llm: LLM, request: LLMRequest) -> None:
+    def __init__(self, llm: MeteredLLM, request: LLMRequest) -> None:
         self.request = request
         self._llm = llm
+        self._bill: StreamBill | None = None
+        self._lock = threading.Lock()
         self._items: queue.Queue[StreamChunk | BaseException | None] = queue.Queue()
         self._dropped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="speculative-reply", daemon=True)
@@ -48,8 +53,12 @@ class Speculation:
         return self._dropped.is_set()
 
     def drop(self) -> None:
-        """Stop reading it; nothing more of it is kept."""
-        self._dropped.set()
+        """Stop reading it; nothing more of it is kept; what it cost so far is charged now."""
+        with self._lock:
+            self._dropped.set()
+            bill = self._bill
+        if bill is not None:
+            bill.stop()
 
     def chunks(self) -> Iterator[StreamChunk]:
         """Its chunks as they come (those already held first); its error, if it failed."""
@@ -62,11 +71,16 @@ class Speculation:
             yield item
 
     def _run(self) -> None:
+        bill: StreamBill | None = None
         try:
-            stream = self._llm.stream(self.request)
+            with self._lock:
+                if self._dropped.is_set():
+                    return  # dropped before its call went out: nothing to pay
+                bill, stream = self._llm.billed_stream(self.request)
+                self._bill = bill
             try:
                 for chunk in stream:
-                    if self._dropped.is_set():
+                    if not bill.saw(chunk):  # dropped: charged by ``drop``
                         break
                     self._items.put(chunk)
             finally:
@@ -74,6 +88,8 @@ class Speculation:
                 if close is not None:
                     close()
         except BaseException as exc:  # handed to whoever claims it, raised there
+            if bill is not None:
+                bill.failed()
             self._items.put(exc)
         finally:
             self._items.put(_END)
@@ -93,7 +109,7 @@ class SpeculationSlot:
     def taken(self, inputs: str) -> dict[str, Any] | None:
         return self.early.pop(inputs, None)
 
-    def start(self, llm: LLM, request: LLMRequest) -> None:
+    def start(self, llm: MeteredLLM, request: LLMRequest) -> None:
         self.drop()
         self.held = Speculation(llm, request)
 
@@ -113,6 +129,6 @@ class SpeculationSlot:
             held.drop()
 
 
-def _asked(request: LLMRequest) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+def _asked(request: LLMRequest) -> tuple[str, str, int, tuple[tuple[str, str], ...]]:
     messages = tuple((m.role, m.text) for m in request.messages)
-    return request.kind, request.system, messages
+    return request.kind, request.system, request.max_output_tokens, messages

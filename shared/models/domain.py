@@ -206,6 +206,8 @@ class TurnMetadata(Strict):
     nodes: list[NodeRun] = Field(default_factory=list)
     input_tokens: int = 0
     output_tokens: int = 0
+    # Of those, what streams stopped before their end cost (a dropped speculative reply).
+    stopped_tokens: int = 0
     cost_usd: float = 0.0
     graph_ms: float = 0.0
     extraction_enqueued: bool = False

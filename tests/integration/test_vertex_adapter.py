@@ -311,3 +311,15 @@ def test_the_vertex_provider_builds_without_any_request(fake: FakeVertexServer) 
     assert isinstance(embedder, VertexEmbedder)
     assert (embedder.model_name, embedder.dimension) == ("gemini-embedding-001", 768)
     assert fake.requests == []
+
+
+def test_prepare_builds_the_call_types_without_sending_anything(
+    fake: FakeVertexServer, llm: LLM
+) -> None:
+    """The turn function's start (``Deps.preload``): nothing reaches Vertex, and a call
+    made after it is the same call."""
+    llm.prepare()  # type: ignore[attr-defined]
+    assert fake.requests == []
+    fake.add(text_reply("Sure.", input_tokens=21, output_tokens=2))
+    assert llm.generate(conversation()).text == "Sure."
+    assert len(fake.requests) == 1

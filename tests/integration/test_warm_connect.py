@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from shared.config import Settings
-from shared.deps import Deps
+from shared.deps import TURN_PORTS, Deps
 from testkit.faults import free_port
 
 pytestmark = pytest.mark.usefixtures("stack_env")
@@ -20,6 +20,16 @@ def test_every_store_is_connected_before_the_first_turn() -> None:
     database = deps._database
     assert len(database._idle) == 2  # both PostgreSQL connections wait for the first recall
     assert deps._redis.connection_pool._available_connections  # Redis's stays open too
+    assert set(TURN_PORTS) <= set(deps.__dict__)  # the turn's ports are built
+    deps.close()
+
+
+def test_the_firestore_warm_up_writes_nothing() -> None:
+    """Its transaction reads a document that does not exist and commits no write."""
+    deps = Deps(Settings())
+    assert deps.connect() == []
+    assert not deps._firestore.collection("warmup").document("-").get().exists
+    assert list(deps._firestore.collection("warmup").limit(1).stream()) == []
     deps.close()
 
 

@@ -447,3 +447,25 @@ def test_a_context_cached_by_a_turn_that_raced_a_change_is_not_used(
     llm.add(classification(), "Two.")
     service.run("alice", request("Second?", cmid="m2", chat_id=chat))
     assert "You are Bo" in llm.calls[-1].request.system
+
+
+def _capped(deps: Deps, cap: int) -> Deps:
+    settings = deps.settings.model_copy(update={"free_reply_max_output_tokens": cap})
+    return Deps(settings, **{k: v for k, v in deps.__dict__.items() if k != "settings"})
+
+
+def test_a_free_reply_is_capped_and_a_reply_with_agent_results_is_not(
+    deps: Deps, llm: ScriptedLLM
+) -> None:
+    """``FREE_REPLY_MAX_OUTPUT_TOKENS`` (the local model's settings: a short answer waits
+    behind other turns' free replies, not behind agent output cut short)."""
+    capped = _capped(deps, 64)
+    llm.add(classification(), "It is a fine day.")
+    TurnService(capped).run("alice", request("How is the day?"))
+    assert llm.calls[-1].request.max_output_tokens == 64
+    plan = {"steps": [{"id": "s1", "agent": "drafting", "goal": "draft a note to Bea"}]}
+    llm.add(classification("complex"), plan, "Dear Bea, ...", "Here is your draft.")
+    TurnService(capped).run("alice", request("Draft a note to Bea", "m2"))
+    synthesis = llm.calls[-1].request
+    assert "drafting: Dear Bea, ..." in synthesis.system
+    assert synthesis.max_output_tokens == 512  # the request's default, as before

@@ -26,6 +26,7 @@ from shared.errors import DependencyUnavailable
 from shared.graph.context import TurnContext, TurnPorts
 from shared.graph.degraded import without
 from shared.graph.instrument import node
+from shared.graph.metering import approx_tokens
 from shared.graph.routing import after_session_init
 from shared.graph.state import Conversation, MemoryState, SummaryUpdate, TurnState
 from shared.models.domain import AssistantProfile
@@ -48,10 +49,6 @@ _SUMMARY_INSTRUCTIONS = (
     "keep names, dates, decisions, open questions and what the user asked for; drop "
     "pleasantries. Write it in the conversation's language. Reply with the summary only."
 )
-
-
-def approx_tokens(text: str) -> int:
-    return len(text) // 4 + 1  # about four characters per token for Latin text
 
 
 @node("session_init")

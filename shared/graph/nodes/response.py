@@ -73,12 +73,16 @@ def hitl_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]
 
 
 def _stream_answer(
-    state: TurnState, runtime: Runtime[TurnContext], system: str, focus: str
+    state: TurnState,
+    runtime: Runtime[TurnContext],
+    system: str,
+    focus: str,
+    cap: int | None = None,
 ) -> tuple[str, bool]:
     """The streamed answer, and whether it was stopped before its end. The speculative reply
     the classify node started is taken when it asked exactly this (``speculation``)."""
     stop, context = runtime.context.signals.stop, runtime.context
-    request = reply_request(state, system, focus)
+    request = reply_request(state, system, focus, cap)
     held = context.speculation.claim(request)
     if stop.is_set():
         if held is not None:
@@ -130,7 +134,8 @@ def simple_text(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, An
     else:
         if quoted is not None:
             system += f"\nThe stored facts answer the question: {quoted.text} Answer from them."
-        answer, stopped = _stream_answer(state, runtime, system, state.conversation.focus)
+        cap = runtime.context.ports.settings.free_reply_max_output_tokens
+        answer, stopped = _stream_answer(state, runtime, system, state.conversation.focus, cap)
         if stopped:
             return _reply(answer, "interrupted")
     response = ResponseState(
@@ -183,7 +188,6 @@ def _step_in_words(step: PlanStep) -> str:
 
 @node("message_persist")
 def message_persist(state: TurnState, runtime: Runtime[TurnContext]) -> dict[str, Any]:
-    runtime.context.speculation.drop()  # a speculative reply no writer took: never shown
     record_turn(runtime.context, state)
     return {}
 

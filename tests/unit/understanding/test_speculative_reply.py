@@ -6,6 +6,7 @@ is dropped, never shown or stored. On fakes, the tier and the scripted model beh
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,13 +17,14 @@ from shared.config import Settings
 from shared.deps import Deps
 from shared.errors import DependencyUnavailable
 from shared.fakes.scripted_llm import ScriptedLLM
+from shared.graph.metering import Meter, MeteredLLM, stopped_usage
 from shared.graph.nodes import memory
 from shared.graph.nodes.classification import Classification
 from shared.graph.speculation import SpeculationSlot
 from shared.graph.state import MemoryState
 from shared.models.domain import AssistantProfile
 from shared.models.memory import SELF, ExtractionChanges, FactDraft, Person
-from shared.ports import ChatTurn, LLMRequest, MessagePage
+from shared.ports import ChatTurn, LLMRequest, MessagePage, StreamChunk
 from shared.services.memory.retrieval import Retriever
 from shared.services.memory.windows import window_for
 from shared.understanding import UnderstandingTier
@@ -249,9 +251,71 @@ def test_a_speculation_is_claimed_only_by_the_request_it_made(deps: Deps) -> Non
     llm = ScriptedLLM(replies=["early"])
     asked = LLMRequest(system="s", messages=[ChatTurn(role="user", text="q")])
     slot = SpeculationSlot()
-    slot.start(llm, asked)
+    slot.start(MeteredLLM(llm, Meter(30_000)), asked)
     assert slot.claim(asked.model_copy(update={"system": "s\nKnown about user: x"})) is None
     assert slot.held is None  # dropped
-    slot.start(ScriptedLLM(replies=["early"]), asked)
+    slot.start(MeteredLLM(ScriptedLLM(replies=["early"]), Meter(30_000)), asked)
     held = slot.claim(asked)
     assert held is not None and "".join(c.text for c in held.chunks()) == "early"
+
+
+class Stalling(ScriptedLLM):
+    """Its first stream (the speculation) gives one chunk, then waits until released: a
+    speculation still under way when the classification drops it."""
+
+    def __init__(self, model: Model) -> None:
+        super().__init__(handler=model)
+        self.release = threading.Event()
+        self.first_chunk = ""
+        self._streams = 0
+
+    def stream(self, request: LLMRequest) -> Iterator[StreamChunk]:
+        self._streams += 1
+        chunks = super().stream(request)
+        if self._streams > 1:
+            yield from chunks
+            return
+        first = next(chunks)
+        self.first_chunk = first.text
+        yield first
+        self.release.wait(10)
+        yield from chunks
+
+
+def test_a_speculation_dropped_under_way_is_charged_to_the_turn(
+    deps: Deps, tier: UnderstandingTier
+) -> None:
+    """Wrong guess, dropped mid-stream: its prompt and what it said so far are in the turn's
+    tokens and cost, counted before the record is written, and only once."""
+    model = Model(answers={MEMORY: classification()})  # plain chat after all
+    wired = _deps(deps, tier, model)
+    llm = Stalling(model)
+    wired = Deps(wired.settings, **{**_ports(wired), "llm": llm})
+    _seed(wired)
+    try:
+        said, _ = _said(wired, MEMORY)
+    finally:
+        llm.release.set()
+    assert said == "reply number 2" and model.reply_beside_classification
+    speculated = next(c.request for c in llm.calls if c.kind == "stream")
+    cost = stopped_usage(speculated, llm.first_chunk)
+    record = metadata(wired, "m1")
+    assert cost.input_tokens > 0 and record.stopped_tokens == cost.input_tokens + cost.output_tokens
+    assert record.input_tokens > cost.input_tokens  # beside the classification and reply
+
+
+def _ports(deps: Deps) -> dict[str, Any]:
+    return {k: v for k, v in deps.__dict__.items() if k != "settings"}
+
+
+def test_the_speculation_asks_the_free_replys_cap_and_is_kept(
+    deps: Deps, tier: UnderstandingTier
+) -> None:
+    model = Model()
+    wired = _deps(deps, tier, model)
+    settings = wired.settings.model_copy(update={"free_reply_max_output_tokens": 64})
+    wired = Deps(settings, **_ports(wired))
+    said, _ = _said(wired, OPEN)
+    assert said == "SPECULATED reply" and model.streams == 1  # claimed: the same request
+    [speculated] = [c.request for c in wired.llm.calls if c.kind == "stream"]  # type: ignore[attr-defined]
+    assert speculated.max_output_tokens == 64
