@@ -86,6 +86,7 @@ TURN_MODULES = (
 # The ports a turn uses, built at start (``Deps.connect``).
 TURN_PORTS = (
     "conversations", "profiles", "checkpointer", "cache", "rate_limiter", "keyring", "facts",
+    "contacts",  # the names of the user's people, with the turn's context
     "advisor", "tasks", "publisher", "user_tokens",
 )  # fmt: skip
 
