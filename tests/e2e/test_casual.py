@@ -113,9 +113,10 @@ def test_a_pronoun_corrects_the_person_named_before(on_local_model: Served) -> N
 
 @pytest.mark.timeout(900)
 def test_a_new_job_supersedes_the_old_one(on_local_model: Served) -> None:  # noqa: F811
-    """ "Bernd is a butcher" closes "Bernd is a baker in Hamburg" (the job slot), history kept."""
+    """ "Bernd is a butcher" closes "Bernd is a baker in Hamburg" (the job slot), history kept.
+    (A lone new name is asked about before it is stored: the friend is introduced first.)"""
     me = Chat(on_local_model)
-    me.say("Bernd is a baker in Hamburg")
+    me.say("my friend Bernd is a baker in Hamburg")
     bernd = wait_for(lambda: me.person("Bernd"), seconds=120)
     wait_for(lambda: any("baker" in f for f in me.facts_of(bernd["id"])), 60)
     me.say("Bernd is a butcher")
