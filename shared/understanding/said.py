@@ -19,9 +19,17 @@ from shared.models.extraction import ExtractedFact
 from shared.understanding.casual_names import as_written
 from shared.understanding.clauses import Clause, clauses
 from shared.understanding.facts import doubt
+from shared.understanding.lexicon import PRONOUN_GENDER
 from shared.understanding.people import Found
 from shared.understanding.places import place_names
-from shared.understanding.subjects import USER, Subject, subject_of, subject_token
+from shared.understanding.subjects import (
+    USER,
+    Subject,
+    gender_of,
+    mention_subject,
+    subject_of,
+    subject_token,
+)
 from shared.understanding.times import Times
 
 if TYPE_CHECKING:
@@ -50,6 +58,8 @@ def said_facts(sentences: list[Span], found: Found, times: Times) -> list[Extrac
 def _said(sent: Span, found: Found, times: Times) -> list[ExtractedFact]:
     """One fact per clause when each stands alone (``clauses.py``), else the sentence whole."""
     sent = _without_contrast(sent)
+    if len(sent) > 1 and sent[0].lower_ == "and":
+        sent = sent[1:]  # "my mum is 70 and she lives in Bern", parsed as two sentences
     if doubt(sent) or not sent.text.strip():
         return []
     root = sent.root
@@ -74,6 +84,7 @@ def _subject(token: Token, found: Found) -> Subject | None:
         or subject_of(token, found)
         or _unplaced(token, found)
         or _owner(token, found)
+        or _lone_relative(token, found)
     )
 
 
@@ -88,6 +99,17 @@ def _clause_fact(
     if subject is None:
         return None
     return _fact(clause.tokens, subject, clause.subject, found, times)
+
+
+def _lone_relative(pronoun: Token, found: Found) -> Subject | None:
+    """ "my dad retired and he plays golf": "he" is the unnamed relative named before it, when
+    that one is the only person the message names and the relation's gender fits."""
+    gender = PRONOUN_GENDER.get(pronoun.lower_)
+    if gender is None or len(found.mentions) != 1:
+        return None
+    [mention] = found.mentions
+    before = any(i < pronoun.i and m == mention for i, m in found.by_token.items())
+    return mention_subject(mention) if before and gender_of(mention) in (None, gender) else None
 
 
 def _fact(

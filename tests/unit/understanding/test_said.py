@@ -59,6 +59,11 @@ def test_a_plain_sentence_is_kept_as_said(
         ("my friend nadia moved to toronto, and she works at Shopify",
          [("Nadia", "The user's friend Nadia moved to Toronto."),
           ("Nadia", "Nadia works at Shopify.")]),
+        ("my dad retired last year and he plays golf every sunday",
+         [("my dad", "The user's dad retired last year."),
+          ("my dad", "The user's dad plays golf every sunday.")]),
+        ("my mum is 70 and she lives in Bern",
+         [("my mum", "The user's mum is 70."), ("my mum", "The user's mum lives in Bern.")]),
         ("I bought a bike and Anna bought a car",
          [("user", "The user bought a bike."), ("Anna", "Anna bought a car.")]),
     ],
@@ -76,6 +81,7 @@ def test_a_sentence_that_says_two_things_is_two_facts(
         "I went to Rome and loved it.",  # "it" needs the first clause
         "Anna lives in Bern but works in Zurich.",  # "but" ties the two
         "Anna and Tom live in Bern.",  # one clause, two subjects: left out as before
+        "my dad retired and she plays golf",  # "she" is not the dad: left out
     ],
 )
 def test_clauses_that_do_not_stand_alone_stay_one_sentence(nlp: Language, text: str) -> None:
