@@ -57,7 +57,7 @@ def test_a_sentence_with_a_wish_a_record_or_the_assistant_is_not_plain(
         "what's the most i can put on my visa",
         "is my table reservation on the calendar for 8",
         "please tell me how much i spent on my mastercard this week",  # a bank's "spent"
-        "what euro amount did i spend with my debit card",  # a currency word, no amount
+        "tell me the dollar total i spent on my credit card",  # a currency word, no amount
         # asks to be told now, not reminded later
         "remind me of the pin for my debit card",
         "can you remind me how to pronounce worcestershire",
