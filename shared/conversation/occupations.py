@@ -1,8 +1,8 @@
 """Everyday occupations, for the job slot of "Bernd is a baker" (``slots.py``).
 
-Written by us: the public job-title lists we checked either miss everyday trades (Faker's
-en_US titles, a UK graduate list, have no baker, butcher, plumber or waiter) or are too large
-to ship for one slot. A word not here leaves "X is a ..." out of the job slot, so an
+Written by us: the maintained list we checked, Faker's en_US job titles (MIT, a UK graduate
+list), has no baker, butcher, plumber or waiter. A word not here leaves "X is a ..." out of
+the job slot, so an
 unlisted job is kept beside the old one rather than closing a fact that is no job
 ("Bernd is a vegetarian" must not be superseded by "Bernd is a butcher").
 """
