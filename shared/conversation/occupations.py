@@ -2,9 +2,8 @@
 
 Written by us: the maintained list we checked, Faker's en_US job titles (MIT, a UK graduate
 list), has no baker, butcher, plumber or waiter. A word not here leaves "X is a ..." out of
-the job slot, so an
-unlisted job is kept beside the old one rather than closing a fact that is no job
-("Bernd is a vegetarian" must not be superseded by "Bernd is a butcher").
+the job slot, so an unlisted job is kept beside the old one rather than closing a fact
+that is no job ("Bernd is a vegetarian" must not be superseded by "Bernd is a butcher").
 """
 
 from __future__ import annotations
