@@ -62,11 +62,12 @@ def evidence(tier: UnderstandingTier, seen: Seen, context: Context) -> None:
     times = tier_module.find_times(doc, context.now, context.timezone)
     label = tier_module._by_rules(doc, found, times, context)[0]
     vector = tier._embedder.embed([seen.text])[0]
-    seen.evidence = (doc, found, label, tier.router.scores(vector), tier.router.elsewhere(vector))
+    scores, elsewhere = tier.router.scores(vector), tier.router.elsewhere(vector)
+    seen.evidence = (doc, found, label, scores, elsewhere, bool(times.resolved))
 
 
 def route(tier: UnderstandingTier, seen: Seen, guess: bool) -> Label | None:
-    doc, found, label, scores, elsewhere = seen.evidence
+    doc, found, label, scores, elsewhere, timed = seen.evidence
     form = tier_module._form(doc)  # type: ignore[arg-type]
     verb = tier_module._first_verb(doc)  # type: ignore[arg-type]
     decision = tier._route(label, scores, form, verb, tier_module._words(doc))  # type: ignore[arg-type]
@@ -79,6 +80,7 @@ def route(tier: UnderstandingTier, seen: Seen, guess: bool) -> Label | None:
         words = tier_module._words(doc)  # type: ignore[arg-type]
         request = form == "request"
         decision = tier_module.not_elsewhere(decision, scores, elsewhere, words, fallback, request)  # type: ignore[arg-type]
+        decision = tier_module.told_not_reminded(decision, seen.text, words, timed, fallback)  # type: ignore[arg-type]
     return decision.label
 
 

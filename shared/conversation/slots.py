@@ -1,5 +1,6 @@
 """Single-valued slots of a fact (one employer, one job, one home, one partner, one owner of
-a pet), and a correction said plainly.
+a pet), and a correction said plainly. A job is "works as a nurse" or "is a baker" when the
+noun is an everyday occupation (``occupations.py``): "is a vegetarian" fills no slot.
 
 A newer fact on a slot with another value supersedes the older one: newest wins, decided by
 these rules before any model's judgement (MemoryAgentBench, 2025, measured newest-version-wins
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from shared.conversation.occupations import OCCUPATIONS
 from shared.conversation.text import fold
 
 # where a slot's value ends: punctuation, or a word that starts another part of the sentence
@@ -43,6 +45,17 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 # A possessive before the slot names someone else's thing ("Anna's son lives in"); "the
 # user's friend Nadia moved to" names the fact's own subject, as kept-as-said text puts it.
 _OTHERS = re.compile(r"(?<!\bthe user)(?:'s|’s) ", re.IGNORECASE)
+# "Bernd is a baker in Hamburg", "Anna is no longer a nurse": a job when the noun is one
+_IS_A = re.compile(
+    r"\bis (?P<ended>(?:no longer|not|now|still) )?an? (?P<words>(?:[\w-]+ ){0,2}[\w-]+)",
+    re.IGNORECASE,
+)
+# "a great cook", "a terrible driver": a skill, not a job
+_PRAISE = frozenset(
+    {"good", "great", "bad", "terrible", "excellent", "amazing", "brilliant", "fantastic",
+    "wonderful", "awful", "decent", "lousy", "fine", "natural", "born", "keen", "careful",
+    "fast", "slow", "better", "best", "worse", "worst"}
+)  # fmt: skip
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"\+?\d[\d \-/().]{6,}\d")
 _ENDED = re.compile(r"(?:n't\b|\bno longer\b|\bnot\b|\bnever\b)", re.IGNORECASE)
@@ -82,7 +95,23 @@ def slots_of(text: str) -> dict[str, str]:
         # "no longer works at UBS", "doesn't work at UBS anymore"; not "at Bosch, not UBS"
         ended = _ENDED.search(text[: match.start(1)]) or _ENDED_AFTER.match(text[match.end(1) :])
         found[slot] = NOT + value if ended else value
+    if "job" not in found and (job := _job_said_plainly(text)) is not None:
+        found["job"] = job
     return found
+
+
+def _job_said_plainly(text: str) -> str | None:
+    """ "is a baker": the first occupation among the (up to three) words after the article;
+    nothing when the job is someone else's ("Anna's son is a baker")."""
+    for match in _IS_A.finditer(text):
+        if _OTHERS.search(text[: match.start()]):
+            continue
+        words = match["words"].lower().split()
+        job = next((w for w in words if w in OCCUPATIONS), None)
+        if job is not None and not _PRAISE & set(words[: words.index(job)]):
+            ended = match["ended"] in ("no longer ", "not ")
+            return NOT + job if ended else job
+    return None
 
 
 def clashes(new: dict[str, str], old: dict[str, str]) -> bool:

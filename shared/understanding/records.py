@@ -10,6 +10,8 @@ account" name a word of ours ("book", "schedule", "money") and are not ours eith
 
 from __future__ import annotations
 
+import re
+
 from shared.understanding.lexicon import CURRENCY_WORDS
 from shared.understanding.result import Label, RouteDecision
 
@@ -34,6 +36,17 @@ OWN_RECORDS: dict[Label, frozenset[str]] = {
     "email": frozenset({"email", "emails", "inbox"}),
     "budget": frozenset({"budget", "budgets", "expense", "expenses", "spent"}),
 }  # fmt: skip
+# What outweighs another domain's records named in the same request: our own records, but
+# not "spent", which a bank's and an employer's records say too. Chosen on CLINC150 train
+# (the 3,945 requests that name another domain's records): with "spent" the rule sent 2
+# other-domain requests to an action ("how many of my vacation days i have spent", "i
+# spent what dollar amount last month on mastercard", the second also by ``_an_amount``)
+# and kept 5 of 8 of ours; without it, and with ``_an_amount``, 0 and 4 of 8 (the one
+# lost: "check my account and let me know how much i spent on food"). It replaces a first
+# version read off CLINC150 validation misses.
+OVERRIDING_RECORDS: dict[Label, frozenset[str]] = {
+    label: words - {"spent"} for label, words in OWN_RECORDS.items()
+}
 ELSEWHERE_MARGIN = 0.06  # chosen on CLINC150 train (bench/understanding_tune.py)
 # What other domains keep (a bank, an employer's HR, a restaurant or hotel): a message that
 # names one of them is not ours on the examples' word, even when it also says "spent" or
@@ -60,6 +73,13 @@ def names_records(label: Label, words: set[str], verb_says: Label | None = None)
     return label not in RECORDS or verb_says == label or bool(words & RECORDS[label])
 
 
+def _an_amount(words: set[str]) -> bool:
+    """A sum in a currency ("40 francs", "$12"): an expense of ours even beside a card. A
+    currency word alone is not one ("i spent what dollar amount ... on mastercard": CLINC150
+    train, a bank's transactions)."""
+    return bool(words & CURRENCY_WORDS.keys()) and any(w[:1].isdigit() for w in words)
+
+
 def not_elsewhere(
     route: RouteDecision,
     scores: dict[Label, float],
@@ -76,8 +96,8 @@ def not_elsewhere(
     if label not in OWN_RECORDS:
         return route
     # "put my flight to London in my calendar": a request that names our own records is ours
-    ours = request and bool(words & OWN_RECORDS[label])
-    theirs = bool(words & THEIR_RECORDS) and not words & CURRENCY_WORDS.keys() and not ours
+    ours = request and bool(words & OVERRIDING_RECORDS[label])
+    theirs = bool(words & THEIR_RECORDS) and not _an_amount(words) and not ours
     if words & OWN_RECORDS[label] and not theirs:
         return route
     if scores[label] > elsewhere + ELSEWHERE_MARGIN and not theirs:
@@ -85,6 +105,35 @@ def not_elsewhere(
     reason = f"{label} at {scores[label]:.2f}, another domain's request at {elsewhere:.2f}"
     if theirs:
         reason = f"{label}, but another domain's records named"
+    if route.guessed:
+        return route.model_copy(update={"label": fallback, "reason": reason})
+    return route.model_copy(update={"label": None, "reason": reason})
+
+
+# "remind me of the date of my last paycheck", "can you remind me how to spell because":
+# asks to be told now, not reminded later ("remind me of this later" is a reminder). On
+# CLINC150 train 11 requests say so: 6 of other domains (payday, date, insurance,
+# last_maintenance, spelling, bill_balance), 2 of lists we do not score, 2 of the reminder
+# intent that ask what they asked to remember (memory's, to us) and one of the calendar's,
+# which names its event ("remind me of the date of the event called ...") and stays ours.
+_RECALL = re.compile(
+    r"\bremind me (?:of (?!(?:something|this|that|it)\b)"
+    r"|(?:what|how|when|which|where|who|whether|if)\b)",
+    re.IGNORECASE,
+)
+
+
+def told_not_reminded(
+    route: RouteDecision, text: str, words: set[str], timed: bool, fallback: Label
+) -> RouteDecision:
+    """A recall ("remind me of ...", "remind me how ...") with no time in it is the calendar's
+    only when it names the calendar's records besides "remind" ("... of the event called
+    ..."); else it falls through, or a guess takes ``fallback`` (the form's default)."""
+    if route.label != "schedule" or timed or not _RECALL.search(text):
+        return route
+    if words & (RECORDS["schedule"] - {"remind", "reminder", "reminders"}):
+        return route
+    reason = "asks to be told, not reminded"
     if route.guessed:
         return route.model_copy(update={"label": fallback, "reason": reason})
     return route.model_copy(update={"label": None, "reason": reason})

@@ -17,10 +17,19 @@ from typing import TYPE_CHECKING
 
 from shared.models.extraction import ExtractedFact
 from shared.understanding.casual_names import as_written
+from shared.understanding.clauses import Clause, clauses
 from shared.understanding.facts import doubt
+from shared.understanding.lexicon import PRONOUN_GENDER
 from shared.understanding.people import Found
 from shared.understanding.places import place_names
-from shared.understanding.subjects import USER, Subject, subject_of, subject_token
+from shared.understanding.subjects import (
+    USER,
+    Subject,
+    gender_of,
+    mention_subject,
+    subject_of,
+    subject_token,
+)
 from shared.understanding.times import Times
 
 if TYPE_CHECKING:
@@ -43,32 +52,81 @@ _HEALTH = frozenset(
 
 
 def said_facts(sentences: list[Span], found: Found, times: Times) -> list[ExtractedFact]:
-    return [fact for sent in sentences if (fact := _said(sent, found, times)) is not None]
+    return [fact for sent in sentences for fact in _said(sent, found, times)]
 
 
-def _said(sent: Span, found: Found, times: Times) -> ExtractedFact | None:
+def _said(sent: Span, found: Found, times: Times) -> list[ExtractedFact]:
+    """One fact per clause when each stands alone (``clauses.py``), else the sentence whole."""
     sent = _without_contrast(sent)
+    if len(sent) > 1 and sent[0].lower_ == "and":
+        sent = sent[1:]  # "my mum is 70 and she lives in Bern", parsed as two sentences
     if doubt(sent) or not sent.text.strip():
-        return None
+        return []
     root = sent.root
     token = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if token is None or root.pos_ not in ("VERB", "AUX"):
-        return None  # a fragment, a greeting, an imperative
+        return []  # a fragment, a greeting, an imperative
     if {t.lower_ for t in sent} & {"you", "your", "yours"}:
-        return None  # about the assistant, or a question put as a statement
-    subject = (
+        return []  # about the assistant, or a question put as a statement
+    subject = _subject(token, found)
+    if subject is None:
+        return []
+    parts = [_clause_fact(clause, subject, found, times) for clause in clauses(sent)]
+    if parts and all(part is not None for part in parts):
+        return [part for part in parts if part is not None]
+    whole = _fact(list(sent), subject, token, found, times)
+    return [whole] if whole is not None else []
+
+
+def _subject(token: Token, found: Found) -> Subject | None:
+    return (
         _user_subject(token)
         or subject_of(token, found)
         or _unplaced(token, found)
         or _owner(token, found)
+        or _lone_relative(token, found)
     )
+
+
+def _clause_fact(
+    clause: Clause, shared: Subject, found: Found, times: Times
+) -> ExtractedFact | None:
+    """A clause with its own subject is about that one ("and she is 88": the grandmother);
+    one that shares the sentence's is said with its name in front ("Rosa lives in ...")."""
+    if clause.subject is None:
+        return _fact(clause.tokens, shared, clause.verb, found, times, named=shared.display)
+    subject = _subject(clause.subject, found)
     if subject is None:
         return None
-    text = _third_person(sent, subject, token, found)
+    return _fact(clause.tokens, subject, clause.subject, found, times)
+
+
+def _lone_relative(pronoun: Token, found: Found) -> Subject | None:
+    """ "my dad retired and he plays golf": "he" is the unnamed relative named before it, when
+    that one is the only person the message names and the relation's gender fits."""
+    gender = PRONOUN_GENDER.get(pronoun.lower_)
+    if gender is None or len(found.mentions) != 1:
+        return None
+    [mention] = found.mentions
+    before = any(i < pronoun.i and m == mention for i, m in found.by_token.items())
+    return mention_subject(mention) if before and gender_of(mention) in (None, gender) else None
+
+
+def _fact(
+    tokens: list[Token],
+    subject: Subject,
+    token: Token,
+    found: Found,
+    times: Times,
+    named: str | None = None,
+) -> ExtractedFact | None:
+    text = _third_person(tokens, subject, token, found)
+    if named is not None:
+        text = f"{named} {text[:1].lower()}{text[1:]}"
     if len(text) > MAX_FACT_CHARS:
         return None
-    marker = _time_marker(sent, times)
-    words = {t.lower_ for t in sent}
+    marker = _time_marker(tokens, times)
+    words = {t.lower_ for t in tokens}
     kind = "Allergy" if "allergic" in words else "Health" if words & _HEALTH else "Other"
     return ExtractedFact.model_validate(
         {
@@ -98,13 +156,13 @@ def _without_contrast(sent: Span) -> Span:
     return sent
 
 
-def _time_marker(sent: Span, times: Times) -> str | None:
-    """The sentence's day as written ("last Monday"), for the fact system to anchor; a time
+def _time_marker(tokens: list[Token], times: Times) -> str | None:
+    """The clause's day as written ("last Monday"), for the fact system to anchor; a time
     of day is left out ("in 1:57" is a finishing time)."""
-    days = [
-        t.text for t in times.resolved if sent.start_char <= t.start < sent.end_char and not t.clock
-    ]
-    unresolved = [text for text in times.unresolved if text in sent.text]
+    start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
+    text = tokens[0].doc.text[start:end]
+    days = [t.text for t in times.resolved if start <= t.start < end and not t.clock]
+    unresolved = [said for said in times.unresolved if said in text]
     return next(iter(days + unresolved), None)
 
 
@@ -132,12 +190,12 @@ def _user_subject(token: Token) -> Subject | None:
     return Subject(USER, "The user") if token.lower_ in _SELF else None
 
 
-def _third_person(sent: Span, subject: Subject, token: Token, found: Found) -> str:
+def _third_person(tokens: list[Token], subject: Subject, token: Token, found: Found) -> str:
     """The sentence with the user, and a pronoun standing for the subject, named; a name
     typed in lower case is written as the person is ("my friend nadia" -> "nadia": "Nadia")."""
     words = []
-    places = place_names(sent)  # "lives in napoli": Napoli
-    for t in sent:
+    places = place_names(tokens[0].sent)  # "lives in napoli": Napoli
+    for t in tokens:
         word, low = t.text, t.lower_
         person = found.by_token.get(t.i)
         if t.i in places:

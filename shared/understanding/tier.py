@@ -32,7 +32,13 @@ from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
 from shared.understanding.plain import plain_label, told
 from shared.understanding.plans import plan_command, read_command
-from shared.understanding.records import ALL_RECORDS, RECORDS, names_records, not_elsewhere
+from shared.understanding.records import (
+    ALL_RECORDS,
+    RECORDS,
+    names_records,
+    not_elsewhere,
+    told_not_reminded,
+)
 from shared.understanding.result import (
     GRAPH_ROUTE,
     LABELS,
@@ -147,6 +153,8 @@ class UnderstandingTier:
             fallback = _FORM_DEFAULT[_form(doc)]
             request = _form(doc) == "request"
             route = not_elsewhere(route, scores, elsewhere, _words(doc), fallback, request)
+            timed = bool(times.resolved)  # "remind me of X at 5pm" is a reminder
+            route = told_not_reminded(route, text, _words(doc), timed, fallback)
         if route.label in _DECIDED_ONLY and (
             states_facts(doc) or any(m.role for m in found.mentions)
         ):

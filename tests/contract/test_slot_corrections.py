@@ -28,6 +28,8 @@ from tests.unit.extraction_kit import (
 
 LUCA = person("luca", "Luca", "sibling")
 REX = person("rex", "Rex", "pet")
+ROSA = person("rosa", "Rosa", "grandparent")
+BERND = person("bernd", "Bernd", "other")
 
 
 @pytest.fixture
@@ -40,13 +42,18 @@ def deps(fact_backend: FactBackend, model: ScriptedModel) -> Deps:
     deps = extraction_deps(fact_backend.facts, fact_backend.contacts, fact_backend.pending, model)
     deps.contacts.add_person(LUCA)
     deps.contacts.add_person(REX)
+    deps.contacts.add_person(ROSA)
+    deps.contacts.add_person(BERND)
     return deps
 
 
-def told(deps: Deps, model: ScriptedModel, turn: int, name: str, text: str, kind: str) -> None:
-    """One message about ``name``, read by the (scripted) model as ``text`` of type ``kind``,
-    a day after the one before."""
-    model.output = extraction(fact(text, about=name, type=kind), entities=(entity(name),))
+def told(
+    deps: Deps, model: ScriptedModel, turn: int, name: str, text: str, kind: str, *more: str
+) -> None:
+    """One message about ``name``, read by the (scripted) model as ``text`` (and ``more``
+    facts, a sentence cut at its clauses) of type ``kind``, a day after the one before."""
+    said = [fact(one, about=name, type=kind) for one in (text, *more)]
+    model.output = extraction(*said, entities=(entity(name),))
     deps.clock = FixedClock(NOW + timedelta(days=turn))
     key = name.casefold()
     said = task(text, entities=((name, key, 1.0),), turn=f"t{turn}")
@@ -91,3 +98,36 @@ def test_an_ended_slot_leaves_another_value_alone(deps: Deps, model: ScriptedMod
     told(deps, model, 1, "Luca", "Luca works at Bosch", "Work")
     told(deps, model, 2, "Luca", "Luca no longer works at UBS", "Work")
     assert current(deps, "luca") == ["Luca no longer works at UBS", "Luca works at Bosch"]
+
+
+def test_a_job_said_with_is_a_supersedes_the_old_job(deps: Deps, model: ScriptedModel) -> None:
+    told(deps, model, 1, "Bernd", "Bernd is a baker in Hamburg.", "Other")
+    told(deps, model, 2, "Bernd", "Bernd is a butcher.", "Other")
+    assert current(deps, "bernd") == ["Bernd is a butcher."]
+    [latest] = [
+        f for f in deps.facts.list_facts(USER, FactFilter()) if f.text == "Bernd is a butcher."
+    ]
+    assert [v.text for v in deps.facts.versions(USER, latest.id)] == [
+        "Bernd is a butcher.",
+        "Bernd is a baker in Hamburg.",
+    ]
+
+
+def test_a_correction_closes_only_the_slot_it_names(deps: Deps, model: ScriptedModel) -> None:
+    """ "my grandmother rosa lives in napoli and she is 88" is stored as two facts (the tier
+    cuts it at "and"): "she lives in salerno now" closes the home, and the age stays."""
+    told(
+        deps,
+        model,
+        1,
+        "Rosa",
+        "The user's grandmother Rosa lives in Napoli.",
+        "Other",
+        "Rosa is 88.",
+    )
+    assert current(deps, "rosa") == ["Rosa is 88.", "The user's grandmother Rosa lives in Napoli."]
+    told(deps, model, 2, "Rosa", "Rosa lives in Salerno.", "Other")
+    assert current(deps, "rosa") == ["Rosa is 88.", "Rosa lives in Salerno."]
+    history = deps.facts.list_facts(USER, FactFilter(include_history=True))
+    [napoli] = [f for f in history if "Napoli" in f.text]
+    assert napoli.valid_to is not None and napoli.ended_by == "superseded"

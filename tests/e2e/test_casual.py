@@ -83,13 +83,16 @@ def test_casual_messages_on_the_local_model(on_local_model: Served) -> None:  # 
 @pytest.mark.timeout(900)
 def test_a_pronoun_corrects_the_person_named_before(on_local_model: Served) -> None:  # noqa: F811
     """ "she" in the next message is the grandmother named before: the new home supersedes the
-    old one (kept as history), places are written as names, the role is a grandparent's."""
+    old one (kept as history) and only it, the age said in the same sentence stays current;
+    places are written as names, the role is a grandparent's."""
     me = Chat(on_local_model)
-    me.say("my grandmother rosa is 84 and lives in napoli")
+    me.say("my grandmother rosa lives in napoli and she is 88")
     rosa = wait_for(lambda: me.person("Rosa"), seconds=120)
     assert rosa["role_to_user"] == "grandparent"
-    first = wait_for(lambda: me.facts_of(rosa["id"]), 60)
-    assert any("Napoli" in f for f in first) and not any("napoli" in f for f in first), first
+    first = wait_for(lambda: len(me.facts_of(rosa["id"])) >= 2 and me.facts_of(rosa["id"]), 60)
+    assert any("Napoli" in f and "88" not in f for f in first), first  # two facts, not one
+    assert any("88" in f and "Napoli" not in f for f in first), first
+    assert not any("napoli" in f for f in first), first
 
     me.say("oh wait, she lives in salerno now, not napoli")
     current = wait_for(
@@ -97,6 +100,7 @@ def test_a_pronoun_corrects_the_person_named_before(on_local_model: Served) -> N
         120,
     )
     assert not any("Napoli" in f for f in current), current
+    assert any("88" in f for f in current), current  # the age is no part of the correction
     assert not any(word in f.lower() for f in current for word in ("wait", " now", "not ")), current
     where = f'subject_id = "{rosa["id"]}"'
     history = on_local_model.facts(me.user, where, history=True)
@@ -104,4 +108,24 @@ def test_a_pronoun_corrects_the_person_named_before(on_local_model: Served) -> N
     assert closed and all(f["valid_to"] for f in closed), history
     assert me.person("Rosa")["id"] == rosa["id"]  # the same person, not a second Rosa
     assert "Salerno" in me.say("where does rosa live?")["reply"]["text"]
+    me.memory("DELETE", "/v1/account", confirm="true")
+
+
+@pytest.mark.timeout(900)
+def test_a_new_job_supersedes_the_old_one(on_local_model: Served) -> None:  # noqa: F811
+    """ "Bernd is a butcher" closes "Bernd is a baker in Hamburg" (the job slot), history kept.
+    (A lone new name is asked about before it is stored: the friend is introduced first.)"""
+    me = Chat(on_local_model)
+    me.say("my friend Bernd is a baker in Hamburg")
+    bernd = wait_for(lambda: me.person("Bernd"), seconds=120)
+    wait_for(lambda: any("baker" in f for f in me.facts_of(bernd["id"])), 60)
+    me.say("Bernd is a butcher")
+    current = wait_for(
+        lambda: any("butcher" in f for f in me.facts_of(bernd["id"])) and me.facts_of(bernd["id"]),
+        120,
+    )
+    assert not any("baker" in f for f in current), current
+    history = on_local_model.facts(me.user, f'subject_id = "{bernd["id"]}"', history=True)
+    closed = [f for f in history if not f["current"] and "baker" in f["text"]]
+    assert closed and all(f["valid_to"] for f in closed), history
     me.memory("DELETE", "/v1/account", confirm="true")

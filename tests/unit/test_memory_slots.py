@@ -39,6 +39,13 @@ def test_plainly_drops_only_the_words_of_a_correction(said: str, kept: str) -> N
         ("Luca works at Bosch now", {"employer": "bosch"}),
         ("The user's friend Nadia moved to Toronto last month.", {"home": "toronto"}),
         ("Anna's son lives in Paris", {}),
+        ("Bernd is a baker in Hamburg.", {"job": "baker"}),
+        ("The user's grandmother Rosa is a retired teacher.", {"job": "teacher"}),
+        ("Anna is no longer a nurse", {"job": NOT + "nurse"}),
+        ("Bernd is a vegetarian", {}),  # no job: never closed by one
+        ("Anna is a great cook", {}),  # a skill
+        ("Anna's son is a baker", {}),  # someone else's job
+        ("Rosa is 88.", {}),
     ],
 )
 def test_slots_and_their_values(text: str, slots: dict[str, str]) -> None:
@@ -57,6 +64,10 @@ def test_slots_and_their_values(text: str, slots: dict[str, str]) -> None:
         ("Anna is married to Tom", "Anna is dating Paul", True),
         ("Rex belongs to Marc", "Rex belongs to Anna", True),
         ("Anna likes jazz", "Anna lives in Bern", False),
+        ("Bernd is a butcher.", "Bernd is a baker in Hamburg.", True),
+        ("Bernd works as a butcher", "Bernd is a baker", True),
+        ("Bernd is a butcher.", "Bernd is a vegetarian.", False),
+        ("Rosa lives in Salerno.", "Rosa is 88.", False),
     ],
 )
 def test_a_newer_value_or_an_ended_one_clashes(new: str, old: str, superseded: bool) -> None:

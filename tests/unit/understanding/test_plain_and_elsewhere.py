@@ -56,6 +56,11 @@ def test_a_sentence_with_a_wish_a_record_or_the_assistant_is_not_plain(
         "how many of my holiday days have i spent so far",
         "what's the most i can put on my visa",
         "is my table reservation on the calendar for 8",
+        "please tell me how much i spent on my mastercard this week",  # a bank's "spent"
+        "tell me the dollar total i spent on my credit card",  # a currency word, no amount
+        # asks to be told now, not reminded later
+        "remind me of the pin for my debit card",
+        "can you remind me how to pronounce worcestershire",
         # a question to the assistant about itself
         "how do you spend your weekends?",
     ],
@@ -72,6 +77,9 @@ def test_another_domains_request_is_no_agents_job(
     [
         ("What did I write about the trip to Rome?", "notes"),  # near travel, but notes
         ("put the flight to Lisbon in my calendar on Friday at 9am", "schedule"),
+        ("I paid 40 francs for the hotel", "budget"),  # an amount: an expense of ours
+        ("remind me of the dentist appointment next week", "schedule"),  # the calendar's
+        ("remind me of this later", "schedule"),
     ],
 )
 def test_naming_its_own_records_outweighs_another_domain(
