@@ -18,7 +18,7 @@ from itertools import product
 from pathlib import Path
 
 from shared.adapters.local_embedder import LocalEmbedder
-from shared.understanding import records
+from shared.understanding import forms, records
 from shared.understanding import tier as tier_module
 from shared.understanding.result import Label
 from shared.understanding.tier import Context, UnderstandingTier
@@ -68,16 +68,16 @@ def evidence(tier: UnderstandingTier, seen: Seen, context: Context) -> None:
 
 def route(tier: UnderstandingTier, seen: Seen, guess: bool) -> Label | None:
     doc, found, label, scores, elsewhere, timed = seen.evidence
-    form = tier_module._form(doc)  # type: ignore[arg-type]
-    verb = tier_module._first_verb(doc)  # type: ignore[arg-type]
-    decision = tier._route(label, scores, form, verb, tier_module._words(doc))  # type: ignore[arg-type]
+    form = forms.form_of(doc)  # type: ignore[arg-type]
+    verb = forms.first_verb(doc)  # type: ignore[arg-type]
+    decision = tier._route(label, scores, form, verb, forms.words_of(doc))  # type: ignore[arg-type]
     if decision.label is None:
         decision = tier_module._plainly(decision, doc)  # type: ignore[arg-type]
     if guess and decision.label is None:
         decision = tier_module._guessed(decision, doc, found)  # type: ignore[arg-type]
     if label is None:
         fallback = tier_module._FORM_DEFAULT[form]
-        words = tier_module._words(doc)  # type: ignore[arg-type]
+        words = forms.words_of(doc)  # type: ignore[arg-type]
         request = form == "request"
         decision = tier_module.not_elsewhere(decision, scores, elsewhere, words, fallback, request)  # type: ignore[arg-type]
         decision = tier_module.told_not_reminded(decision, seen.text, words, timed, fallback)  # type: ignore[arg-type]

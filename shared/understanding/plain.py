@@ -33,7 +33,7 @@ _YOU = frozenset({"you", "your", "yours", "yourself"})
 def plain_label(
     doc: Doc, form: str, words: set[str], records: frozenset[str], nearest: Label
 ) -> Label | None:
-    """``form`` as tier._form reads it; ``records``: every word naming what an agent keeps;
+    """``form`` as forms.form_of reads it; ``records``: every word naming what an agent keeps;
     ``nearest``: the examples' best label, which must be one a plain sentence may be (not
     a greeting, thanks, feedback or an agent's records: "how are things", "what's
     happening on may 3rd")."""

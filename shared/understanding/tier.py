@@ -13,8 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from shared.ports import Embedder
 from shared.understanding.answers import (
@@ -26,11 +25,12 @@ from shared.understanding.answers import (
 )
 from shared.understanding.earlier import with_earlier
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
+from shared.understanding.forms import ALLOWED, Form, first_verb, form_of, is_english, words_of
 from shared.understanding.known_names import names_known, with_known
 from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
-from shared.understanding.plain import plain_label, told
+from shared.understanding.plain import plain_label
 from shared.understanding.plans import plan_command, read_command
 from shared.understanding.records import (
     ALL_RECORDS,
@@ -41,7 +41,6 @@ from shared.understanding.records import (
 )
 from shared.understanding.result import (
     GRAPH_ROUTE,
-    LABELS,
     Facts,
     Label,
     People,
@@ -56,28 +55,7 @@ from shared.understanding.times import Times, find_times
 if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
     from spacy.tokens import Doc
 
-_POLITE = re.compile(r"^(?:please\s+)?(?:can|could|would|will) you\b", re.IGNORECASE)
-_WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
-_OTHERS = ("de", "fr", "it", "es", "pt", "nl")  # languages whose text must not be read as English
 SHORT = 4  # words: a greeting in any language is short; longer foreign text is not read
-Form = Literal[
-    "request", "question", "to_assistant", "about_self", "told", "about_others",
-    "about_assistant", "other",
-]  # fmt: skip
-# A question is no statement, a request neither a statement nor a question; a sentence
-# about someone else ("my colleague is ill") asks the assistant for nothing.
-_ALLOWED: dict[Form, frozenset[Label]] = {
-    "request": frozenset(LABELS) - {"statement", "person_question"},
-    "question": frozenset(LABELS) - {"statement"},
-    # "how do you spend your spare time": asks the assistant about itself, never a job
-    "to_assistant": frozenset({"feedback", "greeting", "thanks", "research", "person_question"}),
-    "about_self": frozenset(LABELS) - {"person_question", "greeting"},
-    # what the user did, in the past ("we had sushi for dinner"): told, never a question
-    "told": frozenset(LABELS) - {"person_question", "greeting", "research"},
-    "about_others": frozenset({"statement", "feedback", "greeting", "thanks"}),
-    "about_assistant": frozenset({"feedback", "greeting", "thanks"}),
-    "other": frozenset(LABELS),
-}
 COMMANDS: tuple[Label, ...] = ("schedule", "notes", "budget")
 # What a guess takes instead of a greeting or an agent's job on thin evidence (_guessed):
 # telling is a statement, asking goes to the agent that only reads (the registry's default).
@@ -136,25 +114,25 @@ class UnderstandingTier:
         vector = _vector(self._embedder, text)
         scores, elsewhere = self.router.scores(vector), self.router.elsewhere(vector)
         doc = pipeline()(text)
-        if not _english(doc):
+        if not is_english(doc):
             return self._foreign(text, scores)
         found = with_earlier(doc, find_people(doc), context.earlier, pipeline())
         found = with_known(doc, found, context.known_names)
         times = find_times(doc, context.now, context.timezone)
         label, plan, facts = _by_rules(doc, found, times, context)
-        route = self._route(label, scores, _form(doc), _first_verb(doc), _words(doc))
+        route = self._route(label, scores, form_of(doc), first_verb(doc), words_of(doc))
         if route.label is None:
             route = _plainly(route, doc)
-        if route.label == "research" and _form(doc) == "question":
+        if route.label == "research" and form_of(doc) == "question":
             route = _about_someone_known(route, found, context.known_names)
         if guess and route.label is None:
             route = _guessed(route, doc, found)
         if label is None:
-            fallback = _FORM_DEFAULT[_form(doc)]
-            request = _form(doc) == "request"
-            route = not_elsewhere(route, scores, elsewhere, _words(doc), fallback, request)
+            fallback = _FORM_DEFAULT[form_of(doc)]
+            request = form_of(doc) == "request"
+            route = not_elsewhere(route, scores, elsewhere, words_of(doc), fallback, request)
             timed = bool(times.resolved)  # "remind me of X at 5pm" is a reminder
-            route = told_not_reminded(route, text, _words(doc), timed, fallback)
+            route = told_not_reminded(route, text, words_of(doc), timed, fallback)
         if route.label in _DECIDED_ONLY and (
             states_facts(doc) or any(m.role for m in found.mentions)
         ):
@@ -168,14 +146,14 @@ class UnderstandingTier:
         label: Label | None,
         scores: dict[Label, float],
         form: Form,
-        first_verb: str,
+        verb: str,
         words: set[str],
     ) -> RouteDecision:
         if label is not None:
             return RouteDecision(label=label, best=label, score=1.0, margin=1.0, reason="rules")
-        allowed = _ALLOWED[form]
+        allowed = ALLOWED[form]
         decision = self.router.decide({k: v for k, v in scores.items() if k in allowed})
-        verb_says = _REQUEST_VERBS.get(first_verb) if form == "request" else None
+        verb_says = _REQUEST_VERBS.get(verb) if form == "request" else None
         if decision.label is not None and verb_says is not None and verb_says != decision.label:
             reason = f"the request's verb says {verb_says}, the examples {decision.label}"
             return decision.model_copy(update={"label": None, "reason": reason})
@@ -201,7 +179,7 @@ class UnderstandingTier:
 
 def _plainly(route: RouteDecision, doc: Doc) -> RouteDecision:
     """A plain question about the world or a plain telling (plain.py)."""
-    label = plain_label(doc, _form(doc), _words(doc), ALL_RECORDS, route.best)
+    label = plain_label(doc, form_of(doc), words_of(doc), ALL_RECORDS, route.best)
     if label is None:
         return route
     return route.model_copy(update={"label": label, "reason": f"a plain {label}"})
@@ -223,10 +201,10 @@ def _guessed(route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:
     call ..."), else the nearest examples' among the labels the form allows, when thin
     evidence may take it (``_may_guess``); else the form's default, and a question about
     someone (the user included) is asked of memory."""
-    form, first_verb = _form(doc), _first_verb(doc)
-    verb_says = _REQUEST_VERBS.get(first_verb) if form == "request" else None
+    form, verb = form_of(doc), first_verb(doc)
+    verb_says = _REQUEST_VERBS.get(verb) if form == "request" else None
     label = verb_says or route.best
-    words = _words(doc)
+    words = words_of(doc)
     if verb_says is None and not (_may_guess(label, form, words) and names_records(label, words)):
         label = _FORM_DEFAULT[form]
         about = found.mentions or found.unplaced or any(t.lower_ in _FIRST_PERSON for t in doc)
@@ -234,10 +212,6 @@ def _guessed(route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:
             label = "person_question"  # "What does Eva like?", "When did I move?"
     reason = f"guessed {label} ({route.reason})"
     return route.model_copy(update={"label": label, "guessed": True, "reason": reason})
-
-
-def _words(doc: Doc) -> set[str]:
-    return {t.lower_ for t in doc} | {t.lemma_.lower() for t in doc}
 
 
 def _may_guess(label: Label, form: Form, words: set[str]) -> bool:
@@ -264,7 +238,7 @@ def _by_rules(
         plan = read_command(label, doc.text, times, context.now, context.currency, context.timezone)
         if plan is not None:
             return label, plan, None
-    if _form(doc) == "question":
+    if form_of(doc) == "question":
         # "where does luca work?": a question of an answer's shape asks memory
         return ("person_question" if asks_about_someone(doc.text) else None), None, None
     facts = read_facts(doc, found, times.resolved)
@@ -348,76 +322,3 @@ def _unread(text: str, reason: str) -> Understanding:
 
 def _vector(embedder: Embedder, text: str) -> list[float]:
     return embedder.embed([text])[0]
-
-
-def _first_verb(doc: Doc) -> str:
-    """The verb a request starts with, after "please" or "can you"."""
-    verb = next((t for t in doc if t.pos_ == "VERB" and t.lower_ not in ("can", "could")), None)
-    return verb.lemma_.lower() if verb is not None else ""
-
-
-def _english(doc: Doc) -> bool:
-    """No more function words of the languages we see most than of English ("Meine
-    Schwester wohnt in Berlin" is German; "Ben's wife Olivia loves gardening" has none)."""
-    words = [t.lower_ for t in doc if t.is_alpha]
-    if len(words) <= 2:
-        return False
-    letters = [ch for ch in doc.text if ch.isalpha()]
-    if sum(ch.isascii() or "À" <= ch <= "ɏ" for ch in letters) * 2 < len(letters):
-        return False  # another script (Cyrillic, Arabic, Han...): not English
-    owners = {t.nbor(-1).lower_ for t in doc[1:] if t.lower_ in ("'s", "’s")}  # "Ben's"
-    words = [word for word in words if word not in owners]
-    english, foreign = _function_words()
-    said_i = sum(t.text == "I" for t in doc)  # the English pronoun, never Italian's "i"
-    return sum(w in foreign for w in words) <= sum(w in english for w in words) + said_i
-
-
-@lru_cache(maxsize=1)
-def _function_words() -> tuple[frozenset[str], frozenset[str]]:
-    """English's and the other languages' stop words, each without the ones they share."""
-    from importlib import import_module
-
-    english = frozenset(import_module("spacy.lang.en.stop_words").STOP_WORDS)
-    others = frozenset().union(
-        *(import_module(f"spacy.lang.{code}.stop_words").STOP_WORDS for code in _OTHERS)
-    )
-    return english - others, others - english
-
-
-# What the user asks the assistant to know or recall is a question of theirs, not of it.
-_KNOWING = frozenset({"know", "remember", "recall", "have", "see", "think", "need", "mind"})
-
-
-def _asks_the_assistant(doc: Doc) -> bool:
-    """A question whose subject is "you", about the assistant's own doing ("how do you spend
-    your spare time", "what do you like"), not a polite request nor what it knows."""
-    root = next((t for t in doc if t.dep_ == "ROOT"), doc[0])
-    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    if subject is None or subject.lower_ != "you" or root.lemma_ in _KNOWING:
-        return False
-    return not any(t.lower_ in ("my", "me", "i", "mine", "our", "us") for t in doc)
-
-
-def _form(doc: Doc) -> Form:
-    """What the sentence's form allows it to be (``_ALLOWED``)."""
-    text = doc.text.strip()
-    first = doc[0]
-    if any(t.lower_ == "you" and t.dep_ == "nsubj" and t.head.tag_ == "VBD" for t in doc):
-        return "about_assistant"  # "you got the date wrong", "how you handled it"
-    if (
-        _POLITE.match(text)
-        or (first.tag_ == "VB" and first.dep_ == "ROOT")
-        or first.lower_ == "please"
-    ):
-        return "request"
-    inverted = first.pos_ == "AUX" and len(doc) > 1 and doc[1].dep_ in ("nsubj", "expl")
-    if text.endswith("?") or first.tag_ in _WH_TAGS or inverted:
-        return "to_assistant" if _asks_the_assistant(doc) else "question"
-    root = next((t for t in doc if t.dep_ == "ROOT"), first)
-    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    if subject is None:
-        # "finally finished my thesis": the user's "I" left out, in the past tense
-        return "told" if root.tag_ == "VBD" and root.i <= 1 and told(doc) else "other"
-    if subject.lower_ in ("i", "we"):
-        return "told" if root.tag_ == "VBD" and told(doc) else "about_self"
-    return "about_others"
