@@ -1,8 +1,9 @@
 """The people the user has told about, found however their names are typed next time:
 "what does luca do?" names Luca when Luca is one of the user's contacts, though a lowercase
 word no rule would take for a name. Only single-word names, and only where a word stands
-as a name would (never a verb, a preposition or a pronoun: a contact called Will is not
-"will"); the turn's resolver then finds the person by name, as for "Luca".
+as a name would (never a verb, a preposition or a pronoun, nor after an article or "my": a
+contact called Will is not "will", Bill not "the bill"); the turn's resolver then finds the
+person by name, as for "Luca".
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ def with_known(doc: Doc, found: Found, known: tuple[str, ...]) -> Found:
         name = names.get(token.text.casefold())
         if name is None or token.i in found.by_token or token.pos_ in _NOT_A_NAME:
             continue
+        before = doc[token.i - 1] if token.i > 0 else None
+        if before is not None and (before.pos_ in ("DET", "ADJ") or before.tag_ == "PRP$"):
+            continue  # "the bill", "my rose garden": a thing, whoever Bill and Rose are
         found.add(PersonMention(name=name), [token])
     return found
 

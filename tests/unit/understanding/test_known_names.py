@@ -9,7 +9,7 @@ from shared.understanding import UnderstandingTier
 from shared.understanding.tier import Context
 from tests.unit.understanding.conftest import NOW, ZONE
 
-KNOWN = ("Luca", "Will", "Rosa")
+KNOWN = ("Luca", "Will", "Rosa", "Bill")
 
 
 def _read(
@@ -26,6 +26,8 @@ def _read(
         ("is rosa coming on sunday?", "person_question", ["Rosa"]),
         ("will it rain tomorrow?", "research", []),  # a contact called Will is no verb
         ("what is the capital of italy?", "research", []),
+        ("can you split the bill three ways?", "research", []),  # Bill, a contact, is no bill
+        ("did bill call?", "person_question", ["Bill"]),
     ],
 )
 def test_known_names_as_typed(
