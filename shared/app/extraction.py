@@ -181,6 +181,9 @@ class ExtractionService:
     ) -> ExtractionOutcome:
         deps, user = self._deps, task.user_id
         now = deps.clock.now()
+        # Facts date from the message, not from when a queue ran its task: two messages'
+        # tasks may run in either order, and the newer said wins (``plan_changes``).
+        said = min(now, task.enqueued_at)
         subjects = list(dict.fromkeys(d.draft.subject_entity_id for d in held.attributed))
         current = deps.facts.current_facts(user, subjects) if subjects else []
         plan = plan_changes(
@@ -190,10 +193,11 @@ class ExtractionService:
                 user, draft.embedding, draft.embedding_model, NEIGHBOURS
             ),
             lambda draft, old: hold_conflict(task, key, draft, old, now),
+            said_at=said,
         )
         pending = [hold_mention(task, key, item, now) for item in held.mentions]
         changes = _changes(plan, held, pending)
-        applied = deps.facts.apply_extraction(key, user, changes, now, task.enqueued_at)
+        applied = deps.facts.apply_extraction(key, user, changes, said, task.enqueued_at)
         if not applied and task.settles is not None:  # the turn's extraction won the race
             return self._settle(task, key)
         if applied and changes != ExtractionChanges():
@@ -201,7 +205,7 @@ class ExtractionService:
         if applied and plan.conflicts:
             ask_about_conflict(deps, task, plan.conflicts)
         by_tier = task.stated is not None or deps.settings.extraction_reader == "understanding"
-        outcome = _outcome(key, applied, changes, held.skipped, by_tier)
+        outcome = _outcome(key, applied, changes, held.skipped + len(plan.outdated), by_tier)
         log.info("extraction done", extra={"task": key, **outcome.as_body()})
         return outcome
 

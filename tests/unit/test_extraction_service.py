@@ -194,14 +194,15 @@ def test_a_sensitive_or_unsure_change_waits_for_the_user(
 ) -> None:
     model.output = extraction(fact("Alice is allergic to penicillin", type="Allergy"))
     ExtractionService(deps).run(task(turn="t1"))
-    clock.advance(60)  # the newest fact comes first in the prompt: F1
+    clock.advance(60)  # said a minute later, the newest fact comes first in the prompt: F1
+    later = {"enqueued_at": clock.now()}
     model.output = extraction(fact("Alice's email is alice@acme.com", type="Contact"))
-    ExtractionService(deps).run(task(turn="t2"))
+    ExtractionService(deps).run(task(turn="t2").model_copy(update=later))
     model.output = extraction(
         fact("Alice is allergic to amoxicillin", type="Allergy", replaces="F2", confidence=0.9),
         fact("Alice's email is alice@globex.com", type="Contact", confidence=0.6),
     )
-    outcome = ExtractionService(deps).run(task(turn="t3"))
+    outcome = ExtractionService(deps).run(task(turn="t3").model_copy(update=later))
     assert (outcome.stored, outcome.pending) == (0, 2)
     assert set(stored(deps)) == {
         "Alice is allergic to penicillin",

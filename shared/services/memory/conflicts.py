@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from shared.conversation.relations import RELATIONS
 from shared.conversation.slots import clashes, slots_of
@@ -102,6 +103,8 @@ class ChangePlan:
     supersessions: list[Supersession] = field(default_factory=list)
     reinforcements: list[Reinforcement] = field(default_factory=list)
     conflicts: list[PendingItem] = field(default_factory=list)
+    # said before the current fact it contradicts (its task ran late): the newer stays
+    outdated: list[FactDraft] = field(default_factory=list)
 
 
 Nearest = Callable[[FactDraft], list[ScoredFact]]
@@ -109,15 +112,24 @@ HoldConflict = Callable[[FactDraft, Fact], PendingItem]
 
 
 def plan_changes(
-    proposals: Sequence[Proposal], current: Sequence[Fact], nearest: Nearest, hold: HoldConflict
+    proposals: Sequence[Proposal],
+    current: Sequence[Fact],
+    nearest: Nearest,
+    hold: HoldConflict,
+    said_at: datetime | None = None,
 ) -> ChangePlan:
-    """Sort each proposal into new fact, supersession, reinforcement or held conflict."""
+    """Sort each proposal into new fact, supersession, reinforcement or held conflict.
+    ``said_at``: when the proposals were said; one that contradicts a fact said later
+    (its task ran after a newer message's) is outdated: the newer fact stays."""
     plan = ChangePlan()
     touched: set[str] = set()  # one old fact is closed or reinforced once per task
     for proposal in proposals:
         draft = proposal.draft
         same_subject = [f for f in current if f.subject_entity_id == draft.subject_entity_id]
         old = _contradicted(proposal, same_subject)
+        if old is not None and said_at is not None and old.valid_from > said_at:
+            plan.outdated.append(draft)
+            continue
         if old is not None and old.id not in touched:
             touched.add(old.id)
             if _needs_the_user(draft, old):
