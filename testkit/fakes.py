@@ -17,6 +17,7 @@ from shared.fakes.fact_history import FakeFactExpiry
 from shared.fakes.facts import FakeContactStore, FakeFactStore, FakePendingStore
 from shared.fakes.jobs import FakeJobStore, FakeOperatorAlerts
 from shared.fakes.keyring import FakeKeyRing
+from shared.fakes.outbox import FakeOutbox
 from shared.fakes.profiles import FakeProfileStore
 from shared.fakes.queues import FakePublisher, FakeTaskQueue
 from shared.fakes.reminders import FakeNotificationStore, FakeReminderStore
@@ -56,6 +57,7 @@ def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> d
         "agent_data": FakeAgentDataStore(),
         "notifications": inbox,
         "reminders": FakeReminderStore(inbox),
+        "outbox": FakeOutbox(clock),  # records what would leave; no mail relay
         "push_channels": [],  # the Web Push and FCM adapters talk to services
     }
     return {name: store for name, store in stores.items() if name not in leave_out}
