@@ -23,6 +23,7 @@ import json
 import os
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -144,10 +145,13 @@ class Session:
 
     def watch(self, every: float) -> None:
         while True:
-            threading.Event().wait(every)
+            time.sleep(every)
             with self.lock:
-                if self.waiting and self.look():
-                    print(PROMPT, end="", flush=True)  # the user's typing stays in the line
+                try:
+                    if self.waiting and self.look():
+                        print(PROMPT, end="", flush=True)  # the user's typing stays in the line
+                except httpx.HTTPError:
+                    pass  # the stack is away for a moment: the next look, or the next Enter
 
     def read_line(self) -> str:
         with self.lock:
