@@ -197,6 +197,10 @@ class ExtractionService:
         )
         pending = [hold_mention(task, key, item, now) for item in held.mentions]
         changes = _changes(plan, held, pending)
+        if changes != ExtractionChanges():
+            # Before the commit too: a turn between the commit and the invalidation below
+            # would read the cached context without what was just stored (a new person).
+            invalidate_context(deps.cache, user)
         applied = deps.facts.apply_extraction(key, user, changes, said, task.enqueued_at)
         if not applied and task.settles is not None:  # the turn's extraction won the race
             return self._settle(task, key)
