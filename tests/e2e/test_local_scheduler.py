@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from scripts import serve
 from scripts.stacklib.scheduler import JOBS, run
 from tests.e2e.conftest import PROFILE, STATE, Served
+
+pytestmark = [pytest.mark.e2e, pytest.mark.stack]  # last: the served functions hold the ports
 
 
 def test_every_job_the_scheduler_plays_is_accepted(served: Served) -> None:
