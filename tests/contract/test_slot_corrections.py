@@ -48,16 +48,25 @@ def deps(fact_backend: FactBackend, model: ScriptedModel) -> Deps:
 
 
 def told(
-    deps: Deps, model: ScriptedModel, turn: int, name: str, text: str, kind: str, *more: str
+    deps: Deps,
+    model: ScriptedModel,
+    turn: float,
+    name: str,
+    text: str,
+    kind: str,
+    *more: str,
+    ran: float | None = None,
 ) -> None:
     """One message about ``name``, read by the (scripted) model as ``text`` (and ``more``
-    facts, a sentence cut at its clauses) of type ``kind``, a day after the one before."""
+    facts, a sentence cut at its clauses) of type ``kind``, said ``turn`` days after NOW;
+    its extraction task runs then, or ``ran`` days after NOW (a queue's delay)."""
     said = [fact(one, about=name, type=kind) for one in (text, *more)]
     model.output = extraction(*said, entities=(entity(name),))
-    deps.clock = FixedClock(NOW + timedelta(days=turn))
+    deps.clock = FixedClock(NOW + timedelta(days=turn if ran is None else ran))
     key = name.casefold()
-    said = task(text, entities=((name, key, 1.0),), turn=f"t{turn}")
-    ExtractionService(deps).run(said.model_copy(update={"enqueued_at": deps.clock.now()}))
+    queued = task(text, entities=((name, key, 1.0),), turn=f"t{turn}".replace(".", "_"))
+    update = {"enqueued_at": NOW + timedelta(days=turn)}
+    ExtractionService(deps).run(queued.model_copy(update=update))
 
 
 def current(deps: Deps, key: str) -> list[str]:
@@ -131,3 +140,22 @@ def test_a_correction_closes_only_the_slot_it_names(deps: Deps, model: ScriptedM
     history = deps.facts.list_facts(USER, FactFilter(include_history=True))
     [napoli] = [f for f in history if "Napoli" in f.text]
     assert napoli.valid_to is not None and napoli.ended_by == "superseded"
+
+
+def test_the_newer_message_wins_when_the_older_ones_task_runs_last(
+    deps: Deps, model: ScriptedModel
+) -> None:
+    """Tasks run in either order (a retry, a backlog): a fact is dated from its message."""
+    told(deps, model, 2, "Luca", "Luca moved to Basel", "Other")
+    told(deps, model, 1, "Luca", "Luca lives in Bern", "Other", ran=3)
+    assert current(deps, "luca") == ["Luca moved to Basel"]
+    [basel] = [f for f in deps.facts.list_facts(USER, FactFilter()) if "Basel" in f.text]
+    assert basel.valid_from == NOW + timedelta(days=2)  # its message's time, not its task's
+
+
+def test_a_quick_correction_said_before_the_first_task_ran_supersedes(
+    deps: Deps, model: ScriptedModel
+) -> None:
+    told(deps, model, 1, "Luca", "Luca lives in Bern", "Other", ran=1.5)
+    told(deps, model, 1.2, "Luca", "Luca moved to Basel", "Other", ran=1.6)
+    assert current(deps, "luca") == ["Luca moved to Basel"]
