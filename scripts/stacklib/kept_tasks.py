@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from google.cloud.tasks_v2 import Task
 
+log = logging.getLogger("tasks-emulator")
 WRITE_DELAY = 0.5  # seconds after a change before writing: a burst of changes, one write
 
 
@@ -42,12 +44,21 @@ def save(path: str | os.PathLike[str], snapshot: Snapshot) -> None:
 
 
 def load(path: str | os.PathLike[str]) -> Snapshot:
-    """What ``save`` wrote; nothing when no file is there (a first start, or a wipe)."""
+    """What ``save`` wrote; nothing when no file is there (a first start, or a wipe). A file
+    that cannot be read is set aside as ``<name>.unreadable`` and the emulator starts empty:
+    a broken file must not keep the stack from starting."""
+    kept = Path(path)
     try:
-        body = json.loads(Path(path).read_text())
+        body = json.loads(kept.read_text())
+        tasks = [
+            (item["queue"], Task.deserialize(base64.b64decode(item["task"])))
+            for item in body["tasks"]
+        ]
+        reserved = {name: float(left) for name, left in body["reserved"].items()}
     except FileNotFoundError:
         return Snapshot()
-    tasks = [
-        (item["queue"], Task.deserialize(base64.b64decode(item["task"]))) for item in body["tasks"]
-    ]
-    return Snapshot(tasks, {name: float(left) for name, left in body["reserved"].items()})
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        log.warning("%s cannot be read (%s); starting with no tasks", kept, error)
+        kept.replace(kept.with_suffix(".unreadable"))
+        return Snapshot()
+    return Snapshot(tasks, reserved)

@@ -102,3 +102,15 @@ def test_without_a_kept_file_the_emulator_starts_empty(tmp_path: Path) -> None:
     with emulator(tmp_path, tmp_path / "none-yet.json") as tasks:
         assert list(tasks.list_tasks(parent=QUEUE)) == []
     assert (tmp_path / "none-yet.json").exists()  # written on stop, empty
+
+
+@pytest.mark.parametrize("broken", ["{not json", '{"tasks": [{"queue": 1}]}', '["a list"]'])
+def test_an_unreadable_kept_file_is_set_aside_and_the_emulator_starts(
+    tmp_path: Path, broken: str
+) -> None:
+    tokens.ensure_keys(tmp_path)
+    keep = tmp_path / "tasks-kept.json"
+    keep.write_text(broken)
+    with emulator(tmp_path, keep) as tasks:
+        assert list(tasks.list_tasks(parent=QUEUE)) == []
+    assert (tmp_path / "tasks-kept.unreadable").read_text() == broken  # kept for a look
