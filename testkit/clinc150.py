@@ -5,8 +5,11 @@ and validation only); no sentence of it is copied into the project.
 
 ``ROUTE_OF`` maps the intents that are requests of one of our routes; ``UNSCORED`` are
 near ours but not one of them (a to-do or shopping list could be a note, a text message an
-email): left out of every figure. Every other intent, and out-of-scope (``oos``), is
-"other": it may be answered (research) or fall through, never sent to an action route.
+email; a bank's transactions are partly the expenses our budget agent keeps: "list all
+purchases of video games", "how much money have i spent on restaurants", but "what was my
+last transaction on my card" is the bank's): left out of every figure. Every other intent,
+and out-of-scope (``oos``), is "other": it may be answered (research) or fall through,
+never sent to an action route.
 """
 
 from __future__ import annotations
@@ -30,7 +33,14 @@ ROUTE_OF: dict[str, str] = {
     "spending_history": "budget",  # "how much did I spend on ..."
 }
 UNSCORED = frozenset(
-    {"todo_list", "todo_list_update", "shopping_list", "shopping_list_update", "text"}
+    {
+        "todo_list",
+        "todo_list_update",
+        "shopping_list",
+        "shopping_list_update",
+        "text",
+        "transactions",
+    }
 )
 ACTIONS = frozenset({"schedule", "notes", "email", "budget"})  # routes that start a job
 

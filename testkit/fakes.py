@@ -8,6 +8,7 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from shared.adapters.rerankers import IdentityReranker
+from shared.fakes.account import FakeArchive, FakeKeyspace
 from shared.fakes.agent_data import FakeAgentDataStore
 from shared.fakes.cache import FakeCache, FakeIdempotencyStore
 from shared.fakes.calendar_feeds import FakeCalendarFeedStore
@@ -59,5 +60,7 @@ def in_memory_stores(clock: Clock, leave_out: frozenset[str] = frozenset()) -> d
         "reminders": FakeReminderStore(inbox),
         "outbox": FakeOutbox(clock),  # records what would leave; no mail relay
         "push_channels": [],  # the Web Push and FCM adapters talk to services
+        "account_conversations": FakeArchive(),
+        "account_cache": FakeKeyspace(),
     }
     return {name: store for name, store in stores.items() if name not in leave_out}

@@ -23,6 +23,7 @@ from shared.models.extraction import ExtractedFact
 from shared.understanding.lexicon import HEDGES, NEGATIONS
 from shared.understanding.people import Found
 from shared.understanding.places import place_names, written
+from shared.understanding.plain import is_modal
 from shared.understanding.result import Facts, TimeRef
 from shared.understanding.subjects import (
     USER,
@@ -139,9 +140,9 @@ def relationship_facts(found: Found, covered: set[str]) -> list[ExtractedFact]:
 
 def doubt(sent: Span) -> str:
     words = {t.lower_ for t in sent}
-    if sent.text.rstrip().endswith("?") or sent[0].tag_ in ("WRB", "WP", "MD"):
+    if sent.text.rstrip().endswith("?") or sent[0].tag_ in ("WRB", "WP") or is_modal(sent[0]):
         return "a question"
-    modal = next((t.lower_ for t in sent if t.tag_ == "MD"), None)
+    modal = next((t.lower_ for t in sent if is_modal(t)), None)
     if words & HEDGES or modal:
         return f"not stated as plainly true ({modal or sorted(words & HEDGES)[0]!r})"
     if words & NEGATIONS:

@@ -52,8 +52,8 @@ def is_english(doc: Doc) -> bool:
     """No more function words of the languages we see most than of English ("Meine
     Schwester wohnt in Berlin" is German; "Ben's wife Olivia loves gardening" has none)."""
     words = [t.lower_ for t in doc if t.is_alpha]
-    if len(words) <= 2:
-        return False
+    if len(words) <= 2:  # "Ciao bella", "Danke schön": a greeting, not read as English
+        return _says_what_i_am(doc)
     letters = [ch for ch in doc.text if ch.isalpha()]
     if sum(ch.isascii() or "À" <= ch <= "ɏ" for ch in letters) * 2 < len(letters):
         return False  # another script (Cyrillic, Arabic, Han...): not English
@@ -62,6 +62,27 @@ def is_english(doc: Doc) -> bool:
     english, foreign = _function_words()
     said_i = sum(t.text == "I" for t in doc)  # the English pronoun, never Italian's "i"
     return sum(w in foreign for w in words) <= sum(w in english for w in words) + said_i
+
+
+# How one is at the moment, said in passing: not worth keeping as a fact about the user.
+_PASSING = frozenset(
+    {"back", "here", "there", "fine", "ok", "okay", "good", "great", "done", "ready", "sorry",
+     "home", "tired", "busy", "bored", "confused", "lost", "serious", "kidding", "joking",
+     "sure", "in", "out", "off", "on", "late", "awake", "up", "ill", "sick", "hungry"}
+)  # fmt: skip
+
+
+def _says_what_i_am(doc: Doc) -> bool:
+    """ "I'm vegetarian", "I am diabetic": two words that are English and tell something to
+    keep; "I'm back" is said in passing."""
+    words = [t.lower_ for t in doc if not t.is_punct]
+    return (
+        len(words) == 3
+        and words[0] == "i"
+        and words[1] in ("'m", "’m", "am", "m")
+        and words[2].isalpha()
+        and words[2] not in _PASSING
+    )
 
 
 @lru_cache(maxsize=1)

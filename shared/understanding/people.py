@@ -37,6 +37,7 @@ from shared.understanding.lexicon import (
     USER_OWNERS,
 )
 from shared.understanding.result import People, PersonMention
+from shared.understanding.times import DAY_NAMES
 
 if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
     from spacy.matcher import Matcher
@@ -321,6 +322,8 @@ def _unplaced_name(token: Token, found: Found) -> bool:
     """A capitalised word no rule placed (a proper noun, or any word inside a sentence):
     maybe a name the recognizer missed ("What does Eva like?" tags Eva a verb)."""
     if token.i in found.by_token or not token.is_title or token.text == "I":
+        return False
+    if token.lower_ in DAY_NAMES:  # "every Monday at 8", whatever the recognizer says
         return False
     if token.ent_type_ in NOT_PEOPLE or (token.is_sent_start and token.pos_ != "PROPN"):
         return False

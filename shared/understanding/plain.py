@@ -16,7 +16,7 @@ from shared.understanding.lexicon import CURRENCY_WORDS
 from shared.understanding.result import Label
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
 
 # A wish, a plan or a duty: "I need to ...", "we're going to ...", "don't let me forget".
 _WANTING = frozenset(
@@ -58,6 +58,31 @@ def _asks_the_world(doc: Doc) -> bool:
     return not me or (general_i and all(t.lower_ == "i" for t in me))
 
 
+# Words before which "may" is the month: "in may", "since may", "early may".
+_BEFORE_MONTH = frozenset(
+    {"in", "on", "of", "since", "until", "till", "by", "from", "early", "late", "mid",
+     "next", "last", "this", "is", "was", "before", "after"}
+)  # fmt: skip
+
+
+def is_modal(token: Token) -> bool:
+    """A modal verb, but not the month: "her birthday is may 3", "we met in may"."""
+    if token.tag_ != "MD":
+        return False
+    if token.lower_ != "may":
+        return True
+    doc = token.doc
+    after = doc[token.i + 1] if token.i + 1 < len(doc) else None
+    before = doc[token.i - 1] if token.i > 0 else None
+    if after is not None and after.like_num:
+        return False
+    return not (
+        before is not None
+        and before.lower_ in _BEFORE_MONTH
+        and (after is None or not after.is_alpha)
+    )
+
+
 def told(doc: Doc) -> bool:
     """Said as done, nothing wished or asked in it: "we had sushi for dinner"."""
     return _tells(doc) and not any(t.lower_ in ("how", "why", "what", "where", "who") for t in doc)
@@ -66,7 +91,7 @@ def told(doc: Doc) -> bool:
 def _tells(doc: Doc) -> bool:
     """Indicative, one sentence or more, no modal, no wish or plan, no imperative."""
     for token in doc:
-        if token.tag_ == "MD" or token.lemma_.lower() in _WANTING or token.lower_ in _WANTING:
+        if is_modal(token) or token.lemma_.lower() in _WANTING or token.lower_ in _WANTING:
             return False
         if (
             token.lemma_.lower() == "have"

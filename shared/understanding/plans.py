@@ -29,7 +29,9 @@ from shared.understanding.times import Times, find_times
 
 _POLITE = r"^(?:(?:please|hey|ok|okay)[,\s]+)?(?:(?:can|could|would|will) you\s+)?(?:please\s+)?"
 _REMIND = re.compile(
-    _POLITE + r"(?:remind me|set (?:me )?a reminder|add a reminder)\s+(?:to\s+|that\s+|about\s+)?"
+    _POLITE + r"(?:remind me|set (?:me )?a reminder|add a reminder|remember(?=\s+to\b)"
+    r"|(?:don'?t|do not) let me forget|make sure i (?:don'?t forget|remember))"
+    r"\s+(?:to\s+|that\s+|about\s+)?"
     r"(?P<what>.+?)[\s.!?]*$",
     re.IGNORECASE,
 )
@@ -99,6 +101,17 @@ def plan_command(
     if creates is not None and creates.search(text):
         return _no(f"a {label} request the grammar does not read")
     return _single(_AGENT_OF[label], text)
+
+
+def asks_reminder(text: str) -> bool:
+    """ "Remind me to ...", "don't let me forget to ...": a reminder, whether or not its time
+    is read. Not "remind me of how many days off i had" (asks to be told now), nor a bare
+    "remember to lock the doors", which may ask the assistant itself (CLINC150 train: a
+    smart home's, a playlist's); with a time, it is read as a reminder (``read_command``)."""
+    match = _REMIND.match(text)
+    if match is None or re.match(_POLITE + r"remember\b", text, re.IGNORECASE):
+        return False
+    return text[: match.start("what")].rstrip().lower().endswith((" to", " that"))
 
 
 def read_command(

@@ -73,6 +73,22 @@ def names_records(label: Label, words: set[str], verb_says: Label | None = None)
     return label not in RECORDS or verb_says == label or bool(words & RECORDS[label])
 
 
+# Record words with other senses ("the standard tuning notes", "lecture notes", "a 20 euro
+# note"): on a guess, they name the user's records only when said as the user's.
+_OTHER_SENSES: dict[Label, frozenset[str]] = {"notes": frozenset({"note", "notes"})}
+_THE_USERS = frozenset({"my", "our", "i", "we"})
+
+
+def the_users_records(label: Label, words: set[str], said: set[str]) -> bool:
+    """False when the only record words are ones with another sense and nothing says they
+    are the user's. ``words``: lemmas included; ``said``: the words as typed ("me" is not
+    "i" there)."""
+    senses = _OTHER_SENSES.get(label)
+    if senses is None or not words & RECORDS[label] <= senses:
+        return True
+    return bool(said & _THE_USERS)
+
+
 def _an_amount(words: set[str]) -> bool:
     """A sum in a currency ("40 francs", "$12"): an expense of ours even beside a card. A
     currency word alone is not one ("i spent what dollar amount ... on mastercard": CLINC150

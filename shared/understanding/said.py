@@ -42,8 +42,10 @@ _FIRST_PERSON = {
     "ours": "the user's", "ourselves": "themself",
 }  # fmt: skip
 _SELF = frozenset({"i", "we"})
-_THIRD_PERSON_BE = {"am": "is", "'m": "is", "are": "is", "'re": "is", "was": "was", "were": "was"}
-_THIRD_PERSON_HAVE = {"have": "has", "'ve": "has"}
+# "m", "re", "ve": "im", "were", "ive" typed on a phone without the apostrophe.
+_THIRD_PERSON_BE = {"am": "is", "'m": "is", "m": "is", "are": "is", "'re": "is", "re": "is",
+                    "was": "was", "were": "was"}  # fmt: skip
+_THIRD_PERSON_HAVE = {"have": "has", "'ve": "has", "ve": "has"}
 # Said of one's health: kept as sensitive, as the extraction model is told to.
 _HEALTH = frozenset(
     {"sick", "ill", "surgery", "pregnant", "diagnosed", "cancer", "depression", "therapy",
@@ -212,12 +214,17 @@ def _third_person(tokens: list[Token], subject: Subject, token: Token, found: Fo
             word = f"{subject.display}'s"  # "His new flat" -> "Tom's new flat"
         elif _said_of_self(t):
             word = _agree(t)
-        if word != t.text and t.text.startswith("'"):
-            word = f" {word}"  # "I'm" -> "the user is"
+        if word != t.text and (t.text.startswith("'") or _joined(t)):
+            word = f" {word}"  # "I'm", "im" -> "the user is"
         words.append(word + t.whitespace_)
     text = "".join(words).strip().rstrip("!").strip()
     text = text[0].upper() + text[1:]
     return text if text.endswith((".", "?")) else f"{text}."
+
+
+def _joined(token: Token) -> bool:
+    """Typed onto the word before it: the "m" of "im"."""
+    return token.i > 0 and not token.nbor(-1).whitespace_ and token.nbor(-1).lower_ in _SELF
 
 
 def _owners(token: Token) -> set[int]:

@@ -26,17 +26,19 @@ from shared.understanding.answers import (
 from shared.understanding.earlier import with_earlier
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
 from shared.understanding.forms import ALLOWED, Form, first_verb, form_of, is_english, words_of
+from shared.understanding.kept import told_to_keep
 from shared.understanding.known_names import names_known, with_known
 from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
 from shared.understanding.plain import plain_label
-from shared.understanding.plans import plan_command, read_command
+from shared.understanding.plans import asks_reminder, plan_command, read_command
 from shared.understanding.records import (
     ALL_RECORDS,
     RECORDS,
     names_records,
     not_elsewhere,
+    the_users_records,
     told_not_reminded,
 )
 from shared.understanding.result import (
@@ -50,7 +52,7 @@ from shared.understanding.result import (
 )
 from shared.understanding.router import Router
 from shared.understanding.said import said_facts
-from shared.understanding.times import Times, find_times
+from shared.understanding.times import Times, cased, find_times
 
 if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
     from spacy.tokens import Doc
@@ -111,9 +113,12 @@ class UnderstandingTier:
         text = message.strip()
         if not text or len(text) > MAX_CHARS:
             return _unread(text, "empty or too long to read")
+        kept = told_to_keep(text)
+        if kept is not None:
+            return _as_told(text, self.understand(kept, context, guess))
         vector = _vector(self._embedder, text)
         scores, elsewhere = self.router.scores(vector), self.router.elsewhere(vector)
-        doc = pipeline()(text)
+        doc = pipeline()(cased(text))
         if not is_english(doc):
             return self._foreign(text, scores)
         found = with_earlier(doc, find_people(doc), context.earlier, pipeline())
@@ -177,6 +182,19 @@ class UnderstandingTier:
         return _unread(text, "not English")
 
 
+def _as_told(message: str, told: Understanding) -> Understanding:
+    """ "Remember that I ...": what follows read as told, a statement whatever it reads as
+    alone (kept.py); its facts are the telling's, or the model's to read."""
+    route = told.route.model_copy(update={"label": "statement", "reason": "told to keep"})
+    plan = Plan(decided=True)
+    if told.route.label != "statement":  # a question or command reads no facts
+        facts = Facts(decided=False, reason="told to keep: the model reads it")
+        return told.model_copy(
+            update={"message": message, "route": route, "plan": plan, "facts": facts}
+        )
+    return told.model_copy(update={"message": message, "route": route, "plan": plan})
+
+
 def _plainly(route: RouteDecision, doc: Doc) -> RouteDecision:
     """A plain question about the world or a plain telling (plain.py)."""
     label = plain_label(doc, form_of(doc), words_of(doc), ALL_RECORDS, route.best)
@@ -205,7 +223,9 @@ def _guessed(route: RouteDecision, doc: Doc, found: Found) -> RouteDecision:
     verb_says = _REQUEST_VERBS.get(verb) if form == "request" else None
     label = verb_says or route.best
     words = words_of(doc)
-    if verb_says is None and not (_may_guess(label, form, words) and names_records(label, words)):
+    said = {t.lower_ for t in doc}
+    named = names_records(label, words) and the_users_records(label, words, said)
+    if verb_says is None and not (_may_guess(label, form, words) and named):
         label = _FORM_DEFAULT[form]
         about = found.mentions or found.unplaced or any(t.lower_ in _FIRST_PERSON for t in doc)
         if label == "research" and form == "question" and about:
@@ -238,6 +258,8 @@ def _by_rules(
         plan = read_command(label, doc.text, times, context.now, context.currency, context.timezone)
         if plan is not None:
             return label, plan, None
+    if asks_reminder(doc.text):  # "remind me to pay the rent on the 1st": which 1st is asked
+        return "schedule", None, None
     if form_of(doc) == "question":
         # "where does luca work?": a question of an answer's shape asks memory
         return ("person_question" if asks_about_someone(doc.text) else None), None, None

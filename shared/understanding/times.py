@@ -39,6 +39,37 @@ _OFFSET_DAYS = re.compile(r"^in (a|an|one|two|three|four|five|six|\d+) (days?|we
 
 _lock = threading.Lock()
 _parsers: dict[str, Any] = {}
+DAY_NAMES = frozenset(
+    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+)
+_MONTHS = frozenset(
+    {"january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"}
+)  # fmt: skip
+_MONTH_AFTER = frozenset({"in", "since", "until", "till", "by", "early", "late", "mid", "next"})
+_WORD = re.compile(r"[A-Za-z]+|\d{1,2}(?:st|nd|rd|th)?\b")
+
+
+def cased(text: str) -> str:
+    """``text`` with lowercase month and day names capitalised, so that spaCy's entity
+    recognizer sees the date people type on a phone ("her birthday is may 3", "on
+    friday"). A month alone counts only after a word that makes it one ("in june"); "may"
+    and "march" only beside a day. Same length: offsets into it hold for ``text``."""
+    words = list(_WORD.finditer(text))
+    chars = list(text)
+    for i, word in enumerate(words):
+        name = word.group()
+        if name not in DAY_NAMES and name not in _MONTHS:
+            continue
+        before = words[i - 1].group().lower() if i else ""
+        after = words[i + 1].group() if i + 1 < len(words) else ""
+        if before == "of" and i > 1:
+            before = words[i - 2].group()
+        beside_a_day = after[:1].isdigit() or before[:1].isdigit()
+        alone = before in _MONTH_AFTER and name not in ("may", "march")
+        if name in DAY_NAMES or beside_a_day or alone:
+            chars[word.start()] = name[0].upper()
+    return "".join(chars)
 
 
 @dataclass

@@ -15,6 +15,7 @@ from shared.adapters.firestore_account import json_safe
 from shared.adapters.redis_account import owns
 from shared.adapters.rerankers import IdentityReranker
 from shared.errors import DependencyUnavailable
+from shared.fakes.account import FakeArchive, FakeKeyspace
 from shared.fakes.cache import FakeCache
 from shared.fakes.calendar_feeds import FakeCalendarFeedStore
 from shared.fakes.clock import FixedClock
@@ -45,45 +46,6 @@ EMBEDDER = HashEmbedder(dimension=64)
 
 
 # -- fakes of the two account ports ------------------------------------------------------------
-class FakeArchive:
-    """Firestore's ``users/{uid}`` trees; ``fail_deletes`` makes the next deletions fail."""
-
-    def __init__(self) -> None:
-        self.trees: dict[str, ConversationExport] = {}
-        self.fail_deletes = 0
-        self.erasures: list[tuple[str, str]] = []  # marks set: ("begin" | "end", user)
-
-    def export_user(self, user_id: str) -> ConversationExport:
-        return self.trees.get(user_id, ConversationExport())
-
-    def delete_user(self, user_id: str) -> int:
-        if self.fail_deletes:
-            self.fail_deletes -= 1
-            raise DependencyUnavailable("firestore unavailable")
-        tree = self.trees.pop(user_id, None)
-        return 0 if tree is None else 1 + len(tree.chats)
-
-    def begin_erasure(self, user_id: str, now: datetime) -> None:
-        self.erasures.append(("begin", user_id))
-
-    def running_turns(self, user_id: str, now: datetime) -> int:
-        return 0
-
-    def end_erasure(self, user_id: str, now: datetime) -> None:
-        self.erasures.append(("end", user_id))
-
-
-class FakeKeyspace:
-    def __init__(self, prefix: str = "pa") -> None:
-        self.keys: set[str] = set()
-        self._prefix = prefix
-
-    def delete_user(self, user_id: str) -> int:
-        mine = {key for key in self.keys if owns(self._prefix, key, user_id)}
-        self.keys -= mine
-        return len(mine)
-
-
 class FlakyPending:
     """The real pending store, whose next ``resolve_pending`` calls fail transiently."""
 

@@ -1,0 +1,39 @@
+""" "Remember that I'm vegetarian", "please note that I'll be abroad in May": the user asks
+the assistant to keep something about themselves. That is memory's (a statement to read and
+store), not a note to file nor a question for the research agent; the words after "that"
+are read as if told. "Note that the wifi password is on the fridge" stays a note, and
+"note that I need to buy milk" (a to-do) too; "remember to call mum" is a reminder.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FIRST_PERSON = r"(?:i|i'm|im|i'll|i've|i'd|we|we're|we'll|we've)\b"
+_REMEMBER = re.compile(
+    r"^(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:please\s+)?"
+    r"(?:remember|keep in mind|bear in mind|don'?t forget|do not forget)"
+    r"(?:\s+that[:,]?|[:,]|\s+(?=" + _FIRST_PERSON + r"))\s*(?P<what>\S.*)$",
+    re.IGNORECASE,
+)
+_NOTE_ABOUT_ME = re.compile(
+    r"^(?:please\s+)?(?:note|take note|make a note|note down)(?:\s+that)?[:,]?\s+"
+    r"(?P<what>" + _FIRST_PERSON + r".*)$",
+    re.IGNORECASE,
+)
+# What the user has to do is a note (a to-do), not something about them.
+_TO_DO = re.compile(
+    r"^(?:i|we)\s+(?:still\s+)?(?:need|have|must|should|ought|got|gotta)\b", re.IGNORECASE
+)
+
+
+def told_to_keep(text: str) -> str | None:
+    """What the user asks to be kept about themselves, as they would tell it; None when the
+    message is not such a request."""
+    match = _REMEMBER.match(text) or _NOTE_ABOUT_ME.match(text)
+    if match is None:
+        return None
+    what = match["what"].strip()
+    if _TO_DO.match(what) and match.re is _NOTE_ABOUT_ME:
+        return None
+    return what[:1].upper() + what[1:] if what else None
