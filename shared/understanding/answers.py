@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from shared.conversation.occupations import OCCUPATIONS
 from shared.conversation.relations import TIER_RELATIONS
 from shared.conversation.second_person import to_you
 from shared.conversation.text import fold as _fold
@@ -25,6 +26,12 @@ from shared.understanding.first_names import name_gender
 from shared.understanding.result import Answer
 
 _WHO = r"(?P<who>[A-Za-zÀ-ÿ' -]{1,60}?)"
+# A fact that says someone's work: "works as ...", "works at Siemens", "is a plumber".
+_JOB = (
+    r"\b(?:works? (?:as|at|for)|(?:is|was) (?:an? )?(?:\w+ )?(?:"
+    + "|".join(sorted(OCCUPATIONS, key=len, reverse=True))
+    + r"))\b"
+)
 # question shape -> what a fact that answers it says
 _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = tuple(
     (re.compile(question + r"\s*\?*$", re.IGNORECASE), re.compile(says, re.IGNORECASE), many)
@@ -35,8 +42,8 @@ _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = tuple(
             False,
         ),
         (rf"^where (?:does|do) {_WHO} work", r"\bworks? (?:at|for|in|as\b.*\bin)\b", False),
-        (rf"^what (?:does|do) {_WHO} do for (?:a living|work)", r"\bworks? as\b", False),
-        (rf"^what is {_WHO}(?:'s|’s) job", r"\bworks? as\b", False),
+        (rf"^what (?:does|do) {_WHO} do for (?:a living|work)", _JOB, False),
+        (rf"^(?:what is|what's|whats) {_WHO}(?:'s|’s) (?:job|occupation)", _JOB, False),
         (rf"^when is {_WHO}(?:'s|’s) birthday", r"\bbirthday\b", False),
         (
             rf"^(?:what is|what's|whats) {_WHO}(?:'s|’s) favou?rite \w+(?: \w+)?",
@@ -48,6 +55,15 @@ _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = tuple(
         (rf"^(?:what is|what's) {_WHO} allergic to", r"\ballergic to\b", True),
         (rf"^is {_WHO} allergic to anything", r"\ballergic to\b", True),
     )
+)
+# Shapes that ask about a person only when the name is one the user told of ("what does
+# dropbox do?" asks about the world): they answer, never make the question one about someone.
+_KNOWN_ONLY_SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = (
+    (
+        re.compile(rf"^what (?:does|do) {_WHO} do(?: now| these days)?\s*\?*$", re.IGNORECASE),
+        re.compile(_JOB, re.IGNORECASE),
+        False,
+    ),
 )
 _NEGATED = re.compile(r"\b(not|n't|no longer|never|dislikes?)\b", re.IGNORECASE)
 _ABOUT = re.compile(
@@ -190,7 +206,7 @@ def _asked(
 ) -> tuple[list[KnownFact], list[KnownFact], bool] | None:
     """For a question of a known shape: the facts about whom it asks, those of them that
     answer it, and whether several answers may stand together."""
-    for asked, says, many in _SHAPES:
+    for asked, says, many in (*_SHAPES, *_KNOWN_ONLY_SHAPES):
         match = asked.match(question.strip())
         if match is None:
             continue

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from shared.models.extraction import ExtractedFact
 from shared.ports import Embedder
 from shared.understanding.answers import (
     KnownFact,
@@ -301,8 +302,7 @@ def _assemble(
                 else _facts_of_request(doc, found)
             )
     if not facts.decided:
-        said = said_facts(list(doc.sents), found, times) if label == "statement" else []
-        facts = facts.model_copy(update={"certain": relationship_facts(found, set()), "said": said})
+        facts = _with_certain(facts, doc, found, times, label)
     asks = label == "person_question"
     name = asked_name(text) if asks else None
     people = asked_about(found, name, guess) if name else found.result(guess)
@@ -321,6 +321,28 @@ def _assemble(
         answer=answer,
         about_roles=roles,
     )
+
+
+# Words that add nothing to "Pepe is the user's cat" when a sentence names a relative.
+_NAMING = frozenset({"the", "user", "user's", "is", "are", "called", "named", "a", "an", "s"})
+
+
+def _with_certain(facts: Facts, doc: Doc, found: Found, times: Times, label: Label | None) -> Facts:
+    """What the rules are sure of beside a model's reading: who is whose relative, and the
+    sentences kept as said. A sentence that only names a relative ("my cat is called pepe")
+    says no more than the relationship: it is not kept twice, and when every sentence is
+    such, the facts are decided (no model call)."""
+    certain = relationship_facts(found, set())
+    said = said_facts(list(doc.sents), found, times) if label == "statement" else []
+    kept = [f for f in said if not _restates(f.text, certain)]
+    if certain and said and not kept and len(said) == len(list(doc.sents)):
+        return Facts(decided=True, facts=certain)
+    return facts.model_copy(update={"certain": certain, "said": kept})
+
+
+def _restates(text: str, certain: list[ExtractedFact]) -> bool:
+    words = set(re.findall(r"[\w']+", text.casefold())) - _NAMING
+    return any(words <= set(re.findall(r"[\w']+", f.text.casefold())) for f in certain)
 
 
 def _facts_of_request(doc: Doc, found: Found) -> Facts:

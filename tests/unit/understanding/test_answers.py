@@ -150,3 +150,25 @@ def test_a_question_no_shape_reads_gets_what_is_known_of_that_person_only() -> N
     )
     assert all_known([ANNA, bernd], ["my uncle"]) == known  # by relation, the same person
     assert all_known([ANNA, TOM_JOB], ["Bernd"]) is None  # nothing known: said elsewhere
+
+
+def test_what_someone_does_is_answered_from_the_fact_that_says_their_job() -> None:
+    """'X is a plumber' fills the job slot; 'what does X do?' quotes it, not everything."""
+    job = KnownFact(
+        id="f8", subject_id="p8", subject_name="Giorgio",
+        text="The user's uncle Giorgio is a plumber in Torino",
+    )  # fmt: skip
+    home = KnownFact(
+        id="f9", subject_id="p8", subject_name="Giorgio", text="Giorgio lives in Milano"
+    )
+    for question in ("what does giorgio do?", "What does Giorgio do for a living?",
+                     "whats giorgio's job"):  # fmt: skip
+        answer = answer_from_facts(question, [home, job, TOM_JOB])
+        assert answer is not None, question
+        assert (answer.text, answer.fact_ids) == (
+            "Your uncle Giorgio is a plumber in Torino.",
+            ["f8"],
+        )
+    assert answer_from_facts("what does giorgio do?", [home]) is None  # no job told
+    vegetarian = home.model_copy(update={"text": "Giorgio is a vegetarian"})
+    assert answer_from_facts("what does giorgio do?", [vegetarian]) is None  # not a job

@@ -131,3 +131,14 @@ def test_notes_in_another_sense_are_no_notes_request(
     guessed = tier.understand("can you give me the standard tuning notes", context, guess=True)
     assert guessed.route.label != "notes"
     assert tier.understand("show me my notes", context, guess=True).route.label == "notes"
+
+
+def test_naming_a_relative_is_kept_once(tier: UnderstandingTier, context: Context) -> None:
+    """On make dev "my cat is called pepe" stored "Pepe is the user's cat" and "The user's
+    cat is called Pepe.": one fact twice."""
+    understood = tier.understand("my cat is called pepe", context, guess=True)
+    assert understood.facts.decided  # nothing left for a model to read
+    assert [f.text for f in understood.facts.facts] == ["Pepe is the user's cat"]
+    both = tier.understand("my sister is named anna and she lives in rome", context, guess=True)
+    assert [f.text for f in both.facts.said] == ["Anna lives in Rome."]
+    assert [f.text for f in both.facts.certain] == ["Anna is the user's sister"]
