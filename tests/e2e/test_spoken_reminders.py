@@ -52,3 +52,21 @@ def test_someone_known_asked_about_in_lower_case(on_local_model: Served) -> None
     said = me.say("what does luca do?")["reply"]["text"]
     assert "siemens" in said.lower(), said  # his fact, not the model's guess
     me.memory("DELETE", "/v1/account", confirm="true")
+
+
+@pytest.mark.timeout(900)
+def test_what_the_user_asks_to_keep_is_memory_and_a_pet_is_told_once(
+    on_local_model: Served,  # noqa: F811
+) -> None:
+    """"remember that i'm vegetarian" was a research job, and "my cat is called pepe" kept
+    the cat twice in two wordings (make dev)."""
+    me = Chat(on_local_model)
+    kept = me.say("remember that i'm vegetarian")
+    assert kept["interrupt"] is None, kept  # nothing to approve: no job
+    mine = wait_for(lambda: me.served.facts(me.user, 'subject_id = "self"'), seconds=120)
+    assert [f["text"] for f in mine] == ["The user is vegetarian."], mine
+    me.say("my cat is called pepe")
+    pepe = wait_for(lambda: me.person("Pepe"), seconds=120)
+    assert pepe["role_to_user"] == "pet", pepe
+    assert wait_for(lambda: me.facts_of(pepe["id"]), 60) == ["Pepe is the user's cat"]
+    me.memory("DELETE", "/v1/account", confirm="true")
