@@ -195,7 +195,7 @@ def nothing_known(state: TurnState) -> Answer | None:
         if group is not None:
             return Answer(text=f"I don't know anything about {_as_said(group)} yet.", fact_ids=[])
     if not intent.entities:
-        return None
+        return _nothing_about_the_user(state)
     about = set(state.memory.facts_by_entity) - {"user", EARLIER}
     known = {name.casefold() for name in about}
     said = [_as_said(e.name) for e in intent.entities]
@@ -207,6 +207,17 @@ def nothing_known(state: TurnState) -> Answer | None:
 
     text = f"I don't know anything about {' and '.join(said)} yet."
     return Answer(text=text, fact_ids=[])
+
+
+def _nothing_about_the_user(state: TurnState) -> Answer | None:
+    from shared.understanding.answers import asks_about_the_user
+    from shared.understanding.result import Answer
+
+    if not asks_about_the_user(state.conversation.focus) or state.memory.facts_by_entity.get(
+        "user"
+    ):
+        return None
+    return Answer(text="I don't know anything about you yet.", fact_ids=[])
 
 
 def asked_about(state: TurnState) -> dict[str, list[str]]:

@@ -147,6 +147,12 @@ def group_asked(question: str) -> str | None:
     return _fold(match["who"]) if match and _fold(match["who"]) in GROUPS else None
 
 
+def asks_about_the_user(question: str) -> bool:
+    """ "What do you know about me?"."""
+    match = _ABOUT.match(question.strip())
+    return match is not None and _fold(match["who"]) in ("me", "myself")
+
+
 def roles_asked(question: str) -> frozenset[PersonRole]:
     """The roles of the group a "what do you know about my family?" question names."""
     match = _ABOUT.match(question.strip())

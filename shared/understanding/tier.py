@@ -27,13 +27,13 @@ from shared.understanding.answers import (
 from shared.understanding.earlier import with_earlier
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
 from shared.understanding.forms import ALLOWED, Form, first_verb, form_of, is_english, words_of
-from shared.understanding.kept import told_to_keep
 from shared.understanding.known_names import names_known, with_known
 from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
 from shared.understanding.plain import plain_label
 from shared.understanding.plans import asks_reminder, plan_command, read_command
+from shared.understanding.prefaces import after_greeting, told_to_keep
 from shared.understanding.records import (
     ALL_RECORDS,
     RECORDS,
@@ -67,7 +67,8 @@ _FORM_DEFAULT: dict[Form, Label] = {
     "about_self": "statement", "told": "statement",
     "about_others": "statement", "about_assistant": "feedback", "other": "statement",
 }  # fmt: skip
-_DECIDED_ONLY = frozenset({"greeting", "thanks"})  # they skip memory and extraction
+_DECIDED_ONLY = frozenset({"greeting", "thanks"})
+_SMALL_TALK = frozenset({"greeting", "thanks", "feedback"})  # they skip memory and extraction
 _ACTING = frozenset({"schedule", "notes", "email", "budget", "research"})  # an agent's job
 _FIRST_PERSON = frozenset({"i", "me", "my", "mine", "we", "us", "our"})
 _SECOND_PERSON = frozenset({"you", "your", "yours"})
@@ -117,6 +118,11 @@ class UnderstandingTier:
         kept = told_to_keep(text)
         if kept is not None:
             return _as_told(text, self.understand(kept, context, guess))
+        rest = after_greeting(text)
+        if rest is not None:  # "Hi! my aunt maria lives in porto": read what follows
+            after = self.understand(rest, context, guess)
+            if after.route.label not in (None, *_SMALL_TALK):  # "Hey, long time no see"
+                return after.model_copy(update={"message": text})
         vector = _vector(self._embedder, text)
         scores, elsewhere = self.router.scores(vector), self.router.elsewhere(vector)
         doc = pipeline()(cased(text))
@@ -185,7 +191,7 @@ class UnderstandingTier:
 
 def _as_told(message: str, told: Understanding) -> Understanding:
     """ "Remember that I ...": what follows read as told, a statement whatever it reads as
-    alone (kept.py); its facts are the telling's, or the model's to read."""
+    alone (prefaces.py); its facts are the telling's, or the model's to read."""
     route = told.route.model_copy(update={"label": "statement", "reason": "told to keep"})
     plan = Plan(decided=True)
     if told.route.label != "statement":  # a question or command reads no facts

@@ -58,7 +58,7 @@ def test_someone_known_asked_about_in_lower_case(on_local_model: Served) -> None
 def test_what_the_user_asks_to_keep_is_memory_and_a_pet_is_told_once(
     on_local_model: Served,  # noqa: F811
 ) -> None:
-    """"remember that i'm vegetarian" was a research job, and "my cat is called pepe" kept
+    """ "remember that i'm vegetarian" was a research job, and "my cat is called pepe" kept
     the cat twice in two wordings (make dev)."""
     me = Chat(on_local_model)
     kept = me.say("remember that i'm vegetarian")

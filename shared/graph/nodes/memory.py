@@ -140,11 +140,15 @@ def recall(state: TurnState, context: TurnContext) -> dict[str, Any]:
     recalled = [item.key for item in found_by.items]
     found = MemoryState(semantic=views, sessions=sessions, recalled=recalled)
     roles = set(state.intent.about_roles) if state.intent else set()
-    if not roles:
+    from shared.understanding.answers import asks_about_the_user  # the tier loads on use
+
+    about_me = asks_about_the_user(conversation.focus)
+    if not roles and not about_me:
         return {"memory": found}
-    # "What do you know about my family?": the group's facts, whatever the words are near.
+    # "What do you know about my family / about me?": their facts, whatever the words are near.
     group = [p for p in ports.contacts.list_persons(context.user_id) if p.role_to_user in roles]
-    current = ports.facts.current_facts(context.user_id, [p.id for p in group])[:PER_GROUP]
+    whose: list[str | None] = [p.id for p in group] + ([None] if about_me else [])
+    current = ports.facts.current_facts(context.user_id, whose)[:PER_GROUP]
     seen = {v.id for v in views}
     views += [_view(fact, 1.0, temporal) for fact in current if fact.id not in seen]
     return {

@@ -182,9 +182,15 @@ def test_what_the_user_did_is_told_never_asked(
 def test_a_greeting_that_also_tells_something_is_a_statement(
     tier: UnderstandingTier, context: Context, guess: bool
 ) -> None:
-    """A greeting skips retrieval and extraction: Anna must not be lost to it."""
+    """A greeting skips retrieval and extraction: Anna must not be lost to it. The greeting
+    that opens it is cut, and what follows read alone ("hi! my aunt maria lives in porto"
+    was read as a question about Maria with it)."""
     told = tier.understand("Good morning! My sister Anna arrived today.", context, guess=guess)
-    assert (told.route.best, told.route.label) == ("greeting", "statement")
+    assert told.route.label == "statement"
+    assert [(m.name, m.role) for m in told.people.mentions] == [("Anna", "sibling")]
+    aunt = tier.understand("hi! my aunt maria lives in porto", context, guess=guess)
+    assert (aunt.route.label, aunt.route.guessed) == ("statement", False)
+    assert [f.text for f in aunt.facts.facts] == ["Maria lives in Porto"]
     assert tier.understand("Hi Anna", context, guess=guess).route.label == "greeting"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from shared.understanding.kept import told_to_keep
+from shared.understanding.prefaces import told_to_keep
 from shared.understanding.tier import Context, UnderstandingTier
 from shared.understanding.times import cased
 

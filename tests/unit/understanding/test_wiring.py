@@ -349,3 +349,24 @@ def test_for_a_weak_model_an_unclear_reply_escapes_without_asking_the_model(
     service.run("alice", request("Anna bought a new bike.", cmid="m2", chat_id=asked.chat_id))
     assert all(call.schema is None or call.schema.__name__ != "AnswerMatch" for call in llm.calls)
     assert "resolve_disambiguation" not in nodes(guessing, "m2")  # escaped: a new message
+
+
+def test_what_is_known_about_the_user_is_quoted_to_them(wired: Deps, llm: ScriptedLLM) -> None:
+    """On make dev "what do you know about me?" after "remember that i'm vegetarian" was
+    left to SmolLM2, which wrote about a chef."""
+    quoting = _configured(
+        wired,
+        understanding_answers="reply",
+        model_strength="weak",
+        extraction_reader="understanding",
+    )  # fmt: skip  (make dev's settings)
+    service = TurnService(quoting)
+    nothing = service.run("dora", request("what do you know about me?"))
+    assert nothing.reply.text == "I don't know anything about you yet."
+    service.run("dora", request("remember that i'm vegetarian", "m2"))
+    for task in _tasks(quoting):
+        if task.stated is not None or task.said is not None:  # read by the tier
+            ExtractionService(quoting).run(task)
+    known = service.run("dora", request("what do you know about me?", "m3"))
+    assert known.reply.text == "You are vegetarian."
+    assert llm.calls == []

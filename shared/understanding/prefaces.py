@@ -27,6 +27,22 @@ _TO_DO = re.compile(
 )
 
 
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|hiya|howdy|yo|hallo|ciao|good (?:morning|afternoon|evening)|morning)"
+    r"(?: there| again| you)?(?:\s*[!,.:;]+\s*|\s+(?=(?:\S+\s+){2}\S))(?P<rest>\S.*)$",
+    re.IGNORECASE,
+)
+
+
+def after_greeting(text: str) -> str | None:
+    """What follows a greeting that opens the message; None when none does."""
+    match = _GREETING.match(text)
+    if match is None:
+        return None
+    rest = match["rest"].strip()
+    return rest[:1].upper() + rest[1:] if rest else None
+
+
 def told_to_keep(text: str) -> str | None:
     """What the user asks to be kept about themselves, as they would tell it; None when the
     message is not such a request."""
