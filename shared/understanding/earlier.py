@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shared.understanding.known_names import with_known
 from shared.understanding.lexicon import PRONOUN_GENDER
 from shared.understanding.people import Found, find_people
 from shared.understanding.result import PersonMention
@@ -24,9 +25,16 @@ if TYPE_CHECKING:
 MAX_EARLIER = 3  # the user's messages looked back over, newest first
 
 
-def with_earlier(doc: Doc, found: Found, earlier: tuple[str, ...], nlp: Language) -> Found:
+def with_earlier(
+    doc: Doc,
+    found: Found,
+    earlier: tuple[str, ...],
+    nlp: Language,
+    known: tuple[str, ...] = (),
+) -> Found:
     """``found`` with the pronouns of a message that names nobody read as the one person
-    named before (``earlier``: the user's previous messages in the chat, oldest first)."""
+    named before (``earlier``: the user's previous messages in the chat, oldest first;
+    ``known``: the user's people, found in them however typed: "what does maria do?")."""
     pronouns = [t for t in doc if t.lower_ in PRONOUN_GENDER and t.pos_ == "PRON"]
     if not pronouns or any(m.named for m in found.mentions) or found.unplaced or not earlier:
         return found
@@ -34,7 +42,7 @@ def with_earlier(doc: Doc, found: Found, earlier: tuple[str, ...], nlp: Language
     if len(genders) > 1:
         return found  # "she told him": two people, whoever they are
     for text in list(earlier)[::-1][:MAX_EARLIER]:
-        named = _named(nlp(text))
+        named = _named(nlp(text), known)
         if not named:
             continue
         fits = [m for m in named if gender_of(m) in (None, *genders)]
@@ -44,8 +52,8 @@ def with_earlier(doc: Doc, found: Found, earlier: tuple[str, ...], nlp: Language
     return found
 
 
-def _named(doc: Doc) -> list[PersonMention]:
-    earlier = find_people(doc).result(guess=False)
+def _named(doc: Doc, known: tuple[str, ...]) -> list[PersonMention]:
+    earlier = with_known(doc, find_people(doc), known).result(guess=False)
     return [m for m in earlier.mentions if m.named] if earlier.decided else []
 
 

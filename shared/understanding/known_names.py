@@ -31,6 +31,9 @@ def with_known(doc: Doc, found: Found, known: tuple[str, ...]) -> Found:
         if before is not None and (before.pos_ in ("DET", "ADJ") or before.tag_ == "PRP$"):
             continue  # "the bill", "my rose garden": a thing, whoever Bill and Rose are
         found.add(PersonMention(name=name), [token])
+        # one of the user's people: no longer a name no rule placed (that left the people
+        # undecided, and a production turn asked the model who "maria" is)
+        found.unplaced = [t for t in found.unplaced if t.i != token.i]
     return found
 
 

@@ -128,7 +128,9 @@ class UnderstandingTier:
         doc = pipeline()(cased(text))
         if not is_english(doc):
             return self._foreign(text, scores)
-        found = with_earlier(doc, find_people(doc), context.earlier, pipeline())
+        found = with_earlier(
+            doc, find_people(doc), context.earlier, pipeline(), context.known_names
+        )
         found = with_known(doc, found, context.known_names)
         times = find_times(doc, context.now, context.timezone)
         label, plan, facts = _by_rules(doc, found, times, context)

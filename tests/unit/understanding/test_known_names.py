@@ -38,3 +38,22 @@ def test_known_names_as_typed(
 
 def test_a_name_nobody_told_of_is_not_made_a_person(tier: UnderstandingTier) -> None:
     assert _read(tier, "what does luca do?", known=())[1] == []
+
+
+def test_a_known_name_typed_in_lower_case_settles_the_people(tier: UnderstandingTier) -> None:
+    """Without a guess too: "maria" left as a name no rule placed made a production turn
+    ask the model who was meant."""
+    context = Context(now=NOW, timezone=ZONE, known_names=("Maria",))
+    people = tier.understand("what does maria do?", context, guess=False).people
+    assert people.decided and [m.name for m in people.mentions] == ["Maria"]
+
+
+def test_she_is_the_known_person_of_the_question_before(tier: UnderstandingTier) -> None:
+    """make dev: "sorry, she lives in braga now" after "what does maria do?" stored nothing."""
+    context = Context(
+        now=NOW, timezone=ZONE, known_names=("Maria", "Rex"),
+        earlier=("what do you know about me?", "what does maria do?"),
+    )  # fmt: skip
+    understood = tier.understand("sorry, she lives in braga now", context, guess=True)
+    assert [m.name for m in understood.people.mentions] == ["Maria"]
+    assert [f.about for f in understood.facts.said] == ["Maria"]
