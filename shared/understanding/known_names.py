@@ -8,8 +8,10 @@ person by name, as for "Luca".
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from shared.understanding.casual_names import common_word
 from shared.understanding.result import PersonMention
 
 if TYPE_CHECKING:
@@ -18,6 +20,29 @@ if TYPE_CHECKING:
     from shared.understanding.people import Found
 
 _NOT_A_NAME = frozenset({"VERB", "AUX", "ADP", "DET", "PRON", "CCONJ", "SCONJ", "PART", "NUM"})
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+_BEFORE_A_THING = frozenset({"the", "a", "an", "my", "your", "his", "her", "our", "their", "this"})
+
+
+def as_known(text: str, known: tuple[str, ...]) -> str:
+    """``text`` with the user's people's names typed in lower case capitalised, so that the
+    parser reads them as names ("what does tom do?" tagged "tom" a verb). Not a word that is
+    more often a verb, adjective or adverb ("will", "grace"), nor after "the" or "my" ("the
+    bill"). Same length: offsets hold for ``text``."""
+    names = {
+        name.casefold() for name in known if name.isalpha() and not common_word(name.casefold())
+    }
+    if not names:
+        return text
+    chars, before = list(text), ""
+    for word in _WORD.finditer(text):
+        said = word.group()
+        if said.islower() and said in names and before not in _BEFORE_A_THING:
+            chars[word.start()] = said[0].upper()
+        before = said.casefold()
+    return "".join(chars)
 
 
 def with_known(doc: Doc, found: Found, known: tuple[str, ...]) -> Found:

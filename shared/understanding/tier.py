@@ -27,7 +27,7 @@ from shared.understanding.answers import (
 from shared.understanding.earlier import with_earlier
 from shared.understanding.facts import read_facts, relationship_facts, states_facts
 from shared.understanding.forms import ALLOWED, Form, first_verb, form_of, is_english, words_of
-from shared.understanding.known_names import names_known, with_known
+from shared.understanding.known_names import as_known, names_known, with_known
 from shared.understanding.listings import read_listing
 from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
@@ -125,7 +125,7 @@ class UnderstandingTier:
                 return after.model_copy(update={"message": text})
         vector = _vector(self._embedder, text)
         scores, elsewhere = self.router.scores(vector), self.router.elsewhere(vector)
-        doc = pipeline()(cased(text))
+        doc = pipeline()(as_known(cased(text), context.known_names))
         if not is_english(doc):
             return self._foreign(text, scores)
         found = with_earlier(

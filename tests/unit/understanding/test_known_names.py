@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from shared.understanding import UnderstandingTier
+from shared.understanding.known_names import as_known
 from shared.understanding.tier import Context
 from tests.unit.understanding.conftest import NOW, ZONE
 
@@ -57,3 +58,18 @@ def test_she_is_the_known_person_of_the_question_before(tier: UnderstandingTier)
     understood = tier.understand("sorry, she lives in braga now", context, guess=True)
     assert [m.name for m in understood.people.mentions] == ["Maria"]
     assert [f.about for f in understood.facts.said] == ["Maria"]
+
+
+def test_a_known_name_in_lower_case_is_parsed_as_a_name(tier: UnderstandingTier) -> None:
+    """make dev: "actually tom works as a doctor now" stored nothing ("tom" parsed as a
+    compound), and "what does tom do?" went to research ("tom" tagged a verb)."""
+    context = Context(now=NOW, timezone=ZONE, known_names=("Tom", "Will", "Bill"))
+    told = tier.understand("actually tom works as a doctor now", context, guess=False)
+    assert [f.text for f in told.facts.facts] == ["Tom works as a doctor now"]
+    asked = tier.understand("what does tom do?", context, guess=True)
+    assert (asked.route.label, [m.name for m in asked.people.mentions]) == (
+        "person_question", ["Tom"],
+    )  # fmt: skip
+    assert as_known("will it rain? pay the bill, tom", ("Will", "Bill", "Tom")) == (
+        "will it rain? pay the bill, Tom"
+    )
