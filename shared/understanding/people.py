@@ -279,6 +279,11 @@ def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
         heads.extend(named_by(noun.head))
     if noun.dep_ == "attr" and noun.head.lemma_ == "be":
         heads.extend(c for c in noun.head.children if c.dep_ == "nsubj" and _is_name(c, NOT_NAMES))
+    if noun.tag_ == "NNS":  # "two kids, Mia and Leo": each conjunct is one of them
+        heads += [
+            c for h in list(heads) for c in h.conjuncts
+            if c not in heads and (_is_name(c, NOT_NAMES) or known_lowercase_name(c))
+        ]  # fmt: skip
     lowercase = lowercase_name(noun) if not heads else None
     return [lowercase] if lowercase is not None else heads
 

@@ -142,3 +142,14 @@ def test_naming_a_relative_is_kept_once(tier: UnderstandingTier, context: Contex
     both = tier.understand("my sister is named anna and she lives in rome", context, guess=True)
     assert [f.text for f in both.facts.said] == ["Anna lives in Rome."]
     assert [f.text for f in both.facts.certain] == ["Anna is the user's sister"]
+
+
+@pytest.mark.parametrize("text", ["i have two kids, mia and leo", "I have two kids, Mia and Leo."])
+def test_every_name_after_a_plural_relation_is_one_of_them(
+    tier: UnderstandingTier, context: Context, text: str
+) -> None:
+    """make dev stored Mia as the user's kid and lost Leo."""
+    people = tier.understand(text, context).people
+    assert sorted((m.name, m.role) for m in people.mentions) == [
+        ("Leo", "child"), ("Mia", "child"),
+    ]  # fmt: skip
