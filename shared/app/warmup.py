@@ -17,8 +17,10 @@ fork does not carry over is redone in the worker, before it accepts (``warm_up_w
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import signal
+import time
 from collections.abc import Collection
 
 from shared.deps import Deps
@@ -34,6 +36,7 @@ SAMPLES = (
     "Could you explain how a rainbow forms?",
     "Wie wird das Wetter morgen in Berlin?",
 )
+log = logging.getLogger("warmup")
 
 
 def start_instance(deps: Deps) -> None:
@@ -65,9 +68,12 @@ def warm_up_worker(deps: Deps, skip: Collection[str]) -> None:
     # Until gunicorn installs the worker's own handlers, the master's copies would only
     # queue a SIGTERM for a loop the worker never runs: a stop now ends the worker at once.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    deps.connect(skip=skip)
+    started = time.perf_counter()
+    failed = deps.connect(skip=skip)
     if deps.tier_in_process:
         _warm_tier(deps, SAMPLES[:1], guesses=(False,))
+    ms = round((time.perf_counter() - started) * 1000, 1)
+    log.info("worker warmed up", extra={"ms": ms, "failed": failed, "skipped": sorted(skip)})
 
 
 def _warm_tier(deps: Deps, samples: tuple[str, ...], guesses: tuple[bool, ...]) -> None:

@@ -88,6 +88,7 @@ def test_a_turn_instance_stops_well_within_the_graceful_timeout(
         assert say(served, instance, new_user(), "Can you help me write a short poem?") == 200
         seconds = stop(instance)
     text = log.read_text()
+    assert text.count("worker warmed up") == 1  # after the fork, before it accepted
     assert "Worker exiting" in text  # the worker ended itself, not the graceful timeout
     assert not [line for line in text.splitlines() if any(m in line for m in UNCLEAN)]
     assert seconds < PROMPT, f"stopped after {seconds:.1f} s"
@@ -106,6 +107,7 @@ def test_an_instance_whose_redis_is_down_at_start_starts_answers_and_stops(
         assert say(served, instance, new_user(), "Can you help me write a short poem?") == 200
         seconds = stop(instance)
     text = log.read_text()
-    assert text.count("redis did not answer at start") == 1
+    assert text.count("worker warmed up") == 1
+    assert text.count("redis did not answer at start") == 1  # in the master only
     assert not [line for line in text.splitlines() if any(m in line for m in UNCLEAN)]
     assert seconds < PROMPT, f"stopped after {seconds:.1f} s"
