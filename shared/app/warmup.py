@@ -70,8 +70,8 @@ def warm_up_worker(deps: Deps, skip: Collection[str]) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     started = time.perf_counter()
     failed = deps.connect(skip=skip)
-    if deps.tier_in_process:
-        _warm_tier(deps, SAMPLES[:1], guesses=(False,))
+    if deps.tier_in_process:  # one run, as this deployment's turns call it
+        _warm_tier(deps, SAMPLES[:1], guesses=(deps.settings.model_strength == "weak",))
     ms = round((time.perf_counter() - started) * 1000, 1)
     log.info("worker warmed up", extra={"ms": ms, "failed": failed, "skipped": sorted(skip)})
 
