@@ -7,13 +7,14 @@ import flask
 import functions_framework
 
 from shared.app.api_routes import TURN_ROUTES, serve
-from shared.app.warmup import warm_up
+from shared.app.warmup import start_instance
 from shared.deps import get_deps
 from shared.logs import set_trace
 from shared.web import guarded, trace_header
 
-# Before the instance listens (functions-framework imports first): no user pays for it.
-warm_up(get_deps())
+# Before the instance listens (functions-framework imports first), and in the worker gunicorn
+# forks before it accepts: no user pays for it.
+start_instance(get_deps())
 
 
 @functions_framework.http

@@ -9,11 +9,20 @@ encoder 2-2.5x faster than the numpy version did (fused kernels, prepacked weigh
 the same vectors (cosine 1.0000 on the frozen understanding set). The int8-quantised graph
 was 7x faster again but drifted to cosine 0.84-0.95: too far for the router's thresholds.
 One thread per session: on the shared 2-core machines two threads waited on each other.
+
+onnxruntime's telemetry is turned off before it is imported (``ORT_DISABLE_TELEMETRY``): from
+1.29 its Linux build starts an uploader thread at import that sends usage events to Microsoft
+and keeps a device id and an event cache under ``~/.cache``. That thread does not survive a
+fork, and the turn function loads MiniLM in gunicorn's master before the worker is forked: at
+exit the worker's copy of the uploader joined a thread that was not there, so the worker
+aborted (``std::system_error``) or hung until gunicorn killed it 30 s later
+(``docs/deploy.md``, cold starts).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,6 +143,7 @@ class BertGraph:
     """The encoder's last hidden states for a padded batch of token ids."""
 
     def __init__(self, model_dir: Path) -> None:
+        os.environ["ORT_DISABLE_TELEMETRY"] = "1"  # read once, when onnxruntime loads
         import onnxruntime as ort
 
         graph, weights = _graph(model_dir)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+from collections.abc import Collection
 from datetime import timedelta
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -112,14 +113,15 @@ class Deps:
             if prepare is not None:
                 prepare()
 
-    def connect(self) -> list[str]:
+    def connect(self, skip: Collection[str] = ()) -> list[str]:
         """Build the turn's ports (``TURN_PORTS``: their clients, channels not yet open) and
         open what a turn's first store calls would: two PostgreSQL connections (a recall
         holds two), Redis's, and Firestore's channel with the calls a turn's claim makes
         (a read-only transaction reading a document that does not exist: begin, read,
         commit of no write), so no user's turn pays for connecting. Returns what failed;
         a store connects on first use, as before (a store that is down degrades the turn as
-        documented, it never stops the instance from starting)."""
+        documented, it never stops the instance from starting). ``skip`` names what not to
+        open (a forked worker skips what did not answer in the master)."""
         failed = []
         for name, opener in (
             ("ports", self._build_turn_ports),
@@ -127,6 +129,8 @@ class Deps:
             ("redis", self._ping_redis),
             ("firestore", self._open_firestore),
         ):
+            if name in skip:
+                continue
             try:
                 opener()
             except Exception:  # any failure: that store connects on first use

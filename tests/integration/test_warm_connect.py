@@ -39,3 +39,13 @@ def test_a_store_that_is_down_is_named_and_the_rest_still_connect() -> None:
     assert deps.connect() == ["redis"]
     assert len(deps._database._idle) == 2
     deps.close()
+
+
+def test_a_store_skipped_is_not_tried() -> None:
+    """A forked worker skips what did not answer in the master (``warm_up_worker``)."""
+    down = Settings(redis_url=f"redis://127.0.0.1:{free_port()}/0", redis_timeout_seconds=0.3)
+    deps = Deps(down)
+    assert deps.connect(skip=["redis"]) == []
+    assert deps._redis.connection_pool._created_connections == 0  # not even tried
+    assert len(deps._database._idle) == 2
+    deps.close()
