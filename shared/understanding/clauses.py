@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 _VERBS = ("VERB", "AUX")
 _SUBJECT_DEPS = ("nsubj", "nsubjpass")
 _JOINS = frozenset({"and", ";", ","})  # what stands between two clauses
+_CUTS = frozenset({";", ","})  # what a clause hung under the next one may end with
 # Pronouns a clause may hold and still stand alone: the user's own words, and a person's
 # pronoun the caller names (the subject, or his/her things: "he loves his job").
 _STANDALONE_PRONOUNS = frozenset(
@@ -72,9 +73,10 @@ def _coordinated(verb: Token) -> list[Token]:
 
 
 def _before_semicolon(root: Token, sent: Span) -> list[Token]:
-    """A clause the parser hung under the root across a ";" ("Tom works at UBS; he is 40"):
-    the cut comes after it, so it is returned as the root, and the root as the second."""
-    semicolons = [c for c in root.children if c.text == ";" and c.i < root.i]
+    """A clause the parser hung under the root across a ";" or a comma ("Tom works at UBS;
+    he is 40", "my wife is called sofia, she works at the hospital"): the cut comes after
+    it, so it is returned as the root, and the root as the second. Each has its subject."""
+    semicolons = [c for c in root.children if c.text in _CUTS and c.i < root.i]
     if not semicolons:
         return []
     cut = semicolons[-1]
@@ -83,14 +85,18 @@ def _before_semicolon(root: Token, sent: Span) -> list[Token]:
         for c in root.children
         if c.dep_ in ("ccomp", "parataxis") and c.pos_ in _VERBS and c.right_edge.i < cut.i
     ]
-    return earlier if len(earlier) == 1 and earlier[0].left_edge.i == sent.start else []
+    if len(earlier) != 1 or earlier[0].left_edge.i != sent.start:
+        return []
+    if cut.text == "," and not any(c.dep_ in _SUBJECT_DEPS for c in earlier[0].children):
+        return []  # "Honestly, I love it": no clause before the comma
+    return earlier
 
 
 def _first(head: Token) -> int:
     """Where the clause of ``head`` starts: a conjunct at its leftmost word, the root after
     a ";" clause past the ";"."""
     if head.dep_ == "ROOT":
-        return max(c.i for c in head.children if c.text == ";" and c.i < head.i) + 1
+        return max(c.i for c in head.children if c.text in _CUTS and c.i < head.i) + 1
     return int(head.left_edge.i)
 
 

@@ -153,3 +153,15 @@ def test_every_name_after_a_plural_relation_is_one_of_them(
     assert sorted((m.name, m.role) for m in people.mentions) == [
         ("Leo", "child"), ("Mia", "child"),
     ]  # fmt: skip
+
+
+def test_two_clauses_joined_by_a_comma_are_two_facts(
+    tier: UnderstandingTier, context: Context
+) -> None:
+    """make dev kept "The user's wife is called Sofia, Sofia works at the hospital." whole,
+    and quoted it for "what's sofia's job?"."""
+    facts = tier.understand("my wife is called sofia, she works at the hospital", context).facts
+    assert [f.text for f in facts.said] == ["Sofia works at the hospital."]
+    assert [f.text for f in facts.certain] == ["Sofia is the user's wife"]
+    aside = tier.understand("honestly, i love my job", context, guess=True).facts
+    assert len(aside.said) <= 1  # no clause before the comma: nothing cut
