@@ -284,12 +284,16 @@ def slowdown(singles: list[Turn], together: list[Turn]) -> list[float]:
 
 @contextmanager
 def model_service(profile: Profile, options: list[str] | None) -> Iterator[dict[str, str]]:
-    """The functions' model settings: the stack's service, or one started with ``options``."""
+    """The functions' model settings: the stack's service, or one started with ``options``
+    (its log: ``<state>/logs/model-bench.log``)."""
     stack_env = profile.model_env(tokens.model_token(profile.state))
     if options is None:
         yield stack_env
         return
-    with child_service(*options) as child:
+    with (
+        profile.log_file("model-bench").open("ab") as log,
+        child_service(*options, log=log) as child,
+    ):
         yield {**stack_env, "VERTEX_BASE_URL": child.url, "VERTEX_ACCESS_TOKEN": child.token}
 
 
