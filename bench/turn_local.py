@@ -238,6 +238,7 @@ def report(measured: Measured, concurrent: int, calls: float, show: bool, log: P
         f"slowdown per turn (at once / the same message alone): p50 {pct(slowdowns, 50):.1f}x, "
         f"p95 {pct(slowdowns, 95):.1f}x (target <= {TARGET_RATIO:.0f}x: {verdict})"
     )
+    by_kind(singles, together, trace.spans(log, {t.turn_id for t in together}))
     by_message(singles, together)
     print(f"model generations per turn (background extraction included): {calls:.1f}")
     for label, line in measured.cpu.items():
@@ -258,6 +259,20 @@ def show_turns(singles: list[Turn], together: list[Turn], log: Path) -> None:
             spent = f"{graph:.2f} ({node[:11]} {node_ms / 1000:.2f}) + {turn.seconds - graph:.2f}"
             said = f"{turn.message[:32]:<32} {turn.reply[:40]!r}"
             print(f"{label:<8} {turn.seconds:>5.2f} s = {spent:<27} {said}")
+
+
+def by_kind(singles: list[Turn], together: list[Turn], found: dict[str, trace.Span]) -> None:
+    """The slowdown of replies the model wrote (waits for the model) apart from turns the
+    tier settled with no model call (four turns' own work sharing the cores)."""
+    kinds = {"model-written replies": True, "no model call": False}
+    for label, wrote in kinds.items():
+        turns = [t for t in together if (found.get(t.turn_id, trace.Span()).tokens > 0) == wrote]
+        values = slowdown(singles, turns)
+        if values:
+            print(
+                f"  {label:<24} {len(values):>3} turns, slowdown p50 {pct(values, 50):.1f}x, "
+                f"p95 {pct(values, 95):.1f}x"
+            )
 
 
 def by_message(singles: list[Turn], together: list[Turn]) -> None:

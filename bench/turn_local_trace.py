@@ -27,6 +27,7 @@ class Span:
 
     graph_ms: float = 0.0
     nodes: dict[str, float] = field(default_factory=dict)
+    tokens: int = 0  # the model's, in and out: 0 when the tier settled the turn alone
 
     def slowest(self) -> tuple[str, float]:
         return max(self.nodes.items(), key=lambda item: item[1], default=("-", 0.0))
@@ -53,6 +54,7 @@ def spans(log: Path, turn_ids: set[str]) -> dict[str, Span]:
                 span.nodes[entry["node"]] = float(entry.get("ms", 0.0))
             elif entry.get("message") == "turn done":
                 span.graph_ms = float(entry.get("graph_ms", 0.0))
+                span.tokens = int(entry.get("tokens", 0))
     return found
 
 
