@@ -9,11 +9,13 @@ import threading
 import time
 from collections.abc import Callable
 
+from google.genai import types
 from pydantic import BaseModel
 
 from scripts.model_service.service import Limits
+from shared.adapters.vertex_llm import build_vertex_client
 from shared.ports import ChatTurn, LLMRequest
-from tests.unit.model_service.conftest import Running, ScriptedEngine, serving
+from tests.unit.model_service.conftest import TEXT_MODEL, Running, ScriptedEngine, serving
 
 LONG = ["tick "] * 60
 SHORT = ["Yes."]
@@ -107,3 +109,30 @@ def test_a_structured_call_is_never_paused() -> None:
     assert texts["long"] == "a" * 58
     assert not any(call.prefill for call in running.engine.calls)
     assert running.service.health()["text_lane"]["paused"] == 0
+
+
+def test_a_paused_reply_that_waits_past_its_queue_time_ends_with_what_it_has() -> None:
+    """Its first slice was admitted, so it is not refused: it answers its text so far with
+    finish reason OTHER, as a generation stopped at its time limit does."""
+    structured = ['{"title": "', *(["a"] * 150), '"}']  # never paused: 150 pieces in a row
+    engine = ScriptedEngine(seconds_per_piece=0.01, by_message={"long": LONG, "json": structured})
+    limits = Limits(max_output_tokens=500, max_queue_seconds=0.3, slice_tokens=24)
+    answers: dict[str, types.GenerateContentResponse] = {}
+    with serving(engine, limits) as running:
+        client = build_vertex_client(running.settings())
+        llm, _ = running.models()
+
+        def generate_long() -> None:
+            answers["long"] = client.models.generate_content(model=TEXT_MODEL, contents="long")
+
+        first = threading.Thread(target=generate_long)
+        first.start()
+        until(lambda: engine.emitted >= 30)
+        title, _ = llm.structured(ask("json"), Title)  # the paused reply waits past 0.3 s
+        first.join(10)
+
+    paused = answers["long"]
+    assert paused.candidates and paused.candidates[0].finish_reason == types.FinishReason.OTHER
+    text = paused.text or ""
+    assert text == "tick " * text.count("tick ") and 24 <= text.count("tick ") < 60
+    assert title.title == "a" * 150
