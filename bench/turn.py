@@ -312,6 +312,7 @@ def main() -> None:
         help="--local: options for a model service of the bench's own, e.g. '--parallel 2'",
     )
     parser.add_argument("--show", action="store_true", help="--local: print every turn")
+    parser.add_argument("--alone", type=int, default=3, help="--local: runs of each message alone")
     parser.add_argument("--realistic", action="store_true", help="whole turns, models timed")
     parser.add_argument("--realistic-turns", type=int, default=30)
     parser.add_argument("--speed", action="append", default=[], help="--realistic: M=MS,TPS")
@@ -320,7 +321,8 @@ def main() -> None:
         from bench import turn_local
 
         options = None if args.service is None else shlex.split(args.service)
-        turn_local.main(args.rounds, args.concurrent, args.mix, options, args.show)
+        local = turn_local.Options(args.rounds, args.concurrent, args.mix, args.alone, args.show)
+        turn_local.main(local, options)
         return
     base = stack_settings()
     user = f"bench-turn-{uuid.uuid4().hex[:8]}"

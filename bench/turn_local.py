@@ -9,7 +9,11 @@ p50/p95 of each and the ratio of the concurrent p95 to the single p50, each turn
 slowdown against the same message alone (p50/p95), with the model service's calls per turn.
 
     .venv/bin/python -m bench.turn --local [--rounds 3] [--concurrent 4] [--mix settled]
-        [--service '--parallel 2'] [--show]
+        [--alone 3] [--service '--parallel 2'] [--show]
+
+Each message is first sent ``--alone`` times by itself (its slowdown is measured against
+the median of those); only the message's POST is timed, the user's token, chat and
+connection are made before it (as a browser holds them).
 
 ``--mix settled`` takes six messages the understanding tier settles (statements it reads
 whole, a question about a person): no extraction model runs in the background, and on
@@ -22,7 +26,10 @@ while extractions run in the background.
 ``python -m scripts.model_service --help``) and points the functions at it instead of the
 stack's, so that a service setting is compared with the default in back-to-back runs.
 
-``--show`` prints every turn: its seconds, message and the reply's start.
+``--show`` prints every turn: its seconds, split into the turn function's graph (with its
+slowest node, the reply's model call when there is one) and the rest (HTTP, claim, auth),
+from the function's log, then its message and the reply's start. Every run ends with the
+CPU each stack process spent per turn, alone and at once (``bench/turn_local_trace.py``).
 
 Needs ``scripts/stack up --profile test`` and the test profile's function ports free.
 """
@@ -35,15 +42,18 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench import turn_local_trace as trace
 from bench.turn_report import pct
 from scripts import serve
 from scripts.model_service.child import child_service, service_health
 from scripts.stacklib import tokens
 from scripts.stacklib.profile import Profile
+from shared.services.ids import turn_id_for
 
 PROFILE = "test"
 MESSAGES = (
@@ -82,6 +92,18 @@ class Turn:
     seconds: float
     status: int
     reply: str
+    turn_id: str = ""
+
+
+@dataclass
+class User:
+    """A signed-in user with a chat open, as a browser holds them: the token minted, the
+    chat made and the connection pool built before the timed message, so the bench's own
+    CPU (a new client's TLS context, an RS256 signature: 50 ms) is not counted as the turn's."""
+
+    user_id: str
+    client: httpx.Client
+    url: str
 
 
 class LocalStack:
@@ -91,6 +113,11 @@ class LocalStack:
         self.turn_url = serve.read_env(PROFILE)["TURN_URL"]  # the turn function serves /v1
         self.origin = profile.url("web").rstrip("/")
         self.model_url = model_env["VERTEX_BASE_URL"]
+        self.processes: dict[str, int] = {}  # filled once the functions are served
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds so far of each stack process, and of the bench itself."""
+        return {**trace.cpu_seconds(self.processes), "bench": time.process_time()}
 
     def model_health(self) -> dict[str, Any]:
         return service_health(self.model_url)
@@ -107,60 +134,89 @@ class LocalStack:
                 raise SystemExit("bench.turn --local: the model never went idle")
             time.sleep(0.1)
 
-    def turn(self, message: str) -> Turn:
-        user = f"bench-local-{uuid.uuid4().hex[:10]}"
-        token = tokens.mint_user_token(self.profile.state, user, ttl=900)
-        body = {"message": message, "client_message_id": uuid.uuid4().hex}
-        headers = {"Authorization": f"Bearer {token}"}
-        made = httpx.post(f"{self.origin}/v1/chats", json={}, headers=headers, timeout=60)
-        url = f"{self.origin}/v1/chats/{made.json()['id']}/messages"
-        started = time.perf_counter()  # the turn alone, as before: the chat exists
-        response = httpx.post(url, json=body, headers=headers, timeout=600)
+    def open_chat(self) -> User:
+        user_id = f"bench-local-{uuid.uuid4().hex[:10]}"
+        token = tokens.mint_user_token(self.profile.state, user_id, ttl=900)
+        client = httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=600)
+        made = client.post(f"{self.origin}/v1/chats", json={})
+        return User(user_id, client, f"{self.origin}/v1/chats/{made.json()['id']}/messages")
+
+    def send(self, user: User, message: str) -> Turn:
+        """The timed part: one message's POST until its whole reply is back."""
+        client_message_id = uuid.uuid4().hex
+        body = {"message": message, "client_message_id": client_message_id}
+        started = time.perf_counter()
+        response = user.client.post(user.url, json=body)
         seconds = time.perf_counter() - started
         reply = response.json().get("reply", {}).get("text", "") if response.is_success else ""
-        return Turn(message, seconds, response.status_code, reply or response.text[:200])
+        turn_id = turn_id_for(user.user_id, client_message_id)
+        return Turn(message, seconds, response.status_code, reply or response.text[:200], turn_id)
+
+    def turn(self, message: str) -> Turn:
+        user = self.open_chat()
+        try:
+            return self.send(user, message)
+        finally:
+            user.client.close()
 
 
 def concurrent_round(stack: LocalStack, messages: list[str]) -> list[Turn]:
+    users = [stack.open_chat() for _ in messages]  # before the start: not timed
     results: list[Turn | None] = [None] * len(messages)
     start = threading.Barrier(len(messages))
 
     def run(n: int) -> None:
         start.wait()
-        results[n] = stack.turn(messages[n])
+        results[n] = stack.send(users[n], messages[n])
 
     threads = [threading.Thread(target=run, args=(n,)) for n in range(len(messages))]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    for user in users:
+        user.client.close()
     return [turn for turn in results if turn is not None]
 
 
+@dataclass
+class Measured:
+    singles: list[Turn]
+    together: list[Turn]
+    cpu: dict[str, str]  # "single", "at once": CPU ms per turn by process
+
+
 def measure(
-    stack: LocalStack, rounds: int, concurrent: int, messages: tuple[str, ...]
-) -> tuple[list[Turn], list[Turn]]:
+    stack: LocalStack, rounds: int, concurrent: int, messages: tuple[str, ...], alone: int
+) -> Measured:
+    """Each message ``alone`` times by itself (its slowdown's denominator is their median:
+    one sample swings with the sampled reply's length), then ``rounds`` rounds at once."""
     stack.wait_idle()
     stack.turn(messages[0])  # warm-up: the functions' first requests, the prompt cache
-    singles, together = [], []
-    for n in range(max(rounds, len(messages))):  # every message alone, for its slowdown
+    singles: list[Turn] = []
+    together: list[Turn] = []
+    cpu: dict[str, str] = {}
+    stack.wait_idle()
+    before = stack.cpu()
+    for n in range(max(rounds, len(messages) * alone)):
         stack.wait_idle()
         singles.append(stack.turn(messages[n % len(messages)]))
+    stack.wait_idle()
+    after = stack.cpu()
+    cpu["single"] = trace.cpu_line(before, after, len(singles))
     for n in range(rounds):
         stack.wait_idle()
         at_once = [messages[(n + k) % len(messages)] for k in range(concurrent)]
         together += concurrent_round(stack, at_once)
-    return singles, together
+    stack.wait_idle()
+    cpu["at once"] = trace.cpu_line(after, stack.cpu(), len(together))
+    return Measured(singles, together, cpu)
 
 
-def report(
-    singles: list[Turn], together: list[Turn], concurrent: int, calls: float, show: bool = False
-) -> None:
-    if show:  # which turns are slow, and what they answered
-        for label, turns in (("single", singles), ("at once", together)):
-            for turn in turns:
-                said = f"{turn.message[:40]:<40} {turn.reply[:60]!r}"
-                print(f"{label:<8} {turn.seconds:>6.2f} s  {said}")
+def report(measured: Measured, concurrent: int, calls: float, show: bool, log: Path) -> None:
+    singles, together = measured.singles, measured.together
+    if show:
+        show_turns(singles, together, log)
     single = [t.seconds for t in singles]
     both = [t.seconds for t in together]
     failed = [t for t in singles + together if t.status != 200 or not t.reply.strip()]
@@ -182,10 +238,41 @@ def report(
         f"slowdown per turn (at once / the same message alone): p50 {pct(slowdowns, 50):.1f}x, "
         f"p95 {pct(slowdowns, 95):.1f}x (target <= {TARGET_RATIO:.0f}x: {verdict})"
     )
+    by_kind(singles, together, trace.spans(log, {t.turn_id for t in together}))
     by_message(singles, together)
     print(f"model generations per turn (background extraction included): {calls:.1f}")
+    for label, line in measured.cpu.items():
+        print(f"CPU ms per turn, {label}: {line}")
     for turn in failed:
         print(f"  failed or empty: {turn.status} {turn.reply[:120]!r}")
+
+
+def show_turns(singles: list[Turn], together: list[Turn], log: Path) -> None:
+    """Which turns are slow, where their time went, and what they answered."""
+    found = trace.spans(log, {t.turn_id for t in singles + together})
+    print("seconds = the turn function's graph (its slowest node) + outside it (HTTP, claim)")
+    for label, turns in (("single", singles), ("at once", together)):
+        for turn in turns:
+            span = found.get(turn.turn_id, trace.Span())
+            node, node_ms = span.slowest()
+            graph = span.graph_ms / 1000
+            spent = f"{graph:.2f} ({node[:11]} {node_ms / 1000:.2f}) + {turn.seconds - graph:.2f}"
+            said = f"{turn.message[:32]:<32} {turn.reply[:40]!r}"
+            print(f"{label:<8} {turn.seconds:>5.2f} s = {spent:<27} {said}")
+
+
+def by_kind(singles: list[Turn], together: list[Turn], found: dict[str, trace.Span]) -> None:
+    """The slowdown of replies the model wrote (waits for the model) apart from turns the
+    tier settled with no model call (four turns' own work sharing the cores)."""
+    kinds = {"model-written replies": True, "no model call": False}
+    for label, wrote in kinds.items():
+        turns = [t for t in together if (found.get(t.turn_id, trace.Span()).tokens > 0) == wrote]
+        values = slowdown(singles, turns)
+        if values:
+            print(
+                f"  {label:<24} {len(values):>3} turns, slowdown p50 {pct(values, 50):.1f}x, "
+                f"p95 {pct(values, 95):.1f}x"
+            )
 
 
 def by_message(singles: list[Turn], together: list[Turn]) -> None:
@@ -212,22 +299,29 @@ def slowdown(singles: list[Turn], together: list[Turn]) -> list[float]:
 
 @contextmanager
 def model_service(profile: Profile, options: list[str] | None) -> Iterator[dict[str, str]]:
-    """The functions' model settings: the stack's service, or one started with ``options``."""
+    """The functions' model settings: the stack's service, or one started with ``options``
+    (its log: ``<state>/logs/model-bench.log``)."""
     stack_env = profile.model_env(tokens.model_token(profile.state))
     if options is None:
         yield stack_env
         return
-    with child_service(*options) as child:
+    with (
+        profile.log_file("model-bench").open("ab") as log,
+        child_service(*options, log=log) as child,
+    ):
         yield {**stack_env, "VERTEX_BASE_URL": child.url, "VERTEX_ACCESS_TOKEN": child.token}
 
 
-def main(
-    rounds: int,
-    concurrent: int,
-    mix: str = "default",
-    service: list[str] | None = None,
-    show: bool = False,
-) -> None:
+@dataclass(frozen=True)
+class Options:
+    rounds: int = 3
+    concurrent: int = 4
+    mix: str = "default"
+    alone: int = 3  # runs of each message alone
+    show: bool = False
+
+
+def main(options: Options, service: list[str] | None = None) -> None:
     profile = Profile(PROFILE)
     try:
         service_health(profile.url("model"))
@@ -236,20 +330,23 @@ def main(
     with model_service(profile, service) as model_env:
         stack = LocalStack(profile, model_env)
         print(f"model service: {stack.model_url} {stack.model_health()['limits']}")
-        run(stack, rounds, concurrent, mix, show)
+        run(stack, options)
 
 
-def run(stack: LocalStack, rounds: int, concurrent: int, mix: str, show: bool) -> None:
+def run(stack: LocalStack, options: Options) -> None:
     if serve.wait_ready(int(stack.turn_url.rstrip("/").rsplit(":", 1)[1]), seconds=0.2):
         raise SystemExit("the test profile's functions are already served: stop them first")
     serve.up(PROFILE, extra_env={**stack.model_env, "RATE_LIMIT_PER_MINUTE": "1000"})
+    stack.processes = trace.stack_processes(stack.profile)
     try:
         before = stack.model_health()["text_lane"]["admitted"]
-        singles, together = measure(stack, rounds, concurrent, MIXES[mix])
+        measured = measure(
+            stack, options.rounds, options.concurrent, MIXES[options.mix], options.alone
+        )
         stack.wait_idle()
         calls = (stack.model_health()["text_lane"]["admitted"] - before) / (
-            1 + len(singles) + len(together)
+            1 + len(measured.singles) + len(measured.together)
         )
     finally:
         serve.down(PROFILE)
-    report(singles, together, concurrent, calls, show)
+    report(measured, options.concurrent, calls, options.show, stack.profile.log_file("fn-turn"))

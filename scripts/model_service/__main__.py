@@ -52,6 +52,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="a waiting reply never stops a running background generation",
     )
     parser.add_argument(
+        "--slice-tokens",
+        type=int,
+        default=defaults.slice_tokens,
+        help="a free-text reply that made this many tokens pauses for one next in line (0: never)",
+    )
+    parser.add_argument(
+        "--aging-seconds",
+        type=float,
+        default=defaults.aging_seconds,
+        help="a request waiting this long goes first, whatever its size or slices run",
+    )
+    parser.add_argument(
         "--max-items", type=int, default=8, help="most items of any array in structured output"
     )
     parser.add_argument(
@@ -106,6 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         slots=args.parallel,
         background_slots=args.background_slots,
         preempt=args.preempt,
+        slice_tokens=args.slice_tokens,
+        aging_seconds=args.aging_seconds,
         gemini_like=args.gemini_like,
     )
     server = build_server(ModelService(text, embeddings, limits), token, args.host, args.port)

@@ -19,7 +19,8 @@ Finish = Literal["stop", "length", "deadline", "cancelled"]
 
 @dataclass(frozen=True)
 class ChatCall:
-    """One generation. ``schema`` (a JSON schema) constrains the output to it."""
+    """One generation. ``schema`` (a JSON schema) constrains the output to it; ``prefill``
+    is the start of the answer, which the engine continues (a paused reply resumed)."""
 
     system: str
     messages: tuple[tuple[Role, str], ...]
@@ -31,6 +32,7 @@ class ChatCall:
     seed: int | None = None
     schema: Json | None = None
     json_mode: bool = False
+    prefill: str = ""
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,19 @@ from __future__ import annotations
 import logging
 import math
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from scripts.model_service import vertex_rules
+from scripts.model_service import slices, vertex_rules
 from scripts.model_service import vertex_wire as wire
-from scripts.model_service.calls import EmbeddingEngine, Json, Outcome, TextEngine
+from scripts.model_service.calls import (
+    ChatCall,
+    EmbeddingEngine,
+    Json,
+    OnText,
+    Outcome,
+    TextEngine,
+)
 from scripts.model_service.lanes import Hold, Lane, Preempted
 
 log = logging.getLogger("model_service")
@@ -42,6 +48,11 @@ class Limits:
     slots: int = 1
     background_slots: int | None = None
     preempt: bool = True  # a waiting reply stops a running background generation
+    # A free-text reply that has produced this many tokens in its slice pauses for a reply
+    # next in line that has run fewer slices, and resumes after it (lanes.py, slices.py);
+    # 24 tokens: ~0.2 s of SmolLM2 on one thread. 0: every reply runs to its end.
+    slice_tokens: int = 24
+    aging_seconds: float = 5.0  # a caller waiting this long goes first (nobody starves)
     # Gemini-like: responseJsonSchema's pattern/minLength/maxLength are accepted and dropped
     # before the grammar is built, as Gemini ignores them; otherwise they are refused.
     gemini_like: bool = False
@@ -78,7 +89,12 @@ class ModelService:
         self.embeddings = embeddings
         self.limits = limits
         self.text_lane = Lane(
-            limits.slots, limits.max_waiting, limits.background_slots, limits.preempt
+            limits.slots,
+            limits.max_waiting,
+            limits.background_slots,
+            limits.preempt,
+            limits.slice_tokens,
+            limits.aging_seconds,
         )
         # Embeddings take milliseconds: their own lane, so a query's vector never waits
         # behind a whole generation (the service process runs numpy on one thread).
@@ -95,17 +111,14 @@ class ModelService:
 
         def keep(text: str) -> bool:
             pieces.append(text)
-            return not hold.preempted
+            return True
 
         # Only a whole answer can be refused after it began: a stream's events are out.
-        with self.text_lane.slot(budget.queue, request.background, preemptible=True) as hold:
-            started = time.monotonic()
-            deadline = budget.generation(started)
-            outcome = self.text.chat(call, deadline, keep)
-        self._record(route.rpc, outcome, hold, time.monotonic() - started, request.labels)
-        if hold.preempted and outcome.finish == "cancelled":
-            raise Preempted(f"stopped after {outcome.output_tokens} tokens for a reply")
-        return wire.generate_response("".join(pieces), outcome, self.text.name, deadline - started)
+        ran = self._run(route, request, call, budget, keep, preemptible=True)
+        if ran.hold.preempted and ran.hold.preemptible and ran.outcome.finish == "cancelled":
+            raise Preempted(f"stopped after {ran.outcome.output_tokens} tokens for a reply")
+        text = "".join(pieces)
+        return wire.generate_response(text, ran.outcome, self.text.name, ran.cap_seconds)
 
     def stream(self, route: wire.Route, body: object, budget: Budget, send: SendEvent) -> None:
         """Server-sent events, one per piece of text; the last one carries the finish reason
@@ -122,13 +135,30 @@ class ModelService:
             held.append(text)
             return ready is None or send(wire.stream_event(ready, None, name, 0.0))
 
-        with self.text_lane.slot(budget.queue, request.background) as hold:
-            started = time.monotonic()
-            deadline = budget.generation(started)
-            outcome = self.text.chat(call, deadline, on_text)
-        self._record(route.rpc, outcome, hold, time.monotonic() - started, request.labels)
-        if outcome.finish != "cancelled":
-            send(wire.stream_event("".join(held), outcome, name, deadline - started))
+        ran = self._run(route, request, call, budget, on_text, preemptible=False)
+        if ran.outcome.finish != "cancelled":
+            send(wire.stream_event("".join(held), ran.outcome, name, ran.cap_seconds))
+
+    def _run(
+        self,
+        route: wire.Route,
+        request: wire.GenerateRequest,
+        call: ChatCall,
+        budget: Budget,
+        on_text: OnText,
+        preemptible: bool,
+    ) -> slices.Ran:
+        deadlines = slices.Deadlines(
+            budget.queue, budget.generation_seconds, budget.client, self.limits.max_queue_seconds
+        )
+
+        def record(outcome: Outcome, hold: Hold, ran: float) -> None:
+            self._record(route.rpc, outcome, hold, ran, request.labels)
+
+        return slices.run(
+            self.text_lane, self.text, call, deadlines, request.background, preemptible,
+            on_text, record,
+        )  # fmt: skip
 
     def embed(self, route: wire.Route, body: object, budget: Budget) -> Json:
         self._check_model(route.model, self.embeddings.model_name)
@@ -165,8 +195,10 @@ class ModelService:
     def _record(
         self, rpc: str, outcome: Outcome, hold: Hold, ran: float, labels: dict[str, str]
     ) -> None:
-        """Counts and logs the generation (a preempted one by that name)."""
-        finish = "preempted" if hold.preempted and outcome.finish == "cancelled" else outcome.finish
+        """Counts and logs the generation (a slice, a preempted one by that name)."""
+        finish: str = outcome.finish
+        if hold.preempted and outcome.finish == "cancelled":
+            finish = "paused" if hold.resumable else "preempted"
         with self._lock:
             self._outcomes[finish] = self._outcomes.get(finish, 0) + 1
         log.info(

@@ -29,8 +29,9 @@ EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
 @dataclass
 class ScriptedEngine:
-    """Answers every call with ``pieces``, one per step; honours the deadline like llama.cpp
-    (between two pieces) and, while ``hold`` is set, waits before its first piece."""
+    """Answers every call with ``pieces``, one per step (a resumed call: those after its
+    prefill); honours the deadline like llama.cpp (between two pieces) and, while ``hold`` is
+    set, waits before its first piece."""
 
     pieces: Sequence[str] = ("Hello", " there", ".")
     seconds_per_piece: float = 0.0
@@ -38,22 +39,36 @@ class ScriptedEngine:
     calls: list[ChatCall] = field(default_factory=list)
     hold: threading.Event = field(default_factory=threading.Event)
     started: threading.Event = field(default_factory=threading.Event)
+    by_message: dict[str, Sequence[str]] = field(default_factory=dict)  # the last user text
+    emitted: int = 0  # pieces handed out, over all calls
 
     def chat(self, call: ChatCall, deadline: float, on_text: OnText) -> Outcome:
         self.calls.append(call)
         self.started.set()
         while self.hold.is_set():
             time.sleep(0.005)
-        sent = 0
-        for piece in self.pieces[: call.max_tokens]:
+        pieces = self.by_message.get(call.messages[-1][1] if call.messages else "", self.pieces)
+        sent, start = 0, _resumed_at(pieces, call.prefill)
+        for piece in pieces[start : start + call.max_tokens]:
             if time.monotonic() >= deadline:
                 return Outcome("deadline", 7, sent)
+            self.emitted += 1
             if not on_text(piece):
                 return Outcome("cancelled", 7, sent)
             sent += 1
             time.sleep(self.seconds_per_piece)
-        finish = "length" if sent == call.max_tokens < len(self.pieces) else "stop"
+        finish = "length" if sent == call.max_tokens < len(pieces) - start else "stop"
         return Outcome(finish, 7, sent)
+
+
+def _resumed_at(pieces: Sequence[str], prefill: str) -> int:
+    """How many pieces a resumed call's ``prefill`` already holds (it continues after them)."""
+    start = 0
+    while start < len(pieces) and len("".join(pieces[:start])) < len(prefill):
+        start += 1
+    if "".join(pieces[:start]) != prefill:
+        raise AssertionError(f"the prefill {prefill!r} is not the start of the script")
+    return start
 
 
 class UnitVectors:
