@@ -25,6 +25,7 @@ class ChatNotices:
             role="assistant",
             text=email_problem_text(record),
             created_at=self._clock.now(),
+            kind="notice",
         )
         try:
             self._conversations.append_message(user_id, chat_id, message)

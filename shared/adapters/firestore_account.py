@@ -144,6 +144,8 @@ def _message(message_id: str, data: dict[str, Any]) -> MessageExport:
         text=str(data.get("text", "")),
         created_at=data.get("created_at"),
         turn_id=data.get("turn_id"),
+        kind=data.get("kind") or "text",
+        question_id=data.get("question_id"),
     )
 
 

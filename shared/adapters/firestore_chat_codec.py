@@ -42,6 +42,8 @@ def message_data(message: Message) -> dict[str, Any]:
         "text": message.text,
         "created_at": message.created_at,
         "turn_id": message.turn_id,
+        "kind": message.kind,
+        **({"question_id": message.question_id} if message.question_id else {}),
         **({"sources": [s.model_dump() for s in message.sources]} if message.sources else {}),
         **(
             {"search_suggestions_html": message.search_suggestions_html}
@@ -61,6 +63,8 @@ def message_from(snap: Snapshot) -> Message:
         turn_id=data.get("turn_id"),
         sources=data.get("sources") or [],
         search_suggestions_html=data.get("search_suggestions_html") or "",
+        kind=data.get("kind") or "text",  # written before messages said what they are
+        question_id=data.get("question_id"),
     )
 
 

@@ -135,6 +135,8 @@ def list_messages(call: ApiCall) -> MessagePage:
                 created_at=m.created_at,
                 sources=m.sources,
                 search_suggestions_html=m.search_suggestions_html,
+                kind=m.kind,
+                question_id=m.question_id,
             )
             for m in shown
         ],

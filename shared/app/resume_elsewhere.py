@@ -16,6 +16,7 @@ from shared.conversation.phrases import phrase
 from shared.deps import Deps
 from shared.errors import PendingNotOpen
 from shared.graph.persist import turn_messages
+from shared.graph.state import ResponseState
 from shared.models.domain import ChatUpdate, HitlControl, TurnMetadata
 from shared.models.memory_api import ResolvePendingRequest
 from shared.models.wire import Reply, TurnResponse
@@ -50,7 +51,8 @@ def answer_elsewhere(deps: Deps, turn: PreparedTurn) -> TurnResponse:
     response = TurnResponse(chat_id=turn.chat_id, turn_id=turn.turn_id, reply=Reply(text=text))
     now = deps.clock.now()
     message_id, asked = f"{turn.turn_id}-u", turn.request.message
-    messages = turn_messages(turn.turn_id, message_id, asked, text, now, turn.timed_out)
+    reply = ResponseState(text=text)
+    messages = turn_messages(turn.turn_id, message_id, asked, reply, now, turn.timed_out)
     deps.conversations.complete_turn(
         turn.user_id,
         turn.request.client_message_id,

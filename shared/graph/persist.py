@@ -25,7 +25,7 @@ from shared.graph import plan_history
 from shared.graph.context import TurnContext
 from shared.graph.metering import cost_usd
 from shared.graph.routing import after_response
-from shared.graph.state import TurnState
+from shared.graph.state import ResponseState, TurnState
 from shared.models.domain import (
     ChatUpdate,
     ExtractionTask,
@@ -317,27 +317,40 @@ def _messages(context: TurnContext, state: TurnState, now: datetime) -> list[Mes
         context.turn_id,
         conversation.message_id,
         conversation.user_message,
-        state.response.text,
+        state.response,
         now,
         timed_out=state.hitl.timed_out,
     )
 
 
 def turn_messages(
-    turn_id: str, message_id: str, asked: str, reply: str, now: datetime, timed_out: bool
+    turn_id: str,
+    message_id: str,
+    asked: str,
+    reply: ResponseState,
+    now: datetime,
+    timed_out: bool,
 ) -> list[Message]:
     """A turn's two messages (its reply only, when the approval timeout answered). A reply
     stopped before its first word is not stored: sent back to the model in a later turn, an
     empty message would be refused (Vertex answers 400 to an empty text part)."""
-    answer = Message(
-        id=f"{turn_id}-a",
-        role="assistant",
-        text=reply,
-        created_at=now + timedelta(microseconds=1),
-        turn_id=turn_id,
-    )
-    answers = [answer] if reply.strip() else []
+    answer = reply_message(turn_id, reply, now + timedelta(microseconds=1))
+    answers = [answer] if reply.text.strip() else []
     if timed_out:  # nobody typed: the timeout answered
         return answers
     said = Message(id=message_id, role="user", text=asked, created_at=now, turn_id=turn_id)
     return [said, *answers]
+
+
+def reply_message(turn_id: str, reply: ResponseState, at: datetime) -> Message:
+    """The turn's reply as stored: its kind, and for a question the interrupt it asked."""
+    asked = reply.interrupt if reply.kind == "question" else None
+    return Message(
+        id=f"{turn_id}-a",
+        role="assistant",
+        text=reply.text,
+        created_at=at,
+        turn_id=turn_id,
+        kind=reply.kind,
+        question_id=asked.id if asked else None,
+    )

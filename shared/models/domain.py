@@ -22,7 +22,7 @@ from shared.models.extraction import Extraction
 from shared.models.history import PlanAdvice
 from shared.models.memory import SessionNote
 from shared.models.money import Currency
-from shared.models.wire import Interrupt, TurnResponse
+from shared.models.wire import Interrupt, MessageKind, TurnResponse
 
 Role = Literal["user", "assistant", "system"]
 
@@ -241,6 +241,16 @@ class Message(Strict):
     # A reply grounded in web search: its sources, and Google's search suggestions widget
     sources: list[WebSource] = Field(default_factory=list, max_length=MAX_SOURCES)
     search_suggestions_html: str = Field(default="", max_length=MAX_SUGGESTIONS_HTML)
+    # What it is, set by its writer (messages stored before it was kept read as text), and
+    # the interrupt a question asked: clients tie the log line to the card by it.
+    kind: MessageKind = "text"
+    question_id: str | None = None
+
+    @model_validator(mode="after")
+    def _a_question_names_its_interrupt(self) -> Message:
+        if (self.kind == "question") != (self.question_id is not None):
+            raise ValueError("a question message names the interrupt it asked, and only it")
+        return self
 
 
 ClaimStatus = Literal[

@@ -28,7 +28,7 @@ from shared.models.memory import (
     Sensitivity,
 )
 from shared.models.money import Currency
-from shared.models.wire import CHAT_ID_PATTERN
+from shared.models.wire import CHAT_ID_PATTERN, MessageKind
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=120)]
 DescriptorKey = Annotated[str, StringConstraints(min_length=1, max_length=40)]
@@ -237,6 +237,8 @@ class MessageExport(Strict):
     text: str
     created_at: datetime | None
     turn_id: str | None
+    kind: MessageKind = "text"  # stored before kinds were kept: text
+    question_id: str | None = None
 
 
 class ChatExport(Strict):

@@ -16,6 +16,10 @@ CHAT_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 InterruptKind = Literal["disambiguation", "approval", "fact_conflict", "clarification"]
 ReplyKind = Literal["text", "question", "progress", "fallback", "interrupted"]
+# What a stored chat message is: a reply's kind, or what background work posted (a job's
+# ``result``; a ``notice`` nobody asked for: a job stalled, an email failed). Clients show a
+# message by it, never by reading its text.
+MessageKind = Literal[ReplyKind, "result", "notice"]
 # Double texting: what a message does when another turn of its chat is running.
 MultitaskStrategy = Literal["enqueue", "reject", "interrupt"]
 
@@ -75,3 +79,5 @@ class ChatMessage(Strict):
     created_at: AwareDatetime
     sources: list[WebSource] = Field(default_factory=list)  # https links only
     search_suggestions_html: str = ""  # Google's widget: shown with a grounded answer
+    kind: MessageKind
+    question_id: str | None = None  # the interrupt a ``question`` asked

@@ -55,5 +55,7 @@ def ask_on_chat(
         text=control.interrupt.question,
         created_at=now,
         turn_id=turn_id,
+        kind="question",
+        question_id=control.interrupt.id,
     )
     return conversations.open_interrupt(user_id, chat_id, control, question, now)

@@ -42,6 +42,12 @@ def test_a_team_job_runs_its_subtasks_in_dependency_order(
     assert result == "Result for: compare Rome in May (using s1, s2)"  # got both results
     messages = chat_messages(db, user, reply["chat_id"])
     assert {f"{job_id}-s1", f"{job_id}-s2", f"{job_id}-s3"} <= set(messages)  # progress
+    listed = served.messages(user, reply["chat_id"]).json()["messages"]
+    kinds = {m["id"]: m["kind"] for m in listed}
+    assert [kinds[f"{job_id}-{s}"] for s in ("s1", "s2", "s3", "result")] == [
+        "progress", "progress", "progress", "result",
+    ]  # fmt: skip
+    assert kinds[f"{reply['turn_id']}-a"] == "progress"  # the reply that started it
     # The result is posted just before the job's last save: wait for that save.
     state = wait_for(lambda: (d := job_document(db, user, job_id))["status"] == "done" and d)
     assert state["job"]["job_type"] == "research"

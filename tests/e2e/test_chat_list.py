@@ -56,6 +56,24 @@ def test_chats_are_listed_most_recent_first_with_titles_and_the_waiting_question
     assert [c["id"] for c in one["chats"]] == [asking["chat_id"]] and one["next_page_token"]
 
 
+def test_messages_say_what_they_are_and_a_question_names_its_interrupt(served: Served) -> None:
+    user = new_user()
+    seed_namesakes(user)
+    listed = _turn(served, user, "Pack for Rome:\n1. shoes\n2. a hat")  # its reply lists too
+    asking = _turn(served, user, "[facts] [ask] @Thomas moved to Bern; what does he like?")
+    asked = asking["interrupt"]["id"]
+
+    def kinds(chat: str) -> list[tuple[str, str, str | None]]:
+        page = served.messages(user, chat)
+        assert page.status_code == 200, page.text
+        return [(m["role"], m["kind"], m["question_id"]) for m in page.json()["messages"]]
+
+    assert kinds(listed["chat_id"]) == [("user", "text", None), ("assistant", "text", None)]
+    assert kinds(asking["chat_id"]) == [("user", "text", None), ("assistant", "question", asked)]
+    waiting = served.messages(user, asking["chat_id"]).json()["question"]
+    assert waiting["id"] == asked  # the log line and the card, tied by the id
+
+
 def test_chats_page_without_duplicate_or_gap_while_chats_are_added(served: Served) -> None:
     user = new_user()
     made = [served.new_chat(user, f"r{index}") for index in range(5)]

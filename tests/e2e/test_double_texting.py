@@ -116,8 +116,10 @@ def test_interrupt_stops_the_running_reply_and_keeps_its_part(
     turn = db.document(f"users/{user}/turns/c1").get().to_dict() or {}
     assert turn["metadata"]["outcome"] == "interrupted"
     assert not turn["metadata"]["extraction_enqueued"]  # it hands nothing off
-    said = [m["text"] for m in stored_messages(db, user, chat)]
+    stored = stored_messages(db, user, chat)
+    said = [m["text"] for m in stored]
     assert said[2:] == [long_text, partial, "stop, this instead", "You said: stop, this instead"]
+    assert [m["kind"] for m in stored[2:]] == ["text", "interrupted", "text", "text"]
 
 
 class _streaming:

@@ -226,7 +226,9 @@ def test_export_contains_what_was_stored(
     assert conversations["settings"] == {"timezone": "Europe/Zurich"}
     [chat] = conversations["chats"]
     assert chat["messages"][0]["text"] == "Hello"
-    assert [m["role"] for m in chat["messages"]] == ["user", "assistant"]
+    assert [(m["role"], m["kind"]) for m in chat["messages"]] == [
+        ("user", "text"), ("assistant", "text"),
+    ]  # fmt: skip
     assert [d["path"].split("/")[0] for d in conversations["documents"]] == ["turns"]
 
 

@@ -49,6 +49,7 @@ def test_a_held_conflict_is_asked_in_its_chat(
     assert [o.id for o in interrupt.options] == ["keep_old", "take_new", "keep_both"]
     [asked] = deps.conversations.recent_messages(USER, chat_id, 5)
     assert "alice@acme.com" in asked.text and "alice@globex.com" in asked.text
+    assert (asked.kind, asked.question_id) == ("question", interrupt.id)
 
 
 def test_the_answer_settles_the_item_once(

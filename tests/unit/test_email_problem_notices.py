@@ -27,6 +27,7 @@ def test_a_failed_email_is_told_in_the_chat_and_the_inbox_once() -> None:
     notices.email_failed("u1", "c1", record)  # a redelivered job tells again
     [told] = [m for m in chats.recent_messages("u1", "c1", 10) if m.id.startswith("email-")]
     assert "was not sent" in told.text and "550 no such user" in told.text
+    assert told.kind == "notice"
     [task] = tasks.tasks
     notification = NotifyTask.model_validate_json(task.body).notification
     assert notification.kind == "email_failed" and notification.target.chat_id == "c1"

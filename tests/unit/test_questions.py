@@ -34,6 +34,7 @@ def test_a_question_waits_on_the_chat_with_its_message() -> None:
     [message] = chats.recent_messages("alice", "c1", limit=10)
     assert (message.id, message.role, message.turn_id) == ("job-q1", "assistant", "t1")
     assert message.text == "May I go on with job-q1?"
+    assert (message.kind, message.question_id) == ("question", "job-q1")
 
 
 def test_one_question_at_a_time_and_a_redelivery_writes_nothing() -> None:

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from shared.graph.context import TurnContext
 from shared.graph.instrument import node
+from shared.graph.persist import reply_message
 from shared.graph.state import (
     TRACE_RESET,
     Disambiguation,
@@ -80,13 +81,7 @@ def _history_after(state: TurnState, asked_at: datetime) -> list[Message]:
             created_at=asked_at,
             turn_id=turn_id,
         ),
-        Message(
-            id=f"{turn_id}-a",
-            role="assistant",
-            text=state.response.text,
-            created_at=asked_at + timedelta(microseconds=1),
-            turn_id=turn_id,
-        ),
+        reply_message(turn_id, state.response, asked_at + timedelta(microseconds=1)),
     ]
 
 

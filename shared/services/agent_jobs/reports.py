@@ -1,9 +1,9 @@
 """What a job tells the chat: progress as subtasks finish, then one final message.
 
 Message ids derive from the job (``{job}-{subtask}`` for progress, ``{job}-result`` for the
-end, ``{job}-stalled`` for an outage notice) and ``append_message`` is idempotent on the id,
-so a redelivered or resumed job never posts anything twice. A chat deleted meanwhile gets
-nothing (logged).
+end, ``{job}-stalled`` for an outage notice; their kinds ``progress``, ``result`` and
+``notice``) and ``append_message`` is idempotent on the id, so a redelivered or resumed job
+never posts anything twice. A chat deleted meanwhile gets nothing (logged).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from shared.errors import NotFound
 from shared.models.agent_data import WebSource, https_sources
 from shared.models.domain import Message
 from shared.models.jobs import JobState, SubtaskState
+from shared.models.wire import MessageKind
 from shared.services.agent_jobs import jobstate
 from shared.services.agent_jobs.needs import ChatPorts
 
@@ -31,7 +32,7 @@ def progress(deps: ChatPorts, state: JobState, subtask_id: str, result: str) -> 
     done = sum(1 for s in state.subtasks if s.status == "done") + 1
     goal = state.subtask(subtask_id).subtask.goal
     text = f"Progress ({done}/{len(state.subtasks)}): {goal}\n{_short(result)}"
-    _post(deps, state, f"{state.job.job_id}-{subtask_id}", text)
+    _post(deps, state, f"{state.job.job_id}-{subtask_id}", "progress", text)
 
 
 RESULT_SUFFIX = "-result"  # of the job's final message id: what the user reacts to
@@ -44,7 +45,7 @@ def final(deps: ChatPorts, state: JobState) -> None:
     pairs = [(s.title, s.uri) for sub in finished for s in sub.sources]
     html = next((s.search_suggestions_html for s in finished if s.search_suggestions_html), "")
     message_id = f"{state.job.job_id}{RESULT_SUFFIX}"
-    _post(deps, state, message_id, final_text(state), https_sources(pairs), html)
+    _post(deps, state, message_id, "result", final_text(state), https_sources(pairs), html)
 
 
 def stalled(deps: ChatPorts, state: JobState) -> None:
@@ -52,7 +53,7 @@ def stalled(deps: ChatPorts, state: JobState) -> None:
         f"I could not finish “{_goal(state)}”: a service I need stayed unavailable. "
         "An operator has been told; what was done so far is kept."
     )
-    _post(deps, state, f"{state.job.job_id}-stalled", text)
+    _post(deps, state, f"{state.job.job_id}-stalled", "notice", text)
 
 
 def final_text(state: JobState) -> str:
@@ -97,6 +98,7 @@ def _post(
     deps: ChatPorts,
     state: JobState,
     message_id: str,
+    kind: MessageKind,
     text: str,
     sources: list[WebSource] | None = None,
     suggestions_html: str = "",
@@ -110,6 +112,7 @@ def _post(
         turn_id=job.turn_id,
         sources=sources or [],
         search_suggestions_html=suggestions_html,
+        kind=kind,
     )
     try:
         deps.conversations.append_message(job.user_id, job.chat_id, message)

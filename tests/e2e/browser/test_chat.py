@@ -1,5 +1,6 @@
-"""The chat in a real browser: a streamed reply, a retried message, a disambiguation, an
-approval with a double click, and one question answered in two tabs."""
+"""The chat in a real browser: a streamed reply, a retried message, a reply with a numbered
+list that is no question, a disambiguation, an approval with a double click, and one question
+answered in two tabs."""
 
 from __future__ import annotations
 
@@ -80,6 +81,18 @@ def test_a_message_whose_reply_was_lost_is_retried_once_with_the_same_id(
     expect(chats).to_contain_text("Remember to buy oat milk")  # its title, from the message
 
 
+def test_a_reply_with_a_numbered_list_is_shown_as_said_not_as_a_question(
+    phone: BrowserContext, web_url: str
+) -> None:
+    page = phone.new_page()
+    sign_in(page, web_url, new_user())
+    send(page, "Pack for Rome:\n1. shoes\n2. a hat")
+    assistant_says(page, "You said: Pack for Rome:\n1. shoes\n2. a hat")
+    reply = messages(page).locator(".message.assistant:not(.live)")
+    expect(reply).to_have_attribute("data-kind", "text")
+    expect(messages(page)).not_to_contain_text("Asked:")
+
+
 def lose_polls(route: Route) -> None:
     if route.request.method == "GET":
         route.abort()
@@ -100,10 +113,14 @@ def test_a_disambiguation_answered_by_a_button_stores_the_fact_on_that_person(
     expect(question).to_contain_text("Thomas")
     options = question.get_by_role("button")
     expect(options).to_have_text(["Thomas (colleague)", "Thomas (sibling)", "Someone else"])
+    asked = messages(page).locator(".message.asked")
+    expect(asked).to_have_text("Asked: Who do you mean?")  # the card says the rest
+    expect(asked).to_have_attribute("data-kind", "question")
     save_readme_shot(page, README_SHOT)
     question.get_by_role("button", name="Thomas (sibling)").click()
     assistant_says(page, f"You said: {ASK_THOMAS}")
     expect(question).to_have_count(0)
+    expect(asked).to_have_text("Asked: Who do you mean?")  # answered: the line stays short
 
     def facts_of_the_sibling() -> list[str]:
         return [f["text"] for f in served.facts(user, f'subject_id = "{ids["sibling"]}"')]

@@ -197,3 +197,8 @@ class Runner:
 
     def chat(self) -> dict[str, str]:
         return {m.id: m.text for m in self.deps.conversations.recent_messages("alice", "c1", 100)}
+
+    def kinds(self) -> dict[str, tuple[str, str | None]]:
+        """What each message of the chat is: its kind and the question it asked."""
+        messages = self.deps.conversations.recent_messages("alice", "c1", 100)
+        return {m.id: (m.kind, m.question_id) for m in messages}

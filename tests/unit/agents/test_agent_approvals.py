@@ -60,6 +60,7 @@ def test_an_approved_call_runs_once_with_the_approval_key(
     assert (control.target, control.thread_id, control.status) == ("job", "t1-job0", "pending")
     assert "send" in asked.question and "to Bea" in asked.question
     assert runner.chat()[asked.id] == asked.question  # the question is in the chat
+    assert runner.kinds()[asked.id] == ("question", asked.id)  # and says it is one
     [timeout] = [t for t in deps.tasks.tasks if t.queue == "hitl-timeouts"]  # type: ignore[attr-defined]
     assert timeout.name == f"hitl-timeout-{asked.id}"
     assert runner.run(job, "m-again").status == "waiting"  # a redelivery waits too
@@ -67,6 +68,7 @@ def test_an_approved_call_runs_once_with_the_approval_key(
     assert answer(runner, "approve") == "done"
     assert send.calls == [('{"query":"to Bea"}', f"t1-job0:{asked.id}")]
     assert runner.chat()["t1-job0-result"] == "Sent it."
+    assert runner.kinds()["t1-job0-result"] == ("result", None)
     assert runner.run(runner.published()[-1], "m-dup").status == "duplicate"
     assert len(send.calls) == 1
 
@@ -143,6 +145,8 @@ def test_approving_through_resume_continues_the_job_once(
     runner.run(make_job(clock.now(), sub("a")))
     asked = _question(deps)
     assert _answer(deps, "yes") == "Thanks, I'll carry on with that."
+    said = [m.kind for m in deps.conversations.recent_messages("alice", "c1", 10)]
+    assert said == ["question", "text", "text"]  # asked, the choice, "I'll carry on"
     with pytest.raises(InterruptNotPending):
         _answer(deps, "yes", asked.id)  # a double tap: the job goes on once
     [continuation] = runner.published()

@@ -63,6 +63,9 @@ def test_independent_subtasks_run_at_once_and_dependents_get_their_results(
     chat = runner.chat()
     assert chat["t1-job0-result"] == "C sums up"  # the last subtask's answer
     assert {"t1-job0-a", "t1-job0-b", "t1-job0-c"} <= set(chat)  # progress, one each
+    kinds = runner.kinds()
+    assert [kinds[f"t1-job0-{s}"] for s in "abc"] == [("progress", None)] * 3
+    assert kinds["t1-job0-result"] == ("result", None)
     assert [s.status for s in runner.state().subtasks] == ["done", "done", "done"]
 
 

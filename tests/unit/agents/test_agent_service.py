@@ -118,6 +118,7 @@ def test_a_stalled_job_is_handed_back_then_reported_on_its_last_delivery(
         assert (state.status, state.subtasks[0].status) == ("stalled", "pending")
         stalled = "t1-job0-stalled" in runner.chat()
         assert stalled == (delivery == deps.settings.agent_max_deliveries)
+    assert runner.kinds()["t1-job0-stalled"] == ("notice", None)  # told, not asked
     assert [e for e, _ in deps.operator_alerts.alerts] == ["agent_job_stalled"]  # type: ignore[attr-defined]
     team.on("Summarise my notes", finish("recovered"))
     assert runner.run(job(clock), "m-republished").status == "done"  # an operator republished

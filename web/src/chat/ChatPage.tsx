@@ -1,7 +1,7 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { failureText, plain } from "../words";
 import { Jobs } from "./Jobs";
-import { askedQuestion, finishedJobs, isQuestionMessage } from "./messages";
+import { finishedJobs, seenQuestion } from "./messages";
 import { KIND_TITLES, Question } from "./Question";
 import { Sources } from "./Sources";
 import type { useChat } from "./useChat";
@@ -39,12 +39,12 @@ export function ChatPage({ chat }: { chat: ChatState }) {
           <ol>
           {chat.messages.map((m) => {
             // A question is shown once: the card says it while it is open, the log a short line.
-            const kind = isQuestionMessage(m, chat.asked);
-            const short = kind ? KIND_TITLES[kind] : askedQuestion(m);
+            const seen = seenQuestion(m, chat.asked);
+            const asked = m.kind === "question";
             return (
-              <li key={m.id} className={`message ${m.role}${short ? " asked" : ""}`} data-id={m.id}>
-                {short ? `Asked: ${plain(short)}` : plain(m.text)}
-                {short ? null : <Sources message={m} />}
+              <li key={m.id} className={`message ${m.role}${asked ? " asked" : ""}`} data-id={m.id} data-kind={m.kind}>
+                {seen ? `Asked: ${KIND_TITLES[seen]}` : plain(m.text)}
+                {asked ? null : <Sources message={m} />}
               </li>
             );
           })}

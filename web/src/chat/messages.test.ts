@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../api/client";
-import { actionsFor, askedQuestion, finishedJobs, mergeMessages, micros, newClientMessageId, newestTime } from "./messages";
+import { actionsFor, finishedJobs, mergeMessages, micros, newClientMessageId, newestTime, seenQuestion } from "./messages";
 
 const message = (id: string, at: string, text = id): ChatMessage => ({
   id,
   role: "assistant",
   text,
   created_at: `2026-03-01T12:00:${at}Z`,
+  kind: "text",
+  question_id: null,
 });
 
 describe("chat helpers", () => {
@@ -49,14 +51,23 @@ describe("chat helpers", () => {
   });
 });
 
-describe("askedQuestion", () => {
-  const said = (text: string, role: "assistant" | "user" = "assistant"): ChatMessage => ({ id: "m", role, text, created_at: "2026-11-28T00:00:00Z" });
-  it("keeps the question without its numbered options", () => {
-    expect(askedQuestion(said("Shall I go ahead?\n1. Yes, go ahead\n2. No"))).toBe("Shall I go ahead?");
+describe("seenQuestion", () => {
+  const said = (text: string, kind: ChatMessage["kind"] = "text", question_id: string | null = null): ChatMessage => ({
+    ...message("m", "00", text),
+    kind,
+    question_id,
   });
-  it("leaves other messages alone", () => {
-    expect(askedQuestion(said("Here is a list:\n1. one"))).toBeNull();
-    expect(askedQuestion(said("Steps:\n1. a\n3. c"))).toBeNull();
-    expect(askedQuestion(said("Shall I?\n1. Yes\n2. No", "user"))).toBeNull();
+  const asked = new Map([["q1", "approval"]]);
+
+  it("ties a question to the card seen open by its id, however it is worded", () => {
+    expect(seenQuestion(said("Shall I go ahead?\n1. Yes, go ahead\n2. No", "question", "q1"), asked)).toBe("approval");
+    expect(seenQuestion(said("Something put quite differently", "question", "q1"), asked)).toBe("approval");
+  });
+  it("takes no reply for a question by its text", () => {
+    expect(seenQuestion(said("Here is the plan:\n1. Book\n2. Pack"), asked)).toBeNull();
+    expect(seenQuestion(said("Shall I go ahead?\n1. Yes, go ahead\n2. No", "progress"), asked)).toBeNull();
+  });
+  it("leaves a question whose card this page never saw as it was said", () => {
+    expect(seenQuestion(said("Which Anna?", "question", "q2"), asked)).toBeNull();
   });
 });

@@ -50,23 +50,10 @@ export function newClientMessageId(): string {
   return `web-${crypto.randomUUID()}`;
 }
 
-/** The kind of the question a log message asked, if it asked one: the log keeps a
- * short line, the card (or the answer after it) says the rest. */
-export function isQuestionMessage<K>(message: ChatMessage, asked: Map<string, K>): K | null {
-  if (message.role !== "assistant") return null;
-  for (const [question, title] of asked) {
-    if (message.text === question || message.text.startsWith(`${question}\n`)) return title;
-  }
-  return null;
-}
-
-/** A question the server posted with its options numbered under it ("...?\n1. Yes\n2. No"):
- * the question alone, for the log's short line; null for any other message. */
-export function askedQuestion(message: ChatMessage): string | null {
-  if (message.role !== "assistant") return null;
-  const lines = message.text.split("\n");
-  const options = lines.findIndex((line, i) => i > 0 && /^1\. /.test(line));
-  if (options < 1 || lines.length - options < 2) return null;
-  if (!lines.slice(options).every((line, i) => line.startsWith(`${i + 1}. `))) return null;
-  return lines.slice(0, options).join(" ");
+/** The card a question message asked, when this page has seen that card (open now, or
+ * answered here): the log then keeps a short line, the card (or the answer after it) says
+ * the rest. Tied by the question's id, never by reading the text. */
+export function seenQuestion<K>(message: ChatMessage, asked: Map<string, K>): K | null {
+  if (message.kind !== "question" || !message.question_id) return null;
+  return asked.get(message.question_id) ?? null;
 }

@@ -30,7 +30,7 @@ export function useChat(api: Api, initialChat: string | null = null) {
   const [busy, setBusy] = useState(false);
   // What the poll timer and the stream callbacks read without re-creating themselves.
   const current = useRef({ chatId: initialChat, messages: [] as ChatMessage[], busy: false });
-  // The questions seen open in this page (text -> kind): their log lines stay short.
+  // The questions seen open in this page (id -> kind): their log lines stay short.
   const [asked, setAsked] = useState<Map<string, Interrupt["kind"]>>(() => new Map());
 
   const refreshChats = useCallback(async () => setChats(await listChats(api)), [api]);
@@ -59,7 +59,7 @@ export function useChat(api: Api, initialChat: string | null = null) {
       setMessages(merged);
       setInterrupt(view.question ?? null);
       const open = view.question;
-      if (open) setAsked((known) => (known.has(open.question) ? known : new Map(known).set(open.question, open.kind)));
+      if (open) setAsked((known) => (known.has(open.id) ? known : new Map(known).set(open.id, open.kind)));
       if (arrived && !full) await refreshJobs(id); // a job's progress or result came in
     },
     [api, refreshJobs],
