@@ -13,7 +13,7 @@ from shared.understanding.plain import told
 from shared.understanding.result import LABELS, Label
 
 if TYPE_CHECKING:  # spaCy loads with the pipeline, on first use (nlp.py)
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
 
 _POLITE = re.compile(r"^(?:please\s+)?(?:can|could|would|will) you\b", re.IGNORECASE)
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
@@ -46,6 +46,15 @@ def first_verb(doc: Doc) -> str:
     """The verb a request starts with, after "please" or "can you"."""
     verb = next((t for t in doc if t.pos_ == "VERB" and t.lower_ not in ("can", "could")), None)
     return verb.lemma_.lower() if verb is not None else ""
+
+
+def _perfect(verb: Token) -> bool:
+    """The present perfect: "have been", "'ve visited", "ive seen" typed without the
+    apostrophe."""
+    return verb.tag_ == "VBN" and any(
+        c.dep_ == "aux" and (c.lemma_ == "have" or c.lower_ in ("'ve", "’ve", "ve"))
+        for c in verb.children
+    )
 
 
 def is_english(doc: Doc) -> bool:
@@ -132,5 +141,6 @@ def form_of(doc: Doc) -> Form:
         # "finally finished my thesis": the user's "I" left out, in the past tense
         return "told" if root.tag_ == "VBD" and root.i <= 1 and told(doc) else "other"
     if subject.lower_ in ("i", "we"):
-        return "told" if root.tag_ == "VBD" and told(doc) else "about_self"
+        done = root.tag_ == "VBD" or _perfect(root)  # "we had sushi", "i've been to lisbon"
+        return "told" if done and told(doc) else "about_self"
     return "about_others"

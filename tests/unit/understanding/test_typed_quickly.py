@@ -165,3 +165,13 @@ def test_two_clauses_joined_by_a_comma_are_two_facts(
     assert [f.text for f in facts.certain] == ["Sofia is the user's wife"]
     aside = tier.understand("honestly, i love my job", context, guess=True).facts
     assert len(aside.said) <= 1  # no clause before the comma: nothing cut
+
+
+@pytest.mark.parametrize("text", ["I've been to Lisbon twice", "ive been to lisbon twice"])
+def test_what_the_user_has_done_is_told_not_asked(
+    tier: UnderstandingTier, context: Context, text: str
+) -> None:
+    """The present perfect is told as done, like the past: the examples near travel had
+    sent it to the research agent."""
+    route = tier.understand(text, context, guess=False).route
+    assert (route.label, route.guessed) == ("statement", False)
