@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from shared.understanding.lexicon import CURRENCY_WORDS
 from shared.understanding.result import Label
+from shared.understanding.times import MONTH_AFTER
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -59,10 +60,7 @@ def _asks_the_world(doc: Doc) -> bool:
 
 
 # Words before which "may" is the month: "in may", "since may", "early may".
-_BEFORE_MONTH = frozenset(
-    {"in", "on", "of", "since", "until", "till", "by", "from", "early", "late", "mid",
-     "next", "last", "this", "is", "was", "before", "after"}
-)  # fmt: skip
+_BEFORE_MONTH = MONTH_AFTER | {"is", "was"}  # "her birthday is may 3"
 
 
 def is_modal(token: Token) -> bool:

@@ -46,7 +46,11 @@ _MONTHS = frozenset(
     {"january", "february", "march", "april", "may", "june", "july", "august", "september",
      "october", "november", "december"}
 )  # fmt: skip
-_MONTH_AFTER = frozenset({"in", "since", "until", "till", "by", "early", "late", "mid", "next"})
+# Words after which a month name alone is the month: "in june", "since may", "early march".
+MONTH_AFTER = frozenset(
+    {"in", "on", "of", "since", "until", "till", "by", "from", "early", "late", "mid", "next",
+     "last", "this", "before", "after"}
+)  # fmt: skip
 _WORD = re.compile(r"[A-Za-z]+|\d{1,2}(?:st|nd|rd|th)?\b")
 
 
@@ -66,7 +70,7 @@ def cased(text: str) -> str:
         if before == "of" and i > 1:
             before = words[i - 2].group()
         beside_a_day = after[:1].isdigit() or before[:1].isdigit()
-        alone = before in _MONTH_AFTER and name not in ("may", "march")
+        alone = before in MONTH_AFTER and name not in ("may", "march")
         if name in DAY_NAMES or beside_a_day or alone:
             chars[word.start()] = name[0].upper()
     return "".join(chars)

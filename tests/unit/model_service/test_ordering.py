@@ -99,7 +99,18 @@ def test_a_reply_that_already_ran_a_slice_goes_after_fresh_ones() -> None:
     assert admitted_in_order(lane, callers, clock) == ["fresh, long", "paused once", "paused twice"]
 
 
-def test_a_caller_that_waited_its_aging_time_goes_first_in_arrival_order() -> None:
+@pytest.mark.parametrize(
+    ("wait", "expected"),
+    [
+        # 1.5 s later both old ones have waited 5 s or more: they go first, the older first.
+        (1.5, ["old paused reply", "old long reply", "new short reply"]),
+        # before their aging time, the same callers go by slices run, then size
+        (0.1, ["new short reply", "old paused reply", "old long reply"]),
+    ],
+)
+def test_a_caller_that_waited_its_aging_time_goes_first_in_arrival_order(
+    wait: float, expected: list[str]
+) -> None:
     clock = Clock()
     lane = Lane(aging=5.0, clock=clock)
     callers = [
@@ -108,24 +119,7 @@ def test_a_caller_that_waited_its_aging_time_goes_first_in_arrival_order() -> No
         ("new short reply", False, Place(size=10)),
     ]
 
-    # 1.5 s later both old ones have waited 5 s or more: they go first, the older first.
-    order = admitted_in_order(lane, callers, clock, wait=1.5)
-
-    assert order == ["old paused reply", "old long reply", "new short reply"]
-
-
-def test_without_aging_the_same_callers_go_by_slices_and_size() -> None:
-    clock = Clock()
-    lane = Lane(aging=5.0, clock=clock)
-    callers = [
-        ("old long reply", False, Place(size=384, level=3, arrived=clock.now - 4.0)),
-        ("old paused reply", False, Place(size=384, level=1, arrived=clock.now - 4.5)),
-        ("new short reply", False, Place(size=10)),
-    ]
-
-    order = admitted_in_order(lane, callers, clock, wait=0.1)
-
-    assert order == ["new short reply", "old paused reply", "old long reply"]
+    assert admitted_in_order(lane, callers, clock, wait=wait) == expected
 
 
 def holding(lane: Lane, resumable: bool) -> tuple[Hold, threading.Event, threading.Thread]:
