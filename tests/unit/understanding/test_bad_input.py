@@ -21,8 +21,22 @@ _ACTIONS = {"schedule", "notes", "email", "budget"}
         "我的妹妹安娜住在柏林",
         "أختي آنا تعيش في برلين",
         "अपॉइंटमेंट कल सुबह दस बजे",
+        "remember that 🙂🙂🙂",  # kept as told: nothing to keep
+        "hi!!! 🎉🎉 🎉 🎉",  # a greeting cut: nothing after it
+        "hey, " + "a " * (MAX_CHARS // 2 - 3),  # a greeting before a long run of nothing
     ],
-    ids=["very-long", "emoji", "emoji-party", "cyrillic", "chinese", "arabic", "devanagari"],
+    ids=[
+        "very-long",
+        "emoji",
+        "emoji-party",
+        "cyrillic",
+        "chinese",
+        "arabic",
+        "devanagari",
+        "kept-emoji",
+        "greeting-emoji",
+        "greeting-long",
+    ],
 )
 def test_nothing_is_read_into_it(tier: UnderstandingTier, context: Context, text: str) -> None:
     for guess in (False, True):
