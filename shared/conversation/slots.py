@@ -63,7 +63,8 @@ _ENDED_AFTER = re.compile(r"^ (?:anymore|any more)\b", re.IGNORECASE)
 NOT = "not "  # a slot's value prefixed so: the slot is no longer that value
 
 _LEADING = re.compile(
-    r"^(?:(?:actually|oh|ah|well|no wait|wait|sorry|correction|update|in fact|by the way|btw)"
+    r"^(?:(?:actually|oh|ah|well|no wait|wait|sorry|oops|whoops|my bad|my mistake|correction"
+    r"|update|in fact|by the way|btw)"
     r"\b[\s,:;!-]*)+",
     re.IGNORECASE,
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shared.conversation.relations import TIER_RELATIONS
 from shared.understanding.known_names import with_known
 from shared.understanding.lexicon import PRONOUN_GENDER
 from shared.understanding.people import Found, find_people
@@ -46,10 +47,19 @@ def with_earlier(
         if not named:
             continue
         fits = [m for m in named if gender_of(m) in (None, *genders)]
+        people = [m for m in fits if not _an_animal(m)]
+        fits = people if len(people) == 1 else fits  # "she has a cat called findus": she
         if len(fits) == 1:
             _add(found, fits[0], pronouns)
         return found  # the newest message that names anyone decides, or nobody does
     return found
+
+
+def _an_animal(mention: PersonMention) -> bool:
+    """A pet, anyone's ("Ingrid's cat Findus"): "she" is the person when one is named too."""
+    word = (mention.relation or "").rsplit(" ", 1)[-1]
+    relation = TIER_RELATIONS.get(word)
+    return mention.role == "pet" or (relation is not None and relation.role == "pet")
 
 
 def _named(doc: Doc, known: tuple[str, ...]) -> list[PersonMention]:

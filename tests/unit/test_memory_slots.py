@@ -16,6 +16,7 @@ from shared.conversation.slots import NOT, clashes, plainly, slots_of
         ("No wait, Anna lives in Basel.", "Anna lives in Basel."),
         ("Luca now works at Bosch.", "Luca works at Bosch."),
         ("Correction: Rex belongs to Tom", "Rex belongs to Tom"),
+        ("Oops, Ingrid lives in Lund.", "Ingrid lives in Lund."),  # make dev kept the "Oops"
         ("Anna lives in Bern.", "Anna lives in Bern."),
         ("Now TV is Anna's favourite channel", "Now TV is Anna's favourite channel"),
     ],

@@ -73,3 +73,15 @@ def test_a_known_name_in_lower_case_is_parsed_as_a_name(tier: UnderstandingTier)
     assert as_known("will it rain? pay the bill, tom", ("Will", "Bill", "Tom")) == (
         "will it rain? pay the bill, Tom"
     )
+
+
+def test_she_is_the_person_not_her_cat(tier: UnderstandingTier) -> None:
+    """make dev: "oops, she lives in lund, not malmo" stored nothing after "my neighbour
+    ingrid lives in malmo and she has a cat called findus" (Ingrid or Findus?)."""
+    context = Context(
+        now=NOW, timezone=ZONE,
+        earlier=("my neighbour ingrid lives in malmo and she has a cat called findus",),
+    )  # fmt: skip
+    understood = tier.understand("oops, she lives in lund, not malmo", context, guess=True)
+    assert [m.name for m in understood.people.mentions] == ["Ingrid"]
+    assert [f.about for f in understood.facts.said] == ["Ingrid"]
