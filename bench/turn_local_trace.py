@@ -28,6 +28,7 @@ class Span:
     graph_ms: float = 0.0
     nodes: dict[str, float] = field(default_factory=dict)
     tokens: int = 0  # the model's, in and out: 0 when the tier settled the turn alone
+    output_tokens: int = 0  # the model's output: the reply's length when it wrote one
 
     def slowest(self) -> tuple[str, float]:
         return max(self.nodes.items(), key=lambda item: item[1], default=("-", 0.0))
@@ -55,6 +56,7 @@ def spans(log: Path, turn_ids: set[str]) -> dict[str, Span]:
             elif entry.get("message") == "turn done":
                 span.graph_ms = float(entry.get("graph_ms", 0.0))
                 span.tokens = int(entry.get("tokens", 0))
+                span.output_tokens = int(entry.get("output_tokens", 0))
     return found
 
 

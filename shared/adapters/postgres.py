@@ -14,6 +14,7 @@ adapters pgvector does.
 from __future__ import annotations
 
 import functools
+import os
 import select
 import socket
 import threading
@@ -215,6 +216,10 @@ class Database:
     thrown away unused, and calls go through the instance's circuit breaker for
     PostgreSQL (``breaker``), so a hung server costs one timeout per incident.
 
+    A process forked from the one that opened the connections (gunicorn's worker, from the
+    master that warmed up) opens its own: the inherited ones are the parent's sessions, and two
+    processes writing to one session break it for both.
+
     Opens nothing until the first transaction; ``factory`` replaces ``connect(settings)``.
     """
 
@@ -233,6 +238,7 @@ class Database:
         self._idle: list[tuple[Connection, float]] = []
         self._lock = threading.Lock()
         self._breaker = breaker
+        self._pid = os.getpid()
 
     @contextmanager
     def transaction(self) -> Iterator[Cursor]:
@@ -293,6 +299,8 @@ class Database:
             _close_quietly(conn)
 
     def _acquire(self) -> Connection:
+        if self._pid != os.getpid():
+            self._forget_parents()
         while True:
             with self._lock:
                 conn, last_used = self._idle.pop() if self._idle else (None, 0.0)
@@ -305,7 +313,16 @@ class Database:
             else:
                 _close_quietly(conn)
 
+    def _forget_parents(self) -> None:
+        """Drop, unclosed, the connections a fork inherited: closing one would end the
+        parent's session (PostgreSQL's Terminate message), and a lock another thread held
+        at the fork stays held in the child, so a new one replaces it."""
+        self._lock = threading.Lock()
+        self._idle, self._pid = [], os.getpid()
+
     def _release(self, conn: Connection) -> None:
+        if self._pid != os.getpid():
+            return  # a connection of the parent's: never reach it
         with self._lock:
             if len(self._idle) < self._max_idle:
                 self._idle.append((conn, time.monotonic()))

@@ -309,6 +309,7 @@ def _log_turn(
             "interrupted": response.interrupt is not None,
             "nodes": state.nodes_run,
             "tokens": context.meter.turn.total,
+            "output_tokens": context.meter.turn.output_tokens,
         },
     )
 

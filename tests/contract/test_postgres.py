@@ -3,6 +3,7 @@ migrations and the connection pool. Real only."""
 
 from __future__ import annotations
 
+import os
 import select
 import socket
 import threading
@@ -192,6 +193,34 @@ def test_an_idle_connection_the_server_closed_is_replaced_without_an_error(
         _terminate(pg_settings, pid)
         assert wait_until(lambda: bool(select.select([idle], [], [], 0)[0]), 30)
         assert _backend_pid(db) != pid
+    finally:
+        db.close()
+
+
+def test_a_forked_process_opens_its_own_connections(
+    pg_settings: Settings, database: Database
+) -> None:
+    """gunicorn forks the worker from the master that connected while warming up: the worker
+    must not talk over the master's session, which then still works."""
+    db = Database(pg_settings, ping_after_idle_seconds=3600)
+    try:
+        parents = _backend_pid(db)  # now idle in the pool the child inherits
+        read, write = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - runs in the child, which reports through the pipe
+            try:
+                answer = str(_backend_pid(db)).encode()
+            except BaseException as exc:
+                answer = repr(exc).encode()
+            os.write(write, answer)
+            os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            childs = pipe.read().decode()
+        os.waitpid(child, 0)
+        assert childs.isdigit(), childs
+        assert int(childs) != parents
+        assert _backend_pid(db) == parents  # the parent's session was left alone
     finally:
         db.close()
 
