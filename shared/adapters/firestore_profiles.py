@@ -17,6 +17,7 @@ from google.cloud import firestore
 from google.cloud.firestore_v1.document import DocumentReference
 
 from shared.adapters.doc_ids import doc_id
+from shared.adapters.firestore_chat_codec import plain
 from shared.adapters.gcp_errors import transient_as_unavailable
 from shared.models.domain import AssistantProfile
 
@@ -39,7 +40,7 @@ class FirestoreProfileStore:
             snap = ref.get()
         data = snap.to_dict() or {}  # None for a missing document: the defaults
         known = {name: data[name] for name in AssistantProfile.model_fields if name in data}
-        return AssistantProfile.model_validate(known)
+        return AssistantProfile.model_validate(plain(known))
 
     def put_profile(self, user_id: str, profile: AssistantProfile, now: datetime) -> None:
         data = profile.model_copy(update={"updated_at": now}).model_dump()
