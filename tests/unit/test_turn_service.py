@@ -185,6 +185,8 @@ def test_one_turn_done_line_carries_what_the_alerts_read(
     assert fields["route"] == "simple" and fields["interrupted"] is False
     assert 0 <= fields["ttft_ms"] <= fields["graph_ms"]
     assert fields["outcome"] == "ok"
+    # the reply's length beside the turn's tokens (bench.turn --local compares replies by it)
+    assert 0 < fields["output_tokens"] < fields["tokens"]
 
 
 def test_a_question_whose_record_failed_is_asked_again_on_retry(
