@@ -20,6 +20,12 @@ PersonRole = Literal[
     "cousin", "niece_nephew", "in_law", "friend", "colleague", "pet", "service_provider",
     "other",
 ]  # fmt: skip
+# Roles held through someone else by nature ("my sister's son" is a nephew): said with
+# another person's relation ("Anna's son"), they stay what they are, unlike "my wife's
+# colleague", who is not the user's colleague.
+THROUGH_OTHERS: frozenset[PersonRole] = frozenset(
+    {"grandparent", "grandchild", "aunt_uncle", "cousin", "niece_nephew", "in_law"}
+)
 FactType = Literal[
     "Schedule", "Travel", "Health", "Allergy", "Medical", "Relationship",
     "Work", "Hobby", "Preference", "Contact", "Other",

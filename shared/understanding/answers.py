@@ -26,6 +26,7 @@ from shared.understanding.first_names import name_gender
 from shared.understanding.result import Answer
 
 _WHO = r"(?P<who>[A-Za-zÀ-ÿ' -]{1,60}?)"
+_PARENT = r"(?P<parent>mother|mom|mum|father|dad|parents?)"
 # A fact that says someone's work: "works as ...", "works at Siemens", "is a plumber".
 _JOB = (
     r"\b(?:works? (?:as|at|for)|(?:is|was) (?:an? )?(?:\w+ )?(?:"
@@ -54,6 +55,23 @@ _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = tuple(
         (rf"^what (?:does|do) {_WHO} (?:like|love|enjoy)", r"\b(?:likes?|loves?|enjoys?)\b", True),
         (rf"^(?:what is|what's) {_WHO} allergic to", r"\ballergic to\b", True),
         (rf"^is {_WHO} allergic to anything", r"\ballergic to\b", True),
+        # Kin, as the tier stores it (``kin``): "Luca is the son of the user's sister Anna"
+        # about Luca, "Anna has a son called Luca" about Anna.
+        (rf"^who (?:is|are) {_WHO}(?:'s|’s) {_PARENT}", r"\b(?:son|daughter|child|kid) of\b", True),
+        (rf"^who (?:is|are) {_WHO}(?:'s|’s) (?:sons?|boys?)", r"\bhas an? son\b", True),
+        (rf"^who (?:is|are) {_WHO}(?:'s|’s) (?:daughters?|girls?)", r"\bhas an? daughter\b", True),
+        (
+            rf"^who (?:is|are) {_WHO}(?:'s|’s) (?:kids?|child|children)",
+            r"\bhas an? (?:son|daughter|child|kid)\b",
+            True,
+        ),
+        (
+            rf"^who (?:is|are) {_WHO}(?:'s|’s) (?:wife|husband|partner|spouse)",
+            r"\bhas an? (?:wife|husband|partner)\b|\b(?:wife|husband|partner) of\b",
+            False,
+        ),
+        (rf"^how (?:is|are) {_WHO} related to (?:me|us)", r"\bthe user's\b", True),
+        (rf"^who (?:is|are) {_WHO} to me", r"\bthe user's\b", True),
     )
 )
 # Shapes that ask about a person only when the name is one the user told of ("what does
@@ -221,8 +239,26 @@ def _asked(
         who = inside[0] if len(inside) == 1 else who
         about = [f for f in facts if _is_about(f, who)]
         hits = [f for f in about if says.search(f.text) and not _NEGATED.search(f.text)]
+        if "parent" in match.groupdict():  # "who is luca's father?": not his mother Anna
+            gender = _PARENT_GENDER.get(match["parent"].casefold())  # None: "parents"
+            hits = [f for f in hits if gender is None or _parent_gender(f.text) in (None, gender)]
         return about, hits, many
     return None
+
+
+_PARENT_GENDER = {"mother": "f", "mom": "f", "mum": "f", "father": "m", "dad": "m"}
+_PARENT_IN_FACT = re.compile(r"\bof the user's (?P<relation>\w+)(?: (?P<name>[A-Z][\w-]*))?")
+
+
+def _parent_gender(text: str) -> str | None:
+    """The gender of the parent "... of the user's sister Anna" names, when told."""
+    match = _PARENT_IN_FACT.search(text)
+    if match is None:
+        return None
+    relation = TIER_RELATIONS.get(match["relation"])
+    if relation is not None and relation.gender is not None:
+        return relation.gender
+    return name_gender(match["name"]) if match["name"] else None
 
 
 def _everything_about(who: str, facts: list[KnownFact], names: list[str] | None) -> Answer | None:

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from shared.models.extraction import ExtractedFact
+from shared.understanding.kin import holder_side, person_side
 from shared.understanding.lexicon import HEDGES, NEGATIONS
 from shared.understanding.people import Found
 from shared.understanding.places import place_names, written
 from shared.understanding.plain import is_modal
-from shared.understanding.result import Facts, TimeRef
+from shared.understanding.result import Facts, PersonMention, TimeRef
 from shared.understanding.subjects import (
     USER,
     Subject,
@@ -130,12 +131,20 @@ def _matcher_of(vocab: Vocab) -> Matcher:
 
 
 def relationship_facts(found: Found, covered: set[str]) -> list[ExtractedFact]:
-    """For each named relative no other fact is about: "Maria is the user's mother"."""
-    return [
-        _fact(f"{m.name} is the user's {m.relation}", "Relationship", m.name)
+    """For each named relative no other fact is about: "Maria is the user's mother"; and
+    for each relative of a relative, the holder's side: "Anna has a son called Luca"."""
+    relations = [
+        _fact(_relation_text(m, found), "Relationship", m.name)
         for m in found.mentions
         if m.named and m.relation and m.role not in (None, "other") and m.name not in covered
     ]
+    sides = [(holder_side(held), held.holder.name) for held in found.held.values()]
+    return relations + [_fact(text, "Relationship", who) for text, who in sides if text]
+
+
+def _relation_text(mention: PersonMention, found: Found) -> str:
+    held = found.held.get(mention.name)
+    return person_side(held) if held else f"{mention.name} is the user's {mention.relation}"
 
 
 def doubt(sent: Span) -> str:
@@ -313,8 +322,9 @@ def _relations_stated(sent: Span, found: Found) -> list[Reading]:
         if not stated:
             continue
         verb = token.head
-        text = f"{mention.name} is the user's {mention.relation}"
-        readings.append(Reading(_fact(text, "Relationship", mention.name), verb))
+        readings.append(
+            Reading(_fact(_relation_text(mention, found), "Relationship", mention.name), verb)
+        )
     return readings
 
 

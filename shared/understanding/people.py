@@ -28,6 +28,7 @@ from shared.understanding.casual_names import (
     named_by,
     not_a_person,
 )
+from shared.understanding.kin import Held, compose
 from shared.understanding.lexicon import (
     CURRENCY_WORDS,
     DOUBTFUL_MODIFIERS,
@@ -66,6 +67,15 @@ class Found:
     doubts: list[str] = field(default_factory=list)
     unplaced: list[Token] = field(default_factory=list)  # maybe names no rule placed
     shared: set[int] = field(default_factory=set)  # tokens of several people: "my parents"
+    held: dict[str, Held] = field(default_factory=dict)  # relatives of the user's people
+
+    def compose(self) -> None:
+        """Give a person held by one of the user's people the role they make (``kin``)."""
+        self.held = compose(self.mentions)
+        for name, held in self.held.items():
+            was = next(m for m in self.mentions if m.name == name)
+            self.mentions = [held.person if m is was else m for m in self.mentions]
+            self.by_token = {i: held.person if m is was else m for i, m in self.by_token.items()}
 
     def add(self, mention: PersonMention, tokens: list[Token]) -> None:
         known = next((m for m in self.mentions if m.name == mention.name), None)
@@ -161,6 +171,7 @@ def find_people(doc: Doc) -> Found:
             found.unplaced.append(token)
         elif token.i not in found.by_token and lone_lowercase_name(token):
             found.unplaced.append(token)  # "had coffee with priya": a guess's, never sure
+    found.compose()
     return found
 
 
@@ -269,6 +280,8 @@ def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
         return [first, *_coordinated(doc, runs[noun.i])] if plural else [first]
     heads = []
     for child in noun.children:
+        if _another_relation_between(doc, noun, child):
+            continue  # "my son leo and his wife sara": sara is the wife's, whatever the parse
         if child.dep_ == "appos" and (_is_name(child, NOT_NAMES) or known_lowercase_name(child)):
             heads.append(child)  # "Jonas, my flatmate", "a friend of mine, pablo"
         if child.dep_ == "acl":  # "a son named Leo", "a rabbit called biscuit"
@@ -286,6 +299,12 @@ def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
         ]  # fmt: skip
     lowercase = lowercase_name(noun) if not heads else None
     return [lowercase] if lowercase is not None else heads
+
+
+def _another_relation_between(doc: Doc, noun: Token, name: Token) -> bool:
+    """A relation word between a relation noun and a name after it: the name is that one's."""
+    between = doc[noun.i + 1 : name.i] if name.i > noun.i else []
+    return any(t.lower_ in TIER_RELATIONS and t.pos_ in ("NOUN", "PROPN") for t in between)
 
 
 def _coordinated(doc: Doc, after: int) -> list[Token]:

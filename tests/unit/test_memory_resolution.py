@@ -262,3 +262,19 @@ def test_the_embedding_margin_separates_signal_from_noise_minilm() -> None:
         embedder = LocalEmbedder()
         for mention, meant, other, signal in PROFILE_TIES:
             assert decided(embedder, mention, meant, other) is signal, mention
+
+
+@pytest.mark.parametrize(
+    ("mention", "role"),
+    [
+        (Mention("Luca", "niece_nephew", {"relation": "anna's son"}), "niece_nephew"),
+        (Mention("Maria", "in_law", {"relation": "wife's mother"}), "in_law"),
+        (Mention("Sara", "colleague", {"relation": "my wife's colleague"}), "other"),
+        (Mention("Eva", "sibling", {"relation": "his sister"}), "other"),
+    ],
+)
+def test_a_role_said_through_someone_else_is_kept_only_when_it_is_one_by_nature(
+    mention: Mention, role: str
+) -> None:
+    """A nephew is the son of someone else; a wife's colleague is nobody's colleague here."""
+    assert mention.effective_role == role

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from shared.conversation.relations import Relation
 from shared.conversation.text import fold
 from shared.models.extraction import EntityMention
-from shared.models.memory import Person, PersonRole
+from shared.models.memory import THROUGH_OTHERS, Person, PersonRole
 from shared.services.memory.names import is_indirect, relation_of
 
 AGE_TOLERANCE = 2  # a stored age goes stale: 8 last year is 9 now
@@ -52,7 +52,7 @@ class Mention:
     @property
     def effective_role(self) -> PersonRole | None:
         if self.indirect:
-            return "other"
+            return self.role if self.role in THROUGH_OTHERS else "other"
         relation = self.relation
         return relation.role if relation else self.role
 

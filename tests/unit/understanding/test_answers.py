@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from shared.understanding.answers import (
     KnownFact,
     answer_from_facts,
@@ -172,3 +174,41 @@ def test_what_someone_does_is_answered_from_the_fact_that_says_their_job() -> No
     assert answer_from_facts("what does giorgio do?", [home]) is None  # no job told
     vegetarian = home.model_copy(update={"text": "Giorgio is a vegetarian"})
     assert answer_from_facts("what does giorgio do?", [vegetarian]) is None  # not a job
+
+
+KIN = [
+    KnownFact(
+        id="k1",
+        subject_id="p9",
+        subject_name="Luca",
+        text="Luca is the son of the user's sister Anna",
+    ),
+    KnownFact(id="k2", subject_id="p1", subject_name="Anna", text="Anna has a son called Luca"),
+    KnownFact(id="k3", subject_id="p1", subject_name="Anna", text="Anna is the user's sister"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("who is luca's mother?", "Luca is the son of your sister Anna."),
+        ("Who are Luca's parents?", "Luca is the son of your sister Anna."),
+        ("who is anna's son?", "Anna has a son called Luca."),
+        ("who are anna's kids", "Anna has a son called Luca."),
+        ("how is luca related to me?", "Luca is the son of your sister Anna."),
+        ("who is anna to me?", "Anna is your sister."),
+    ],
+)
+def test_kin_is_answered_from_either_side(question: str, said: str) -> None:
+    answer = answer_from_facts(question, KIN)
+    assert answer is not None and answer.text == said
+
+
+@pytest.mark.parametrize(
+    "question", ["who is luca's father?", "who is anna's daughter?", "who is anna's husband?"]
+)
+def test_kin_nobody_told_of_is_not_known(question: str) -> None:
+    """Luca's parent we know is his mother Anna: she is not his father."""
+    assert answer_from_facts(question, KIN) is None
+    instead = known_instead(question, KIN)
+    assert instead is not None and instead.text.startswith("I don't know that yet.")

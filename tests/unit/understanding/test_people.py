@@ -28,7 +28,7 @@ from shared.understanding.people import find_people
         ),
         (
             "My brother Tom and his wife Julia moved to Zurich.",
-            [("Tom", "sibling", "brother"), ("Julia", "other", "his wife")],
+            [("Tom", "sibling", "brother"), ("Julia", "in_law", "his wife")],
         ),
         ("My friend's sister Anna lives in Berlin.", [("Anna", "other", "friend's sister")]),
         ("Clara is my best friend.", [("Clara", "friend", "best friend")]),
