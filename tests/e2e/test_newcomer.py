@@ -100,6 +100,18 @@ def test_a_newcomers_first_conversation(on_local_model: Served, db: firestore.Cl
     # 3. The stored fact answers the question (quoted: the offline model would garble it).
     assert "Berlin" in me.say("Where does Anna live?")["reply"]["text"]
 
+    # 3b. A relative of a relative, typed in lower case: Luca is the user's nephew, and
+    # each side has its fact, so asking about either is answered from what was stored.
+    me.say("my sister anna has a son called luca")
+    [luca] = wait_for(lambda: me.persons("Luca"), seconds=120)
+    assert luca["role_to_user"] == "niece_nephew"
+    assert me.facts_of(luca["id"]) == ["Luca is the son of the user's sister Anna"]
+    assert "Anna has a son called Luca" in me.facts_of(anna["id"])
+    assert me.say("who is luca's mother?")["reply"]["text"] == (
+        "Luca is the son of your sister Anna."
+    )
+    assert me.say("who is anna's son?")["reply"]["text"] == "Anna has a son called Luca."
+
     # 4. Another Anna: asked about first, or "by the way" with what was said held until
     # the answer, or a second person once extraction ran.
     colleague = me.say("My colleague Anna is off sick today.")
