@@ -29,6 +29,7 @@ from shared.understanding.result import Facts, PersonMention, TimeRef
 from shared.understanding.subjects import (
     USER,
     Subject,
+    each_subject,
     mention_subject,
     subject_of,
     subject_token,
@@ -136,7 +137,10 @@ def relationship_facts(found: Found, covered: set[str]) -> list[ExtractedFact]:
     relations = [
         _fact(_relation_text(m, found), "Relationship", m.name)
         for m in found.mentions
-        if m.named and m.relation and m.role not in (None, "other") and m.name not in covered
+        if m.named
+        and m.relation
+        and m.role not in (None, "other")
+        and (m.name not in covered or m.name in found.held)  # whose relative: not in the role
     ]
     sides = [(holder_side(held), held.holder.name) for held in found.held.values()]
     return relations + [_fact(text, "Relationship", who) for text, who in sides if text]
@@ -220,11 +224,18 @@ def _proper_object(rest: Span, then: tuple[str, ...] = ("as",)) -> str:
 
 
 def _lives_in(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[Reading]:
+    """One fact per person: "My son Leo and his wife Sara live in Bern" is two."""
     _present(predicate)
-    subject = _subject(predicate, found)
+    token = subject_token(predicate)
+    subjects = each_subject(predicate, token, found) if token is not None else []
+    # "My parents live in Rome": one subject of many people keeps the plural
+    verb = "live" if not subjects and predicate.tag_ == "VBP" else "lives"
+    subjects = subjects or [_subject(predicate, found)]
+    verb = "lives" if subjects[0].about == USER else verb
     place = _proper_object(rest)
     return [
-        Reading(_fact(f"{subject.display} lives in {place}", "Other", subject.about), predicate)
+        Reading(_fact(f"{subject.display} {verb} in {place}", "Other", subject.about), predicate)
+        for subject in subjects
     ]
 
 

@@ -70,6 +70,25 @@ def subject_of(token: Token, found: Found) -> Subject | None:
     return None
 
 
+def each_subject(predicate: Token, token: Token, found: Found) -> list[Subject]:
+    """The people of a plural subject, each: "my son Leo and his wife Sara live in Bern",
+    "Anna and I live in Bern"; empty unless the verb is plural, the subject joins them with
+    "and", and each is a named person of the message (or the user)."""
+    if predicate.tag_ != "VBP" or not any(t.lower_ == "and" for t in token.subtree):
+        return []
+    named = {found.by_token[t.i].name for t in token.subtree if t.i in found.by_token}
+    people = [mention_subject(m) for m in found.mentions if m.named and m.name in named]
+    if any(t.lower_ in SELF_SUBJECTS for t in token.subtree):
+        people.append(Subject(USER, "The user"))
+    words = {t.i for t in token.subtree if t.pos_ in ("NOUN", "PROPN", "PRON")}
+    unplaced = (
+        words - set(found.by_token) - {t.i for t in token.subtree if t.lower_ in SELF_SUBJECTS}
+    )
+    if len(people) < 2 or any(token.doc[i].pos_ == "PROPN" for i in unplaced):
+        return []  # a name no rule placed: who it is needs the model
+    return people
+
+
 def mention_subject(mention: PersonMention) -> Subject:
     if mention.named:
         return Subject(mention.name, mention.name)

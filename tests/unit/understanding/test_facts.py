@@ -96,8 +96,6 @@ def test_a_birthday_with_a_year_carries_its_date(nlp: Language) -> None:
         "Does Anna live in Berlin?",  # a question
         "I used to live in Paris.",  # past
         "My colleague Anna is off sick today.",  # no shape
-        "My parents Hans and Ruth live in Lucerne.",  # one clause, two subjects
-        "Anna and Tom live in Basel.",
         "My friend Anna's son Max lives in Vienna.",  # whose clause needs a better parse
         "My sister Anna lives in Berlin and she just had a baby.",  # one clause unexplained
         "I love how you remember things.",  # not a thing liked
@@ -115,3 +113,34 @@ def test_what_is_not_plainly_one_of_the_shapes_falls_through(nlp: Language, text
 def test_she_is_not_guessed_between_two_women(nlp: Language) -> None:
     facts = read(nlp, "My sister Anna and my mother Maria visited, and she loves climbing.")
     assert not facts.decided
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "My parents Hans and Ruth live in Lucerne.",
+            {("Hans", "Hans lives in Lucerne"), ("Ruth", "Ruth lives in Lucerne")},
+        ),
+        (
+            "Anna and Tom live in Basel.",
+            {("Anna", "Anna lives in Basel"), ("Tom", "Tom lives in Basel")},
+        ),
+        (
+            "My sister Anna and I live in Basel.",
+            {("Anna", "Anna lives in Basel"), ("user", "The user lives in Basel")},
+        ),
+        ("My parents live in Rome.", {("My parents", "The user's parents live in Rome")}),
+    ],
+)
+def test_people_who_live_somewhere_together_each_live_there(
+    nlp: Language, text: str, expected: set[tuple[str, str]]
+) -> None:
+    facts = read(nlp, text)
+    assert facts.decided, facts.reason
+    assert {(f.about, f.text) for f in facts.facts if f.type == "Other"} == expected
+
+
+def test_two_subjects_of_whom_one_is_nobody_named_fall_through(nlp: Language) -> None:
+    """Her dog has no name to hold a fact: the model decides what to keep."""
+    assert not read(nlp, "Anna and her dog live in Basel.").decided

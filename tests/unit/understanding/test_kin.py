@@ -34,7 +34,7 @@ from shared.understanding import Context, UnderstandingTier
         (  # a holder with no name: the person's side only
             "my wife's mother maria lives in rome",
             {"my wife": "partner", "Maria": "in_law"},
-            {("Maria", "Maria lives in Rome")},
+            {("Maria", "Maria lives in Rome"), ("Maria", "Maria is the mother of the user's wife")},
         ),
     ],
 )
