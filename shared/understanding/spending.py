@@ -59,6 +59,7 @@ _NOT_CATEGORIES = frozenset(
 )  # fmt: skip
 _LONGEST = 3660  # days: ten years
 _RECENT_DAYS = 30
+_LONGEST_QUESTION = 200  # characters: longer is more than a spending question
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class SpendingAsked:
 def spending_asked(text: str, now: datetime, timezone: str) -> SpendingAsked | None:
     """The window (and category) of a question about what the user spent, or None."""
     said = re.sub(r"\s+", " ", text.casefold().replace("\u2019", "'")).strip(" ?.!")
-    head = _HEAD.match(said)
+    head = _HEAD.match(said) if len(said) <= _LONGEST_QUESTION else None
     if head is None:
         return None
     today = now.astimezone(ZoneInfo(timezone)).date()
@@ -92,10 +93,10 @@ def _rest(
     rest: str, today: date, window: Window | None, category: str | None
 ) -> tuple[Window | None, str | None] | None:
     """What is left read as fillers, one window and one category, in any order."""
+    while filler := _FILLER.match(rest):
+        rest = rest[filler.end() :]
     if not rest:
         return window, category
-    if filler := _FILLER.match(rest):
-        return _rest(rest[filler.end() :], today, window, category)
     if window is None:
         for kind, pattern in _WINDOWS:
             if (match := pattern.match(rest)) and (found := _window(kind, match, today)):

@@ -106,6 +106,9 @@ def test_the_week_is_the_users_own() -> None:
         "how much did i spend in 2030",
         "how much did i spend since the 32nd",
         "how much did i spend over the last 5000 days",
+        "how much did i spend" + " so far" * 3000,
+        "how much did i spend on 🍕🍕🍕",
+        "сколько я потратил на этой неделе",
     ],
 )
 def test_what_is_not_a_readable_spending_question_is_left_alone(said: str) -> None:
