@@ -92,8 +92,9 @@ def test_a_spending_question_is_read_from_the_recorded_expenses(
     expenses in Firestore are read in the turn and said per currency as recorded (the user
     has no currency set): no approval, no job."""
     me = Chat(on_local_model)
-    me.memory("PATCH", "/v1/settings/assistant", {"timezone": "Europe/Zurich"})
-    me.say("Hello!")  # the account and its chat
+    zone = {"timezone": "Europe/Zurich"}
+    patched = on_local_model.memory(me.user, "PATCH", "/v1/settings/assistant", zone)
+    assert patched.status_code == 200, patched.text
     now = datetime.now(UTC)
     for n, (minor, currency) in enumerate([(1250, "EUR"), (300, "USD"), (3000, "EUR")]):
         at = now - timedelta(seconds=30 + n)
