@@ -35,13 +35,14 @@ from shared.agents.tools.wealth import (
     MonthSummary,
     RecordExpense,
     SetBudget,
+    SpendingTotal,
 )
 
 _TOOLS: tuple[Tool, ...] = (
     AddReminder(), ListReminders(), CompleteReminder(), AddEvent(), ListEvents(), AddNote(),
     SearchNotes(), DraftEmail(), SendEmail(),
     MemorySearch(), WebSearchTool(),
-    SetBudget(), GetBudget(), RecordExpense(), ListExpenses(), MonthSummary(),
+    SetBudget(), GetBudget(), RecordExpense(), ListExpenses(), MonthSummary(), SpendingTotal(),
     RecordFeedback(),
 )  # fmt: skip
 TOOLS: dict[str, Tool] = {t.name: t for t in _TOOLS}
@@ -98,14 +99,15 @@ AGENTS: dict[str, AgentSpec] = {
             "analyst",
             "budgets, expenses and savings plans from what the user tells",
             "You help with budgets and expenses. Amounts are decimal text with an ISO 4217 "
-            "currency code. Take every total from month_summary or the other tools; never "
-            "add figures up yourself. Reply with the figures and the reasoning.",
+            "currency code. Take every total from month_summary, spending_total or the other "
+            "tools; never add figures up yourself. Reply with the figures and the reasoning.",
             tools=(
                 "budget_set",
                 "budget_get",
                 "expense_record",
                 "expense_list",
                 "month_summary",
+                "spending_total",
             ),
         ),
         AgentSpec(

@@ -1,11 +1,11 @@
 """A planned step that only reads the user's records (reminders, calendar, notes, expenses,
-the month's spending) runs in the turn, and what it found is the reply, as found: reading
+what was spent over some days) runs in the turn, and what it found is the reply, as found: reading
 is not acting, so it is never asked about, and no model rephrases a list it could garble."""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from shared.agents.registry import TOOLS
@@ -47,10 +47,45 @@ def read_now(context: TurnContext, step: PlanStep) -> str:
 def said(tool: str, found: dict[str, Any]) -> str:
     if tool == "month_summary":
         return f"You spent {found['total_spent']} {found['currency']} in {found['month']}."
+    if tool == "spending_total":
+        return _spent(found)
     items = next((v for v in found.values() if isinstance(v, list)), [])
     if not items:
         return _EMPTY.get(tool, "Nothing found.")
     return "\n".join([_TITLES.get(tool, "Found:"), *(f"- {_line(item)}" for item in items)])
+
+
+def _spent(found: dict[str, Any]) -> str:
+    """ "This week (Mon 23 - Sun 29 Nov) you recorded 3 expenses: 42.50 EUR." Each currency's
+    total as recorded: none is converted, and none is assumed when nothing was."""
+    first, last = date.fromisoformat(found["first_day"]), date.fromisoformat(found["last_day"])
+    days = _days(first, last)
+    period = found.get("period")
+    window = f"{period} ({days})" if period else f"from {days.replace(' - ', ' to ')}"
+    on = f" on {found['category']}" if found.get("category") else ""
+    count = found["count"]
+    if not count:
+        return f"You haven't recorded any expenses{on} {window}."
+    some = f"{'at least ' if found.get('truncated') else ''}{count} expense{'s' * (count != 1)}"
+    totals = [f"{amount} {currency}" for currency, amount in found["totals"].items()]
+    listed = " and ".join([", ".join(totals[:-1]), totals[-1]] if len(totals) > 1 else totals)
+    return f"{window[:1].upper()}{window[1:]} you recorded {some}{on}: {listed}."
+
+
+def _days(first: date, last: date) -> str:
+    """ "Sat 28 Nov", "Mon 23 - Sun 29 Nov", "1 - 31 Mar", "1 Jan - 31 Dec 2025"."""
+    span = (last - first).days
+    if span == 0:
+        return f"{_day(first, span)} {first:%b}"
+    year = f" {last.year}" if span > 31 else ""
+    if (first.year, first.month) == (last.year, last.month):
+        return f"{_day(first, span)} - {_day(last, span)} {last:%b}{year}"
+    return f"{_day(first, span)} {first:%b} - {_day(last, span)} {last:%b}{year}"
+
+
+def _day(day: date, span: int) -> str:
+    """The day of the month, after its weekday when the window is a week or less."""
+    return f"{day:%a} {day.day}" if span < 7 else str(day.day)
 
 
 def _line(item: dict[str, Any]) -> str:

@@ -1,7 +1,8 @@
 """Requests to read the user's records: "what are my reminders", "what's on my calendar this
-week", "what did I note about the boiler", "list my expenses", "how much did I spend this
-month". Each is one step of its agent with the read call spelled out; a call that only reads
-is never asked about (``shared.services.hitl.call_needs_approval``), whatever the trust.
+week", "what did I note about the boiler", "list my expenses", "how much did i spend this wk"
+(``understanding.spending``: any window, totals as recorded). Each is one step of its agent
+with the read call spelled out; a call that only reads is never asked about
+(``shared.services.hitl.call_needs_approval``), whatever the trust.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 from shared.models.domain import ToolCall
 from shared.understanding.result import Label, Plan, PlannedStep
+from shared.understanding.spending import spending_asked
 
 _ASK = (
     r"^(?:(?:please|hey|ok|okay)[,\s]+)?(?:(?:can|could) you\s+)?(?:please\s+)?"
@@ -36,17 +38,10 @@ _EXPENSES = re.compile(
     r"[\s?.!]*$",
     re.I,
 )
-_TOTAL = re.compile(
-    r"^(?:how much (?:did|have) i spen[dt]|what(?:'s| is) my (?:total )?spending|what did i"
-    r" spend)(?:\s+(?:money|in total))?(?:\s+(?P<month>this month|last month))?[\s?.!]*$",
-    re.I,
-)
 _WINDOWS = {"today": (0, 1), "tomorrow": (1, 1), "this week": (0, 7), "next week": (7, 7)}
 
 
-def read_listing(
-    text: str, now: datetime, timezone: str, currency: str | None
-) -> tuple[Label, Plan] | None:
+def read_listing(text: str, now: datetime, timezone: str) -> tuple[Label, Plan] | None:
     """The label and the one-step plan of a request that only reads, or None."""
     said = text.strip()
     if _REMINDERS.match(said):
@@ -64,9 +59,13 @@ def read_listing(
     if match := _EXPENSES.match(said):
         args = {"month": _month(now, timezone, match["month"])}
         return "budget", _step("wealth", said, "expense_list", args)
-    if (match := _TOTAL.match(said)) and currency:
-        args = {"month": _month(now, timezone, match["month"]), "currency": currency}
-        return "budget", _step("wealth", said, "month_summary", args)
+    if asked := spending_asked(said, now, timezone):
+        window = asked.window
+        args = {"first_day": window.first.isoformat(), "last_day": window.last.isoformat()}
+        args["period"] = window.words
+        if asked.category is not None:
+            args["category"] = asked.category
+        return "budget", _step("wealth", said, "spending_total", args)
     return None
 
 

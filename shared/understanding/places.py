@@ -2,11 +2,12 @@
 as "Anna lives in Berlin".
 
 A lowercase word is capitalised only when the rules are sure it names a place: it stands
-where a place does (after "in", "to", "from", "near" ...; "paris called me" is a person),
-it is in the gazetteer (``places.tsv.gz``: GeoNames' cities of 15,000 people or more,
-countries, continents and US states, CC BY 4.0, built by scripts/gazetteer.py), and it is
-no common word there: no article or adjective before it ("the bank"), not a verb, adjective
-or adverb to WordNet ("nice", "reading", "mobile" stay as typed).
+where a place does (after "in", "to", "from", "near" ...; "paris called me" is a person; a
+"to" before a word spaCy takes for a verb counts: "been to lisbon"), it is in the gazetteer
+(``places.tsv.gz``: GeoNames' cities of 15,000 people or more, countries, continents and
+US states, CC BY 4.0, built by scripts/gazetteer.py), and it is no common word there: no
+article or adjective before it ("the bank"), not a verb, adjective or adverb to WordNet
+("nice", "mobile", "been to work" stay as typed).
 """
 
 from __future__ import annotations
@@ -64,7 +65,13 @@ def _where_a_place_stands(token: Token) -> bool:
         return False
     if any(c.dep_ in ("det", "amod", "poss", "nummod") for c in token.children):
         return False  # "the bank", "a nice park", "my office"
-    return token.dep_ == "pobj" and token.head.lower_ in _WHERE
+    if token.dep_ == "pobj" and token.head.lower_ in _WHERE:
+        return True
+    # "i've been to lisbon": spaCy reads "to lisbon" as an infinitive, the place as its verb;
+    # the gazetteer and WordNet then tell "lisbon" from "work" ("been to work")
+    before = token.doc[token.i - 1] if token.i else None
+    infinitive = before is not None and before.lower_ == "to" and before.head.i == token.i
+    return infinitive and token.tag_ == "VB"
 
 
 def _longest_name(last: Token) -> tuple[int, str] | None:

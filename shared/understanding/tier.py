@@ -260,7 +260,7 @@ def _by_rules(
     doc: Doc, found: Found, times: Times, context: Context
 ) -> tuple[Label | None, Plan | None, Facts | None]:
     """The label an explicit command's grammar or a fully read statement settles."""
-    listing = read_listing(doc.text, context.now, context.timezone, context.currency)
+    listing = read_listing(doc.text, context.now, context.timezone)
     if listing is not None:  # "what are my reminders": a read, planned with its call
         return listing[0], listing[1], None
     for label in COMMANDS:

@@ -5,10 +5,13 @@ reminders. Each checked through the memory API and the reply."""
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
+from shared.deps import Deps
+from shared.models.agent_data import Expense
 from tests.e2e.conftest import Served, wait_for
 from tests.e2e.test_newcomer import on_local_model  # noqa: F401  (the fixture)
 
@@ -77,6 +80,37 @@ def test_casual_messages_on_the_local_model(on_local_model: Served) -> None:  # 
     reminders = me.say("what are my reminders")
     assert reminders.get("interrupt") is None
     assert reminders["reply"]["text"] == "You have no open reminders."
+    me.memory("DELETE", "/v1/account", confirm="true")
+
+
+@pytest.mark.timeout(900)
+def test_a_spending_question_is_read_from_the_recorded_expenses(
+    on_local_model: Served,  # noqa: F811
+    stores: Deps,
+) -> None:
+    """make dev: "how much did i spend this week?" started a budget research job. Now the
+    expenses in Firestore are read in the turn and said per currency as recorded (the user
+    has no currency set): no approval, no job."""
+    me = Chat(on_local_model)
+    zone = {"timezone": "Europe/Zurich"}
+    patched = on_local_model.memory(me.user, "PATCH", "/v1/settings/assistant", zone)
+    assert patched.status_code == 200, patched.text
+    now = datetime.now(UTC)
+    for n, (minor, currency) in enumerate([(1250, "EUR"), (300, "USD"), (3000, "EUR")]):
+        at = now - timedelta(seconds=30 + n)
+        expense = Expense(id=f"e{n}", amount_minor=minor, currency=currency,
+                          category="restaurants", spent_at=at, created_at=at)  # fmt: skip
+        stores.agent_data.put_expense(me.user, expense)
+    answer = me.say("how much did i spend today")
+    text = answer["reply"]["text"]
+    assert (answer.get("interrupt"), answer.get("jobs")) == (None, []), answer
+    assert text.startswith("Today (") and text.endswith(
+        " you recorded 3 expenses: 42.50 EUR and 3.00 USD."
+    ), text
+    none = me.say("what did i spend on groceries yesterday")["reply"]["text"]
+    assert none.startswith("You haven't recorded any expenses on groceries yesterday ("), none
+    response = on_local_model.api("GET", "/v1/jobs", me.user)
+    assert response.status_code == 200 and response.json()["jobs"] == [], response.text
     me.memory("DELETE", "/v1/account", confirm="true")
 
 

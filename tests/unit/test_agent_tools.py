@@ -206,6 +206,12 @@ def test_without_the_web_the_agent_is_told_to_say_so(ports: Ports) -> None:
         ("expense_record", {"amount": "0", "currency": "CHF", "category": "food"}),
         ("expense_record", {"amount": "5", "currency": "CHF", "category": "a/b"}),
         ("expense_list", {"month": "2026-13"}),
+        ("spending_total", {"first_day": "2026-11-29", "last_day": "2026-11-23"}),
+        ("spending_total", {"first_day": "2016-01-01", "last_day": "2026-11-23"}),
+        (
+            "spending_total",
+            {"first_day": "2026-11-23", "last_day": "2026-11-29", "period": "x" * 61},
+        ),
         ("feedback_record", {"text": "great", "rating": 6}),
     ],
 )
@@ -353,6 +359,25 @@ def test_the_month_summary_is_computed_per_category_against_budgets(ports: Ports
         {"category": "travel", "spent": "89.90", "budget": "300.00", "remaining": "210.10",
          "used_percent": "30.0", "over_budget": False},
     ]  # fmt: skip
+
+
+def test_the_spending_of_some_days_is_totalled_per_currency_as_recorded(ports: Ports) -> None:
+    ports.profiles.put_profile(ALICE, AssistantProfile(timezone="Europe/Zurich"), NOW)
+    ports.clock.set(datetime(2026, 11, 28, 12, tzinfo=UTC))
+    spend(ports, 0, "12.50", "restaurant", "2026-11-22T23:30:00+00:00")  # Mon 23 in Zurich
+    spend(ports, 1, "30", "restaurants", "2026-11-27T19:00:00+01:00")
+    spend(ports, 2, "8.20", "groceries", "2026-11-25T10:00:00+01:00", currency="EUR")
+    spend(ports, 3, "99", "rent", "2026-11-22T22:30:00+00:00")  # Sun 22 in Zurich: before
+    week = {"first_day": "2026-11-23", "last_day": "2026-11-29"}
+    found = call(ports, "spending_total", **week, period="this week")
+    assert (found["count"], found["totals"]) == (3, {"CHF": "42.50", "EUR": "8.20"})
+    assert (found["period"], found["truncated"]) == ("this week", False)
+    eating = call(ports, "spending_total", **week, category="Restaurants")
+    assert (eating["count"], eating["totals"]) == (2, {"CHF": "42.50"})
+    grocery = call(ports, "spending_total", **week, category="grocery")
+    assert (grocery["count"], grocery["totals"]) == (1, {"EUR": "8.20"})
+    none = call(ports, "spending_total", first_day="2026-11-28", last_day="2026-11-28")
+    assert (none["count"], none["totals"]) == (0, {})
 
 
 def test_month_summary_counts_minor_units_exactly() -> None:

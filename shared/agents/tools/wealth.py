@@ -1,4 +1,6 @@
-"""Wealth tools: monthly budgets per category, expenses, and the month's summary.
+"""Wealth tools: monthly budgets per category, expenses, the month's summary, and what was
+spent over any days (``spending_total``: totals per currency as recorded, for "how much did
+I spend this week").
 
 Every figure is computed here, in integer minor units, never by the model: the summary adds
 the month's expenses per category and sets them against the category's budget. Months are
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -25,6 +27,7 @@ from shared.models.money import MAX_MINOR, Currency, format_amount, to_minor
 Amount = Decimal  # "12.30" (decimal text is exact; a JSON number is read as its text)
 MAX_AMOUNT = Decimal(MAX_MINOR) / 1000  # checked again in minor units by to_minor
 FUTURE_GRACE = timedelta(days=1)
+LONGEST_SPAN = timedelta(days=3660)
 
 
 class SetBudgetArgs(Strict):
@@ -59,6 +62,19 @@ class ListExpensesArgs(Strict):
     month: str = Field(pattern=MONTH_PATTERN)  # YYYY-MM, in the user's time zone
     category: Category | None = None
     limit: int = Field(default=50, ge=1, le=100)
+
+
+class SpendingTotalArgs(Strict):
+    first_day: date  # in the user's time zone
+    last_day: date  # included
+    category: Category | None = None
+    period: str | None = Field(default=None, max_length=60)  # "this week": said back
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SpendingTotalArgs:
+        if not timedelta(0) <= self.last_day - self.first_day <= LONGEST_SPAN:
+            raise ValueError("last_day must follow first_day, at most ten years later")
+        return self
 
 
 class MonthSummaryArgs(Strict):
@@ -154,6 +170,45 @@ class ListExpenses(ToolBase[ListExpensesArgs]):
             expenses=[_expense_view(e) for e in chosen[: args.limit]],
             more=len(chosen) > args.limit or len(month) >= MAX_PAGE,
         )
+
+
+class SpendingTotal(ToolBase[SpendingTotalArgs]):
+    name = "spending_total"
+    description = (
+        "What the user spent from first_day to last_day (ISO dates, included), optionally in "
+        "one category: the count and the total per currency, never converted."
+    )
+    args_schema = SpendingTotalArgs
+
+    def call(self, context: ToolContext, args: SpendingTotalArgs) -> str:
+        zone = user_zone(context)
+        start = datetime.combine(args.first_day, datetime.min.time(), tzinfo=zone)
+        end = datetime.combine(args.last_day + timedelta(days=1), datetime.min.time(), tzinfo=zone)
+        found = context.ports.agent_data.list_expenses(context.user_id, start, end, MAX_PAGE)
+        chosen = [e for e in found if args.category is None or _same(args.category, e.category)]
+        totals: dict[str, int] = defaultdict(int)
+        for expense in chosen:
+            totals[expense.currency] += expense.amount_minor
+        return result(
+            first_day=args.first_day.isoformat(),
+            last_day=args.last_day.isoformat(),
+            period=args.period,
+            category=args.category,
+            count=len(chosen),
+            totals={c: format_amount(a, c) for c, a in sorted(totals.items())},
+            truncated=len(found) >= MAX_PAGE,
+        )
+
+
+def _same(asked: str, recorded: str) -> bool:
+    """ "restaurants" asks for "restaurant", "groceries" for "grocery"."""
+    return _singular(asked) == _singular(recorded)
+
+
+def _singular(category: str) -> str:
+    if category.endswith("ies"):
+        return category[:-3] + "y"
+    return category[:-1] if category.endswith("s") and not category.endswith("ss") else category
 
 
 class MonthSummary(ToolBase[MonthSummaryArgs]):

@@ -30,6 +30,13 @@ from shared.understanding.tier import Context, UnderstandingTier
         ("we went to the airport", "we went to the airport"),
         # only where a place stands: "paris" the person is not a place
         ("paris called me", "paris called me"),
+        # "been to lisbon": spaCy takes "to lisbon" for an infinitive, lisbon for its verb
+        ("i've been to lisbon twice", "i've been to Lisbon twice"),
+        ("we're going to porto next week", "we're going to Porto next week"),
+        ("i've been to work twice", "i've been to work twice"),
+        ("i've been to the gym twice", "i've been to the gym twice"),
+        ("i have been to nice twice", "i have been to nice twice"),
+        ("i look forward to reading it", "i look forward to reading it"),
     ],
 )
 def test_a_lowercase_place_is_written_as_a_name_only_when_sure(
@@ -45,6 +52,10 @@ def test_a_stored_fact_names_the_place_as_it_is_written(
     assert [f.text for f in facts.facts] == ["Anna lives in Berlin"]
     said = tier.understand("Anna lives in berlin", context, guess=True).facts.said
     assert [f.text for f in said] == ["Anna lives in Berlin."]
+    been = tier.understand("i've been to lisbon twice", context, guess=True).facts.said
+    assert [f.text for f in been] == ["The user has been to Lisbon twice."]
+    work = tier.understand("i've been to work twice", context, guess=True).facts.said
+    assert [f.text for f in work] == ["The user has been to work twice."]
 
 
 FIRST = "my grandmother rosa is 84 and lives in napoli"

@@ -11,7 +11,7 @@ from shared.app.turn import TurnService
 from shared.deps import Deps
 from shared.fakes.clock import FixedClock
 from shared.fakes.scripted_llm import ScriptedLLM
-from shared.models.agent_data import Reminder
+from shared.models.agent_data import Expense, Reminder
 from shared.models.domain import AssistantProfile
 from shared.understanding import UnderstandingTier
 from tests.unit.turn_kit import request
@@ -57,12 +57,57 @@ def test_the_reminders_are_read_back_without_approval_or_a_model(
         ("show me my reminders", "You have no open reminders."),
         ("what did i note about the boiler?", "I found no note about that."),
         ("list my expenses", "No expenses are recorded for that month."),
-        ("how much did I spend this month?", "You spent 0.00 CHF in 2026-11."),
+        (
+            "how much did I spend this month?",
+            "You haven't recorded any expenses this month (1 - 30 Nov).",
+        ),
+        (
+            "how much did i spend this wk",
+            "You haven't recorded any expenses this week (Mon 16 - Sun 22 Nov).",
+        ),
     ],
 )
 def test_an_empty_record_is_said_so(wired: Deps, llm: ScriptedLLM, asked: str, said: str) -> None:
     reply = TurnService(wired).run("alice", request(asked))
     assert (reply.interrupt, reply.reply.text, llm.calls) == (None, said, [])
+
+
+def spent(deps: Deps, minor: int, currency: str, category: str, days_ago: float) -> None:
+    at = deps.clock.now() - timedelta(days=days_ago)
+    expense = Expense(id=f"e{minor}", amount_minor=minor, currency=currency,
+                      category=category, spent_at=at, created_at=at)  # fmt: skip
+    deps.agent_data.put_expense("alice", expense)
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("how much did i spend this week?",
+         "This week (Mon 16 - Sun 22 Nov) you recorded 3 expenses: 42.50 EUR and 9.00 USD."),
+        ("How much did I spend on restaurants this week?",
+         "This week (Mon 16 - Sun 22 Nov) you recorded 2 expenses on restaurants: 42.50 EUR."),
+        ("what did i spend yesterday", "Yesterday (Fri 20 Nov) you recorded 1 expense: 30.00 EUR."),
+        ("how much did i spend last week", "Last week (Mon 9 - Sun 15 Nov)"
+         " you recorded 1 expense: 99.00 EUR."),
+        ("what did i spend in march", "You haven't recorded any expenses in March (1 - 31 Mar)."),
+        ("how much did i spend on groceries this week",
+         "You haven't recorded any expenses on groceries this week (Mon 16 - Sun 22 Nov)."),
+    ],
+)  # fmt: skip
+def test_spending_is_read_back_as_recorded_without_a_model_or_a_job(
+    wired: Deps, llm: ScriptedLLM, asked: str, said: str
+) -> None:
+    """The user has no currency set: each total is said in the currency it was recorded in."""
+    wired.profiles.put_profile(
+        "alice", AssistantProfile(timezone="Europe/Zurich"), wired.clock.now()
+    )
+    spent(wired, 1250, "EUR", "restaurant", 3)  # Wednesday
+    spent(wired, 3000, "EUR", "restaurants", 1)
+    spent(wired, 900, "USD", "transport", 0)
+    spent(wired, 9900, "EUR", "rent", 6)  # last Sunday: last week's
+    reply = TurnService(wired).run("alice", request(asked))
+    assert (reply.interrupt, reply.reply.text, llm.calls) == (None, said, [])
+    assert wired.publisher.messages == []  # type: ignore[attr-defined]
 
 
 def test_an_action_is_still_asked_about(wired: Deps) -> None:
