@@ -50,15 +50,18 @@ def read_json(path: str | os.PathLike[str], parse: Callable[[Any], T], empty: T)
 def keep_writing(changed: threading.Event, write: Callable[[], None]) -> None:
     """Call ``write`` ``WRITE_DELAY`` after ``changed`` is set (``write`` clears it), and on
     SIGTERM before exiting. Call from the main thread (it installs the signal handler)."""
+    lock = threading.Lock()  # the stop's write waits for one under way: one writer at a time
 
     def write_changes() -> None:
         while True:
             changed.wait()
             time.sleep(WRITE_DELAY)
-            write()
+            with lock:
+                write()
 
     def on_stop(signum: int, _frame: object) -> None:
-        write()
+        with lock:
+            write()
         sys.exit(128 + signum)
 
     threading.Thread(target=write_changes, name="keep", daemon=True).start()

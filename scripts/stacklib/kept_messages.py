@@ -24,14 +24,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from . import kept_file
 
 log = logging.getLogger("push-relay")
 SETTLED_MEMORY = 10_000  # ids whose push settled before their copy arrived
-Key = tuple[str, str]  # (topic path, message id): ids are unique within a topic only
+# (topic path, message id, publish time): ids are unique within a topic, and the emulator
+# numbers them from 1 again after each start.
+Key = tuple[str, str, str]
 
 
 @dataclass(frozen=True)
@@ -41,11 +43,17 @@ class Message:
     data: bytes
     attributes: dict[str, str]
     ordering_key: str = ""
-    publish_time: str = ""
+    publish_time: str = ""  # as ``instant`` writes it
 
     @property
     def key(self) -> Key:
-        return (self.topic, self.message_id)
+        return (self.topic, self.message_id, self.publish_time)
+
+
+def instant(value: datetime | str) -> str:
+    """One spelling of a publish time, from the push body's text or the client's datetime."""
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def save(path: str, messages: Iterable[Message]) -> None:
@@ -104,10 +112,9 @@ class Keeper:
                 self._pending[message.key] = message
                 self.changed.set()
 
-    def settle(self, topic: str, message_id: str, acknowledged: bool) -> None:
+    def settle(self, key: Key, acknowledged: bool) -> None:
         """The answer to one push of the message: 2xx acknowledges it; the last failed
         attempt dead-letters it. Either way Pub/Sub will not push it again."""
-        key = (topic, message_id)
         with self._lock:
             if not acknowledged:
                 self._failures[key] = self._failures.get(key, 0) + 1
@@ -120,19 +127,11 @@ class Keeper:
             if self._pending.pop(key, None) is not None:
                 self.changed.set()
 
-    def replace(self, old: Message, new_id: str) -> None:
-        """``old`` was published again as ``new_id``: it keeps its place in the order."""
-        new = Message(
-            old.topic, new_id, old.data, old.attributes, old.ordering_key, old.publish_time
-        )
+    def forget(self, message: Message) -> None:
+        """``message`` was published again: its copy is kept instead, as a new message."""
         with self._lock:
-            keep = new.key not in self._settled  # its push may already have been answered
-            self._pending = {
-                (new.key if key == old.key else key): (new if key == old.key else message)
-                for key, message in self._pending.items()
-                if key != old.key or keep
-            }
-            self.changed.set()
+            if self._pending.pop(message.key, None) is not None:
+                self.changed.set()
 
     def pending(self) -> list[Message]:
         with self._lock:
@@ -146,17 +145,18 @@ class Keeper:
 
 
 def pushed(path: str, body: bytes) -> Key | None:
-    """(topic, message id) of a push the relay received: the stack's push endpoints are
+    """The key of a push the relay received: the stack's push endpoints are
     ``/projects/<p>/topics/<t>`` (``pubsub_setup.push_endpoint``)."""
     topic = path.split("?", 1)[0].strip("/")
     try:
         message = json.loads(body)["message"]
         message_id = message.get("messageId") or message.get("message_id")
+        published = instant(message.get("publishTime") or message.get("publish_time"))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
     if not topic.startswith("projects/") or not isinstance(message_id, str):
         return None
-    return (topic, message_id)
+    return (topic, message_id, published)
 
 
 def emulator_publisher(emulator: str) -> Any:
@@ -170,14 +170,14 @@ def emulator_publisher(emulator: str) -> Any:
     return PublisherClient(transport=PublisherGrpcTransport(channel=channel))
 
 
-def republish(keeper: Keeper, publisher: Any) -> int:
-    """Publish every pending message again, one at a time so each ordering key keeps its
-    order; returns how many went. One that fails stays kept under its old id (the next
-    start tries it again), unless its topic is gone."""
+def republish(keeper: Keeper, publisher: Any, messages: list[Message]) -> int:
+    """Publish ``messages`` again, one at a time so each ordering key keeps its order, and
+    forget each once published (its copy is kept by then, or soon); returns how many went.
+    One that fails stays kept (the next start tries it again), unless its topic is gone."""
     from google.api_core.exceptions import GoogleAPICallError, NotFound
 
     sent = 0
-    for message in keeper.pending():
+    for message in messages:
         request = {
             "topic": message.topic,
             "messages": [
@@ -189,49 +189,52 @@ def republish(keeper: Keeper, publisher: Any) -> int:
             ],
         }
         try:
-            new_id = publisher.publish(request=request, timeout=30).message_ids[0]
+            publisher.publish(request=request, timeout=30)
         except NotFound:
             log.warning("dropping a kept message of %s: no such topic", message.topic)
-            keeper.settle(message.topic, message.message_id, acknowledged=True)
-            continue
         except GoogleAPICallError as error:
             log.warning("kept message %s not published again: %s", message.message_id, error)
             continue
-        keeper.replace(message, new_id)
-        sent += 1
+        else:
+            sent += 1
+        keeper.forget(message)
     return sent
 
 
 def start(
     path: str, subscriptions: list[str], max_attempts: int, target_ready: Callable[[], bool]
 ) -> Keeper:
-    """Load the kept messages, keep the file up to date, and in the background publish them
-    again once ``target_ready`` holds, then follow ``subscriptions`` (the copies). Call
-    from the main thread (the file is written once more on SIGTERM)."""
-    keeper = Keeper(max_attempts, load(path))
-    log.info("%d message(s) kept in %s", len(keeper.pending()), path)
+    """Load the kept messages and keep the file up to date; in the background, follow
+    ``subscriptions`` (the copies), and publish the kept messages again once
+    ``target_ready`` holds. Call from the main thread (the file is written on SIGTERM)."""
+    kept = load(path)
+    keeper = Keeper(max_attempts, kept)
+    log.info("%d message(s) kept in %s", len(kept), path)
     kept_file.keep_writing(keeper.changed, lambda: save(path, keeper.snapshot()))
-    args = (keeper, subscriptions, target_ready)
+    args = (keeper, kept, subscriptions, target_ready)
     threading.Thread(target=_follow, args=args, name="kept-pubsub", daemon=True).start()
     return keeper
 
 
-def _follow(keeper: Keeper, subscriptions: list[str], target_ready: Callable[[], bool]) -> None:
+def _follow(
+    keeper: Keeper, kept: list[Message], subscriptions: list[str], ready: Callable[[], bool]
+) -> None:
     # Imported here: the client takes about a second to import, the relay starts without it.
     from google.cloud import pubsub_v1
 
     subscriber = pubsub_v1.SubscriberClient()
-    publisher = emulator_publisher(os.environ["PUBSUB_EMULATOR_HOST"])
-    topics = {name: _topic_of(subscriber, name) for name in subscriptions}
-    _wait(target_ready)
-    log.info("published %d kept message(s) again", republish(keeper, publisher))
-    for name, topic in topics.items():
+    for name in subscriptions:
+        topic = _topic_of(subscriber, name)
 
         def copy(received: Any, topic: str = topic) -> None:
             keeper.record(_message(topic, received))
             received.ack()
 
         subscriber.subscribe(name, callback=copy)
+    _wait(ready)
+    publisher = emulator_publisher(os.environ["PUBSUB_EMULATOR_HOST"])
+    log.info("published %d kept message(s) again", republish(keeper, publisher, kept))
+    publisher.transport.close()
 
 
 def _topic_of(subscriber: Any, subscription: str) -> str:
@@ -256,12 +259,11 @@ def _wait(ready: Callable[[], bool]) -> None:
 
 
 def _message(topic: str, received: Any) -> Message:
-    published: datetime | None = received.publish_time
     return Message(
         topic=topic,
         message_id=received.message_id,
         data=bytes(received.data),
         attributes=dict(received.attributes),
         ordering_key=received.ordering_key or "",
-        publish_time=published.isoformat() if published else "",
+        publish_time=instant(received.publish_time),
     )

@@ -63,7 +63,7 @@ class Relay(BaseHTTPRequestHandler):
         self._answer(status, payload)
         pushed = kept_messages.pushed(self.path, body)
         if self.server.keeper is not None and pushed is not None:
-            self.server.keeper.settle(*pushed, acknowledged=200 <= status < 300)
+            self.server.keeper.settle(pushed, acknowledged=200 <= status < 300)
 
     def _answer(self, status: int, payload: bytes) -> None:
         self.send_response(status)

@@ -36,9 +36,7 @@ def test_a_stored_profile_reads_back_with_its_time(profiles: ProfileStore, user_
     assert profiles.get_profile(user_id) == CUSTOM.model_copy(update={"updated_at": NOW})
 
 
-def test_a_stored_time_reads_back_as_a_plain_datetime(
-    profiles: ProfileStore, user_id: str
-) -> None:
+def test_a_stored_time_reads_back_as_a_plain_datetime(profiles: ProfileStore, user_id: str) -> None:
     """The profile rides in the turn's state, and LangGraph's checkpoint reader refuses to
     rebuild Firestore's ``DatetimeWithNanoseconds`` (it logs a warning on every resume)."""
     profiles.put_profile(user_id, CUSTOM, NOW)
