@@ -105,6 +105,8 @@ def main() -> None:
         "--kept-subscription", action="append", default=[], help="a copy of a push subscription"
     )
     args = parser.parse_args()
+    if args.keep and not args.pubsub:
+        parser.error("--keep needs --pubsub")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     server = RelayServer(args.port, args.target, args.email, args.state_dir)
     if args.keep:
