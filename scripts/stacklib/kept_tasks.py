@@ -10,16 +10,13 @@ after its task ran) is kept with the seconds it has left.
 from __future__ import annotations
 
 import base64
-import json
-import logging
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
 from google.cloud.tasks_v2 import Task
 
-log = logging.getLogger("tasks-emulator")
-WRITE_DELAY = 0.5  # seconds after a change before writing: a burst of changes, one write
+from .kept_file import read_json, write_json
 
 
 @dataclass
@@ -29,7 +26,6 @@ class Snapshot:
 
 
 def save(path: str | os.PathLike[str], snapshot: Snapshot) -> None:
-    """Written whole to a temporary file, then renamed: a stop mid-write keeps the old one."""
     body = {
         "tasks": [
             {"queue": queue, "task": base64.b64encode(Task.serialize(task)).decode()}
@@ -37,28 +33,17 @@ def save(path: str | os.PathLike[str], snapshot: Snapshot) -> None:
         ],
         "reserved": snapshot.reserved,
     }
-    target = Path(path)
-    partial = target.with_suffix(".partial")
-    partial.write_text(json.dumps(body))
-    partial.replace(target)
+    write_json(path, body)
 
 
 def load(path: str | os.PathLike[str]) -> Snapshot:
-    """What ``save`` wrote; nothing when no file is there (a first start, or a wipe). A file
-    that cannot be read is set aside as ``<name>.unreadable`` and the emulator starts empty:
-    a broken file must not keep the stack from starting."""
-    kept = Path(path)
-    try:
-        body = json.loads(kept.read_text())
-        tasks = [
-            (item["queue"], Task.deserialize(base64.b64decode(item["task"])))
-            for item in body["tasks"]
-        ]
-        reserved = {name: float(left) for name, left in body["reserved"].items()}
-    except FileNotFoundError:
-        return Snapshot()
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        log.warning("%s cannot be read (%s); starting with no tasks", kept, error)
-        kept.replace(kept.with_suffix(".unreadable"))
-        return Snapshot()
+    """What ``save`` wrote; an empty snapshot without a readable file (``kept_file``)."""
+    return read_json(path, _parse, Snapshot())
+
+
+def _parse(body: Any) -> Snapshot:
+    tasks = [
+        (item["queue"], Task.deserialize(base64.b64decode(item["task"]))) for item in body["tasks"]
+    ]
+    reserved = {name: float(left) for name, left in body["reserved"].items()}
     return Snapshot(tasks, reserved)

@@ -59,8 +59,9 @@ class Profile:
 
     @property
     def keeps(self) -> bool:
-        """The dev stack keeps its Firestore documents (``firestore_data``) and its queued
-        tasks (``kept_tasks``) across restarts; the test stack starts empty."""
+        """The dev stack keeps its Firestore documents (``firestore_data``), its queued
+        tasks (``kept_tasks``) and its unacknowledged Pub/Sub messages (``kept_messages``)
+        across restarts; the test stack starts empty."""
         return self.name == "dev"
 
     @property

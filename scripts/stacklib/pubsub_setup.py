@@ -1,7 +1,9 @@
 """The Pub/Sub topology the agents function relies on, created idempotently in the emulator.
 
 agent-jobs --push--> push relay --OIDC--> agents function; after 5 failed deliveries a message
-goes to agent-jobs-dead-letter, whose pull subscription lets tests read it.
+goes to agent-jobs-dead-letter, whose pull subscription lets tests read it. On the dev stack
+each push subscription has a pull subscription beside it, ``<push subscription>-kept``, which
+the relay reads to keep the messages not yet acknowledged across a restart (``kept_messages``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,14 @@ MAX_DELIVERY_ATTEMPTS = 5
 ACK_DEADLINE_SECONDS = 600
 
 
+# Every push subscription of the stack, (topic, subscription): what the dev stack keeps.
+PUSHED = ((AGENTS_TOPIC, PUSH_SUBSCRIPTION),)
+
+
+def kept_subscriptions() -> list[str]:
+    return [f"projects/{PROJECT}/subscriptions/{sub}-kept" for _, sub in PUSHED]
+
+
 def push_endpoint(profile: Profile) -> str:
     # The /projects/<p>/topics/<t> path lets functions-framework build the CloudEvent source
     # (//pubsub.googleapis.com/projects/<p>/topics/<t>) from the legacy push body.
@@ -31,7 +41,14 @@ def push_endpoint(profile: Profile) -> str:
 
 
 def ensure_topology(profile: Profile) -> None:
-    os.environ["PUBSUB_EMULATOR_HOST"] = f"{HOST}:{profile.port('pubsub')}"
+    emulator = f"{HOST}:{profile.port('pubsub')}"
+    create_topology(emulator, push_endpoint(profile), keep=profile.keeps)
+
+
+def create_topology(emulator: str, endpoint: str, keep: bool) -> None:
+    """The topics and subscriptions in the emulator at ``emulator``, pushing to ``endpoint``;
+    with ``keep``, the pull subscriptions the relay keeps messages from."""
+    os.environ["PUBSUB_EMULATOR_HOST"] = emulator
     # Imported late: the client takes ~1 s to import and only `up` needs it.
     from google.api_core.exceptions import AlreadyExists
     from google.cloud import pubsub_v1
@@ -44,7 +61,7 @@ def ensure_topology(profile: Profile) -> None:
         DEAD_LETTER_SUBSCRIPTION: {"topic": dead_letter_topic},
         PUSH_SUBSCRIPTION: {
             "topic": topic,
-            "push_config": {"push_endpoint": push_endpoint(profile)},
+            "push_config": {"push_endpoint": endpoint},
             "ack_deadline_seconds": ACK_DEADLINE_SECONDS,
             "dead_letter_policy": {
                 "dead_letter_topic": dead_letter_topic,
@@ -53,6 +70,9 @@ def ensure_topology(profile: Profile) -> None:
             "retry_policy": {"minimum_backoff": {"seconds": 1}, "maximum_backoff": {"seconds": 10}},
         },
     }
+    if keep:
+        for topic_id, sub_id in PUSHED:
+            subscriptions[f"{sub_id}-kept"] = {"topic": publisher.topic_path(PROJECT, topic_id)}
     try:
         for name in (topic, dead_letter_topic):
             with contextlib.suppress(AlreadyExists):

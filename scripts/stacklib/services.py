@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import firestore_data, postgres, tokens
+from . import firestore_data, postgres, pubsub_setup, tokens
 from .profile import AGENTS_INVOKER_EMAIL, HOST, LOCAL_MODEL, ROOT, Profile
 
 TASKS_PYTHON = ROOT / ".tools" / "tasks-venv" / "bin" / "python"
@@ -25,6 +25,7 @@ JVM_OPTS = ["-Xms16m", "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"
 # turns, their checkpoints) filled 192 MB, and the emulator then spent its time collecting
 # garbage (p95 60 s, 503s). The heap grows only as far as the data needs.
 FIRESTORE_JVM_OPTS = [*JVM_OPTS[:1], "-Xmx1g", *JVM_OPTS[2:]]
+KEPT_MESSAGES = "pubsub-kept.json"  # the push relay's (kept_messages)
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
@@ -113,6 +114,12 @@ def firestore_command(port: int, import_data: Path | None = None) -> list[str]:
     ]  # fmt: skip
 
 
+def pubsub_command(port: int) -> list[str]:
+    """The Pub/Sub emulator's JAR on ``port`` (also how tests start a private one)."""
+    jar = _emulator_jar("pubsub-emulator", "lib/*.jar")
+    return [_java(), *JVM_OPTS, "-jar", str(jar), f"--host={HOST}", f"--port={port}"]
+
+
 def build(profile: Profile) -> list[Service]:
     """All services in start order (stop goes in reverse)."""
     port = profile.port
@@ -122,10 +129,7 @@ def build(profile: Profile) -> list[Service]:
     # fmt: off
     kept = firestore_data.latest(profile.state / firestore_data.EXPORTS) if profile.keeps else None
     firestore = firestore_command(port("firestore"), kept)
-    pubsub = [
-        _java(), *JVM_OPTS, "-jar", str(_emulator_jar("pubsub-emulator", "lib/*.jar")),
-        f"--host={HOST}", f"--port={port('pubsub')}",
-    ]
+    pubsub = pubsub_command(port("pubsub"))
     tasks = [
         # -W: google-api-core's end-of-life notice for Python 3.11, on every start.
         str(TASKS_PYTHON), "-W", "ignore::FutureWarning", "-m", "scripts.stacklib.tasks_emulator",
@@ -144,6 +148,12 @@ def build(profile: Profile) -> list[Service]:
         sys.executable, "-m", "scripts.stacklib.push_relay", f"--port={port('push-relay')}",
         f"--target={profile.url('agents')}", f"--email={AGENTS_INVOKER_EMAIL}",
         f"--state-dir={state}",
+        *(
+            [f"--keep={profile.state / KEPT_MESSAGES}", f"--pubsub={HOST}:{port('pubsub')}"]
+            + [f"--kept-subscription={path}" for path in pubsub_setup.kept_subscriptions()]
+            if profile.keeps
+            else []
+        ),
     ]
     mail = [
         sys.executable, "-m", "scripts.stacklib.mail_server", f"--smtp-port={port('mail')}",

@@ -27,8 +27,6 @@ from __future__ import annotations
 import argparse
 import logging
 import re
-import signal
-import sys
 import threading
 import time
 import urllib.error
@@ -45,7 +43,7 @@ from google.api_core.exceptions import AlreadyExists, GoogleAPICallError, Invali
 from google.cloud.tasks_v2 import HttpMethod, Queue, Task
 from google.protobuf import empty_pb2
 
-from . import kept_tasks
+from . import kept_file, kept_tasks
 from .profile import HOST
 from .tokens import mint_internal_token
 
@@ -304,19 +302,7 @@ def keep_across_restarts(state: State, path: str) -> None:
     kept = kept_tasks.load(path)
     state.restore(kept)
     log.info("restored %d task(s) from %s", len(kept.tasks), path)
-
-    def write_changes() -> None:
-        while True:
-            state.changed.wait()
-            time.sleep(kept_tasks.WRITE_DELAY)  # many changes at once: one write
-            kept_tasks.save(path, state.snapshot())
-
-    def on_stop(signum: int, _frame: object) -> None:
-        kept_tasks.save(path, state.snapshot())
-        sys.exit(128 + signum)
-
-    threading.Thread(target=write_changes, name="keep", daemon=True).start()
-    signal.signal(signal.SIGTERM, on_stop)
+    kept_file.keep_writing(state.changed, lambda: kept_tasks.save(path, state.snapshot()))
 
 
 def main() -> None:

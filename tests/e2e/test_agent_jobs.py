@@ -1,22 +1,31 @@
 """Agent jobs through the real Pub/Sub emulator, pushed (via the relay) to the served agents
-function: a job of three subtasks with dependencies, a redelivery that changes nothing, and
-a poison message that reaches the dead-letter topic after 5 deliveries."""
+function: a job of three subtasks with dependencies, a redelivery that changes nothing, a
+job the dev stack kept across a restart and published again that changes nothing either,
+and a poison message that reaches the dead-letter topic after 5 deliveries."""
 
 from __future__ import annotations
 
 import base64
 import json
+import os
+import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from google.cloud import firestore, pubsub_v1
 
+from scripts.stacklib import kept_messages
 from scripts.stacklib.profile import DEAD_LETTER_SUBSCRIPTION, PROJECT
+from scripts.stacklib.pubsub_setup import MAX_DELIVERY_ATTEMPTS
+from scripts.stacklib.push_relay import RelayServer
 from shared.adapters.pubsub import PubSubPublisher
 from shared.config import Settings
-from tests.e2e.conftest import Served, wait_for
+from tests.e2e.conftest import Served, private_function, wait_for
 from tests.e2e.test_background_work import internal_headers, new_turn
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stack]
@@ -78,6 +87,55 @@ def test_a_team_job_runs_its_subtasks_in_dependency_order(
     assert [(n["kind"], n["target"]) for n in told] == [
         ("job_done", {"chat_id": reply["chat_id"], "job_id": job_id})
     ]
+
+
+@contextmanager
+def relay_keeping(target: str, keeper: kept_messages.Keeper) -> Iterator[str]:
+    """The dev stack's relay (with its keeper) in front of ``target``, pushed to from a
+    topic of its own: its topic path."""
+    settings = Settings()
+    relay = RelayServer(0, target, settings.agents_invoker_email, os.environ["STACK_STATE_DIR"])
+    relay.audience, relay.keeper = settings.agents_url, keeper  # the URL the function is told
+    threading.Thread(target=relay.serve_forever, daemon=True).start()
+    topic = f"projects/{PROJECT}/topics/kept-{uuid.uuid4().hex[:8]}"
+    push = {"push_endpoint": f"http://127.0.0.1:{relay.server_address[1]}/{topic}"}
+    publisher, subscriber = pubsub_v1.PublisherClient(), pubsub_v1.SubscriberClient()
+    subscription = topic.replace("/topics/", "/subscriptions/")
+    try:
+        publisher.create_topic(name=topic)
+        subscriber.create_subscription(name=subscription, topic=topic, push_config=push)
+        yield topic
+    finally:
+        subscriber.delete_subscription(subscription=subscription)
+        publisher.delete_topic(topic=topic)
+        subscriber.close()
+        relay.shutdown()
+        relay.server_close()
+
+
+def test_a_kept_job_published_again_after_a_restart_runs_once(
+    served: Served, db: firestore.Client, tmp_path: Path
+) -> None:
+    user, reply = new_turn(served, "[team] Lisbon in June")
+    job_id = f"{reply['turn_id']}-job0"
+    state = wait_for(lambda: (d := job_document(db, user, job_id)).get("status") == "done" and d)
+    messages = chat_messages(db, user, reply["chat_id"])
+
+    # The stack was killed after the function acknowledged the job and before the relay's
+    # file said so: the next start publishes it again, as a new message.
+    log = tmp_path / "agents.log"
+    with private_function(served, "agents", log=log) as agents:
+        keeper = kept_messages.Keeper(MAX_DELIVERY_ATTEMPTS)
+        with relay_keeping(f"{agents.url}/", keeper) as topic:
+            data = json.dumps(state["job"]).encode()
+            kept = [kept_messages.Message(topic, "1", data, {"job_id": job_id})]
+            publisher = kept_messages.emulator_publisher(os.environ["PUBSUB_EMULATOR_HOST"])
+            assert kept_messages.republish(keeper, publisher, kept) == 1
+            publisher.transport.close()
+            # Pushed through the relay, answered 2xx: claimed already, a duplicate.
+            assert wait_for(lambda: agents.log_lines("job not run") == 1)
+    assert chat_messages(db, user, reply["chat_id"]) == messages
+    assert job_document(db, user, job_id) == state
 
 
 def test_a_poison_job_goes_to_the_dead_letter_topic_after_five_deliveries(
