@@ -303,8 +303,10 @@ def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
 
 def _another_relation_between(doc: Doc, noun: Token, name: Token) -> bool:
     """A relation word between a relation noun and a name after it: the name is that one's."""
-    between = doc[noun.i + 1 : name.i] if name.i > noun.i else []
-    return any(t.lower_ in TIER_RELATIONS and t.pos_ in ("NOUN", "PROPN") for t in between)
+    between = range(noun.i + 1, name.i)  # empty for a name before the noun
+    return any(
+        doc[i].lower_ in TIER_RELATIONS and doc[i].pos_ in ("NOUN", "PROPN") for i in between
+    )
 
 
 def _coordinated(doc: Doc, after: int) -> list[Token]:
