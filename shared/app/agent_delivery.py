@@ -4,7 +4,8 @@ Idempotent: the job is claimed in its Firestore document before any work, a cont
 claims its interrupt id once (``claims``); finished subtasks are checkpointed there, so a
 redelivery does nothing and a taken-over crash resumes where it stopped; messages to the
 chat have ids derived from the job (``reports``). Events older than
-``max_event_age_seconds`` are dropped with a log.
+``max_event_age_seconds`` are not run: logged, and the chat told so once (unless the job
+ended already), since the turn said it had started.
 
 Failures: an invalid payload can never succeed (``InvalidEvent``: the function logs it and
 acknowledges). A store outage, a bug, a job held by a live run (``JobInProgress``) or
@@ -33,7 +34,7 @@ from pydantic import ValidationError
 
 from shared.deps import Deps
 from shared.errors import AccountErased, DependencyUnavailable, InvalidEvent, JobInProgress
-from shared.models.jobs import AgentJob, JobState
+from shared.models.jobs import FINISHED, AgentJob, JobState
 from shared.models.trust import Outcome
 from shared.services.agent_jobs import claims, interrupts, reports
 from shared.services.agent_jobs.catalog import Catalog, RegistryCatalog
@@ -90,6 +91,7 @@ class AgentJobService:
         age = (self._deps.clock.now() - job.created_at).total_seconds()
         if age > self._deps.settings.max_event_age_seconds:
             log.warning("dropping expired job", extra=ids)
+            self._tell_expired(job)
             return JobOutcome(job.job_id, "expired")
         if self._erased_before(job):  # nothing may write the account again
             log.info("dropping a job of an erased account", extra=ids)
@@ -116,6 +118,14 @@ class AgentJobService:
             raise
         log.info("agent job ran", extra={**ids, "status": status})
         return JobOutcome(job.job_id, status)
+
+    def _tell_expired(self, job: AgentJob) -> None:
+        """Unless the job ended already (a late redelivery of a finished job) or its
+        account was erased: the chat's notice, once (its id is the job's)."""
+        stored = self._deps.jobs.get(job.user_id, job.job_id)
+        if (stored is not None and stored.status in FINISHED) or self._erased_before(job):
+            return
+        reports.expired(self._deps, job)
 
     def _erased_before(self, job: AgentJob) -> bool:
         status = self._deps.facts.task_status(job.user_id, f"agent-job:{job.job_id}")

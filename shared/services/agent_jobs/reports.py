@@ -1,7 +1,8 @@
 """What a job tells the chat: progress as subtasks finish, then one final message.
 
 Message ids derive from the job (``{job}-{subtask}`` for progress, ``{job}-result`` for the
-end, ``{job}-stalled`` for an outage notice; their kinds ``progress``, ``result`` and
+end, ``{job}-stalled`` for an outage notice, ``{job}-expired`` for a job delivered too late
+to run; their kinds ``progress``, ``result`` and
 ``notice``) and ``append_message`` is idempotent on the id, so a redelivered or resumed job
 never posts anything twice. A chat deleted meanwhile gets nothing (logged).
 """
@@ -13,7 +14,7 @@ import logging
 from shared.errors import NotFound
 from shared.models.agent_data import WebSource, https_sources
 from shared.models.domain import Message
-from shared.models.jobs import JobState, SubtaskState
+from shared.models.jobs import AgentJob, JobState, SubtaskState
 from shared.models.wire import MessageKind
 from shared.services.agent_jobs import jobstate
 from shared.services.agent_jobs.needs import ChatPorts
@@ -32,7 +33,7 @@ def progress(deps: ChatPorts, state: JobState, subtask_id: str, result: str) -> 
     done = sum(1 for s in state.subtasks if s.status == "done") + 1
     goal = state.subtask(subtask_id).subtask.goal
     text = f"Progress ({done}/{len(state.subtasks)}): {goal}\n{_short(result)}"
-    _post(deps, state, f"{state.job.job_id}-{subtask_id}", "progress", text)
+    _post(deps, state.job, f"{state.job.job_id}-{subtask_id}", "progress", text)
 
 
 RESULT_SUFFIX = "-result"  # of the job's final message id: what the user reacts to
@@ -45,7 +46,7 @@ def final(deps: ChatPorts, state: JobState) -> None:
     pairs = [(s.title, s.uri) for sub in finished for s in sub.sources]
     html = next((s.search_suggestions_html for s in finished if s.search_suggestions_html), "")
     message_id = f"{state.job.job_id}{RESULT_SUFFIX}"
-    _post(deps, state, message_id, "result", final_text(state), https_sources(pairs), html)
+    _post(deps, state.job, message_id, "result", final_text(state), https_sources(pairs), html)
 
 
 def stalled(deps: ChatPorts, state: JobState) -> None:
@@ -53,7 +54,19 @@ def stalled(deps: ChatPorts, state: JobState) -> None:
         f"I could not finish “{_goal(state)}”: a service I need stayed unavailable. "
         "An operator has been told; what was done so far is kept."
     )
-    _post(deps, state, f"{state.job.job_id}-stalled", "notice", text)
+    _post(deps, state.job, f"{state.job.job_id}-stalled", "notice", text)
+
+
+def expired(deps: ChatPorts, job: AgentJob) -> None:
+    """A job delivered after ``max_event_age_seconds`` is not run: its result would come
+    too late to be what the user asked for, and a turn said it had started. So they hear."""
+    goal = job.goal or (job.subtasks[0].goal if job.subtasks else "your request")
+    verb = "continue" if job.resume is not None else "start on"
+    text = (
+        f"I could not {verb} “{goal}”: it waited too long before it could run. "
+        "Ask me again if you still need it."
+    )
+    _post(deps, job, f"{job.job_id}-expired", "notice", text)
 
 
 def final_text(state: JobState) -> str:
@@ -96,14 +109,13 @@ def _short(text: str) -> str:
 
 def _post(
     deps: ChatPorts,
-    state: JobState,
+    job: AgentJob,
     message_id: str,
     kind: MessageKind,
     text: str,
     sources: list[WebSource] | None = None,
     suggestions_html: str = "",
 ) -> None:
-    job = state.job
     message = Message(
         id=message_id,
         role="assistant",

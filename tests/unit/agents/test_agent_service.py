@@ -63,11 +63,32 @@ def test_a_job_runs_once_and_posts_its_result(
     assert team.steps == ["Summarise my notes"]
 
 
-def test_an_expired_job_is_dropped(runner: Runner, team: TeamModel, clock: FixedClock) -> None:
+def test_an_expired_job_is_not_run_and_the_chat_is_told_once(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
     old = job(clock)
     clock.advance(runner.deps.settings.max_event_age_seconds + 1)
     assert runner.run(old, "m-1").status == "expired"
+    assert runner.run(old, "m-2").status == "expired"  # redelivered
     assert team.steps == [] and runner.deps.jobs.get("alice", "t1-job0") is None
+    [notice] = deps.conversations.recent_messages("alice", "c1", 10)
+    assert (notice.id, notice.kind) == ("t1-job0-expired", "notice")
+    assert notice.text == (
+        "I could not start on “Summarise my notes”: it waited too long before it could run. "
+        "Ask me again if you still need it."
+    )
+
+
+def test_a_late_redelivery_of_a_finished_job_says_nothing_more(
+    runner: Runner, team: TeamModel, clock: FixedClock, deps: Deps
+) -> None:
+    team.on("Summarise my notes", finish("Here is the summary."))
+    done = job(clock)
+    assert runner.run(done, "m-1").status == "done"
+    clock.advance(runner.deps.settings.max_event_age_seconds + 1)
+    assert runner.run(done, "m-2").status == "expired"
+    messages = deps.conversations.recent_messages("alice", "c1", 10)
+    assert [m.id for m in messages] == ["t1-job0-result"]
 
 
 def test_a_crash_resumes_without_redoing_finished_subtasks(
