@@ -152,7 +152,11 @@ def _scheduled(text: str, times: Times, now: datetime, timezone: str) -> Plan | 
         return at_an_hour
     if times.unresolved:
         return None
-    return _reminder(text, times.resolved, now) or _event(text, times.resolved, now)
+    return (
+        _reminder(text, times.resolved, now)
+        or _reminder_on_a_day(text, times.resolved, now)
+        or _event(text, times.resolved, now)
+    )
 
 
 def _repeating(plan: Plan | None, said: Respoken) -> Plan | None:
@@ -198,6 +202,29 @@ def _reminder(text: str, times: list[TimeRef], now: datetime) -> Plan | None:
         return None
     goal = f'Add a reminder "{what}" for {_when(ref.at, clock=True)}'
     call = ToolCall(tool="reminders_add", args={"text": what, "due_at": ref.at.isoformat()})
+    return Plan(
+        decided=True, steps=[PlannedStep(id="s1", agent="productivity", goal=goal, call=call)]
+    )
+
+
+# A reminder said for a day with no time ("remind me to call mom on friday"): the user picks
+# the hour when approving, from these (the ones still ahead), the first offered first.
+DAY_HOURS = (9, 13, 18)
+
+
+def _reminder_on_a_day(text: str, times: list[TimeRef], now: datetime) -> Plan | None:
+    ref = _one_time(times, now, clock=False)
+    what = _reminded(_without(text, ref)) if ref is not None and not ref.clock else None
+    if ref is None or what is None:
+        return None
+    day = ref.at.replace(hour=0, minute=0, second=0, microsecond=0)
+    choices = [at for h in DAY_HOURS if (at := day.replace(hour=h)) > now]
+    if not choices:
+        return None  # "today" in the evening: no hour of ours is left; the model asks
+    args = {"text": what, "due_at": choices[0].isoformat()}
+    open_hour = OpenArg(name="due_at", options=[at.isoformat() for at in choices])
+    goal = f'Add a reminder "{what}" for {_when(day, clock=False)}'
+    call = ToolCall(tool="reminders_add", args=args, open=open_hour)
     return Plan(
         decided=True, steps=[PlannedStep(id="s1", agent="productivity", goal=goal, call=call)]
     )

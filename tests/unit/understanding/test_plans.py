@@ -63,6 +63,39 @@ def test_reminders(nlp: Language, text: str, what: str, due: str) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "what", "hours"),
+    [
+        ("remind me to call mom on friday", "call mom", ["2026-11-27T09", "T13", "T18"]),
+        ("Remind me to pay rent on December 1st", "pay rent", ["2026-12-01T09", "T13", "T18"]),
+        # 13:00 in Zurich now: the morning has passed
+        ("remind me to water the plants today", "water the plants", ["2026-11-21T18"]),
+    ],
+)
+def test_a_reminder_for_a_day_asks_the_hour(
+    nlp: Language, text: str, what: str, hours: list[str]
+) -> None:
+    """No time said: the user picks one of the day's hours still ahead when approving."""
+    result = plan(nlp, "schedule", text)
+    (step,) = result.steps
+    assert step.call is not None and step.call.open is not None
+    assert step.call.args["text"] == what
+    day = hours[0][:10]
+    wanted = [day + h[-4:] if h.startswith("T") else h for h in hours]
+    assert [o[:13] for o in step.call.open.options] == wanted
+    for call in step.call.completions():  # whichever is picked, the tool accepts the call
+        tool(call.tool).args_schema.model_validate(call.args)
+
+
+def test_a_day_with_no_hour_left_is_left_to_the_model(nlp: Language) -> None:
+    late = "remind me to call mom today"
+    evening = NOW.replace(hour=18)  # 19:00 in Zurich
+    result = plan_command(
+        "schedule", late, find_times(nlp(late), evening, ZONE), evening, "CHF", ZONE
+    )
+    assert not result.decided
+
+
 def test_a_calendar_entry_lasts_an_hour_or_the_whole_day(nlp: Language) -> None:
     name, args = only_call(
         plan(nlp, "schedule", "Add dinner with Lisa to my calendar on Friday at 7pm.")

@@ -51,6 +51,11 @@ def _read(nlp: Language, text: str) -> tuple[list[str], str] | None:
         ("remind me every day at 9am to take my pills", ["2026-11-22T09:00"], "FREQ=DAILY"),
         ("remind me daily at 7:30 to stretch", ["2026-11-22T07:30"], "FREQ=DAILY"),
         ("remind me every morning to drink water", ["2026-11-22T08:00"], "FREQ=DAILY"),
+        (  # a repetition with no time: the hour is asked, as for a day
+            "remind me every sunday to call grandma",
+            ["2026-11-22T09:00", "2026-11-22T13:00", "2026-11-22T18:00"],
+            "FREQ=WEEKLY;BYDAY=SU",
+        ),
     ],
 )
 def test_said_times_are_read(nlp: Language, text: str, due: list[str], rule: str) -> None:
@@ -65,7 +70,6 @@ def test_said_times_are_read(nlp: Language, text: str, due: list[str], rule: str
         "remind me every weekday at 7 to stretch",  # not made once, nor guessed
         "remind me every other week to clean the oven",
         "remind me every month on the 1st to pay rent",
-        "remind me every sunday to call grandma",  # a repetition with no time
         "add yoga to my calendar every tuesday at 6pm",  # a calendar entry repeating
     ],
 )
