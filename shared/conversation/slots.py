@@ -1,5 +1,6 @@
 """Single-valued slots of a fact (one employer, one job, one home, one partner, one owner of
-a pet), and a correction said plainly. A job is "works as a nurse" or "is a baker" when the
+a pet, one age: "Max is 5 years old" replaces "Max is 4 years old"), and a correction said
+plainly. A job is "works as a nurse" or "is a baker" when the
 noun is an everyday occupation (``occupations.py``): "is a vegetarian" fills no slot.
 
 A newer fact on a slot with another value supersedes the older one: newest wins, decided by
@@ -32,15 +33,23 @@ _PARTNER = (
     r"|(?:'s|’s) (?:partner|wife|husband|girlfriend|boyfriend|fianc[ée]e?|spouse) is) (.+?)"
 )
 _OWNER = r"\b(?:belongs to|is owned by) (.+?)"
-_SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (slot, re.compile(pattern + _STOP, re.IGNORECASE))
-    for slot, pattern in (
-        ("employer", _EMPLOYER),
-        ("job", _JOB),
-        ("home", _HOME),
-        ("partner", _PARTNER),
-        ("owner", _OWNER),
-    )
+# "Max is 5 years old", or said bare at the end ("Rosa is 88.")
+_AGE = (
+    "age",
+    re.compile(r"\bis (\d{1,3})(?: (?:years?|yrs) old\b|\s*[.!]?$)", re.IGNORECASE),
+)
+_SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    *(
+        (slot, re.compile(pattern + _STOP, re.IGNORECASE))
+        for slot, pattern in (
+            ("employer", _EMPLOYER),
+            ("job", _JOB),
+            ("home", _HOME),
+            ("partner", _PARTNER),
+            ("owner", _OWNER),
+        )
+    ),
+    _AGE,
 )
 # A possessive before the slot names someone else's thing ("Anna's son lives in"); "the
 # user's friend Nadia moved to" names the fact's own subject, as kept-as-said text puts it.

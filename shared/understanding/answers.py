@@ -42,7 +42,12 @@ _SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str], bool], ...] = tuple(
             r"\b(?:lives? (?:in|at)|(?:moved|relocated) (?:back )?to)\b",
             False,
         ),
-        (rf"^where (?:does|do) {_WHO} work", r"\bworks? (?:at|for|in|as\b.*\bin)\b", False),
+        (
+            rf"^where (?:does|do) {_WHO} work",
+            r"\bworks? (?:at|for|in|as\b.*\b(?:in|at|for))\b",
+            False,
+        ),
+        (rf"^(?:what is|what's|whats) {_WHO}(?:'s|’s) name", r"\bthe user's\b", False),
         (rf"^what (?:does|do) {_WHO} do for (?:a living|work)", _JOB, False),
         (rf"^(?:what is|what's|whats) {_WHO}(?:'s|’s) (?:job|occupation)", _JOB, False),
         (rf"^when is {_WHO}(?:'s|’s) birthday", r"\bbirthday\b", False),

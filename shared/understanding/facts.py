@@ -63,7 +63,42 @@ _PATTERNS: dict[str, list[list[dict[str, object]]]] = {
     ],
     "allergy": [[{"LOWER": "allergic"}, {"LOWER": "to"}]],
     "birthday": [[{"LOWER": "birthday"}], [{"LOWER": "born"}, {"LOWER": "on"}]],
+    "age": [
+        [{"LEMMA": "be", "TAG": {"IN": ["VBZ", "VBP"]}}, {"LIKE_NUM": True}],
+        [{"LOWER": {"IN": ["turned", "turns"]}}, {"LIKE_NUM": True}],
+    ],
 }
+# An age said in words, up to where people still say it so.
+_NUMBER_WORDS = {
+    word: n
+    for n, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+_AGE_UNITS = ("years old", "year old", "yrs old", "yo", "years", "")
+_CLAUSE_ENDS = frozenset({"and", "but", "now", "today", "already", "this", "since"})
 
 
 @dataclass(frozen=True)
@@ -84,14 +119,17 @@ def read_facts(doc: Doc, found: Found, times: list[TimeRef]) -> Facts:
         readings = [r for sent in doc.sents for r in _read(sent, matches, found, times)]
     except _Unreadable as exc:
         return Facts(decided=False, reason=str(exc))
-    facts = [r.fact for r in readings]
+    # "a son named Leo": "son" and "Leo" both state the one fact
+    facts = list({(r.fact.about, r.fact.text): r.fact for r in readings}.values())
     return Facts(decided=True, facts=facts + relationship_facts(found, {f.about for f in facts}))
 
 
 def _read(
     sent: Span, matches: list[tuple[str, int, int]], found: Found, times: list[TimeRef]
 ) -> list[Reading]:
-    """Every clause of the sentence explained by a shape, or ``_Unreadable``."""
+    """Every clause of the sentence explained by a shape, or ``_Unreadable``; a
+    correction's tail ("max is 5, not 4") says only what no longer holds."""
+    sent = without_contrast(sent)
     reason = doubt(sent)
     if reason:
         raise _Unreadable(reason)
@@ -113,8 +151,8 @@ def _read(
 def states_facts(doc: Doc) -> bool:
     """A fact shape anywhere: a request or question that also tells something ("remind me
     ... and note that she likes tulips") leaves its facts to the extraction model."""
-    matcher = _matcher(doc)
-    return bool(matcher(doc))
+    # "What is 2 plus 2?" is no age: a number after "is" tells nothing on its own
+    return any(doc.vocab.strings[m] != "age" for m, _, _ in _matcher(doc)(doc))
 
 
 def _matcher(doc: Doc) -> Matcher:
@@ -149,6 +187,22 @@ def relationship_facts(found: Found, covered: set[str]) -> list[ExtractedFact]:
 def _relation_text(mention: PersonMention, found: Found) -> str:
     held = found.held.get(mention.name)
     return person_side(held) if held else f"{mention.name} is the user's {mention.relation}"
+
+
+def without_contrast(sent: Span) -> Span:
+    """A correction's tail that only says what no longer holds ("she lives in salerno now,
+    not napoli"): the new value is the fact, the old one the fact system closes."""
+    words = list(sent)
+    for index, token in enumerate(words[1:-1], start=1):
+        tail = [t for t in words[index + 2 :] if not t.is_punct]
+        if (
+            token.text == ","
+            and words[index + 1].lower_ == "not"
+            and 0 < len(tail) <= 4
+            and not any(t.pos_ in ("VERB", "AUX") for t in tail)
+        ):
+            return sent[:index]
+    return sent
 
 
 def doubt(sent: Span) -> str:
@@ -291,6 +345,27 @@ def _allergy(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> li
     return [Reading(fact, predicate.head)]
 
 
+def _age(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[Reading]:
+    """ "Ella is 7", "max just turned 4", "I'm 35 years old": how old someone is now."""
+    years = _years(predicate.nbor(1).lower_)  # the shape is the verb and the number
+    if years is None:
+        raise _Unreadable("not an age")
+    after = rest  # what follows the number
+    said = " ".join(t.lower_ for t in after[:2] if not t.is_punct)
+    unit = next((u for u in _AGE_UNITS if u and said.startswith(u)), "")
+    tail = after[len(unit.split()) :] if unit else after
+    if len(tail) and not (tail[0].is_punct or tail[0].lower_ in _CLAUSE_ENDS):
+        raise _Unreadable(f"more after the number: {tail[0].text!r}")  # "is 7 feet tall"
+    subject = _subject(predicate, found)
+    text = f"{subject.display} is {years} years old"
+    return [Reading(_fact(text, "Other", subject.about), predicate)]
+
+
+def _years(word: str) -> int | None:
+    n = int(word) if word.isdigit() else _NUMBER_WORDS.get(word)
+    return n if n is not None and 0 < n <= 120 else None
+
+
 def _birthday(predicate: Token, rest: Span, found: Found, times: list[TimeRef]) -> list[Reading]:
     sent = predicate.sent
     date = next((t for t in times if sent.start_char <= t.start < sent.end_char), None)
@@ -324,12 +399,15 @@ def _birthday(predicate: Token, rest: Span, found: Found, times: list[TimeRef]) 
 
 def _relations_stated(sent: Span, found: Found) -> list[Reading]:
     """Clauses that state a relation: "Anna is my sister", "I have a son named Leo"."""
-    readings = []
+    readings: list[Reading] = []
     for token in sent:
         mention = found.by_token.get(token.i)
         if mention is None or mention.role in (None, "other") or not mention.named:
             continue
-        stated = (token.dep_, token.head.lemma_) in (("attr", "be"), ("dobj", "have"))
+        # "Anna is my sister", "I have a son named Leo", "my wife is called Julia"
+        stated = (token.dep_, token.head.lemma_) in (
+            ("attr", "be"), ("dobj", "have"), ("oprd", "call"), ("oprd", "name")
+        )  # fmt: skip
         if not stated:
             continue
         verb = token.head
@@ -352,4 +430,5 @@ _READERS: dict[str, Callable[[Token, Span, Found, list[TimeRef]], list[Reading]]
     "preference": _preference,
     "allergy": _allergy,
     "birthday": _birthday,
+    "age": _age,
 }

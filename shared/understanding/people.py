@@ -292,6 +292,8 @@ def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
         heads.extend(named_by(noun.head))
     if noun.dep_ == "attr" and noun.head.lemma_ == "be":
         heads.extend(c for c in noun.head.children if c.dep_ == "nsubj" and _is_name(c, NOT_NAMES))
+    if noun.tag_ == "NNS" and not heads:  # "we have two kids, ella and max": the names are
+        heads = [c for c in noun.conjuncts if _is_name(c, NOT_NAMES) or _proper_lowercase(c)]
     if noun.tag_ == "NNS":  # "two kids, Mia and Leo": each conjunct is one of them
         heads += [
             c for h in list(heads) for c in h.conjuncts
@@ -299,6 +301,12 @@ def _names(doc: Doc, noun: Token, runs: dict[int, int]) -> list[Token]:
         ]  # fmt: skip
     lowercase = lowercase_name(noun) if not heads else None
     return [lowercase] if lowercase is not None else heads
+
+
+def _proper_lowercase(token: Token) -> bool:
+    """A lowercase word the tagger or the recognizer takes for a name ("ella", "max")."""
+    proper = token.pos_ == "PROPN" or token.ent_type_ == "PERSON"
+    return token.is_lower and token.is_alpha and proper and token.ent_type_ not in NOT_NAMES
 
 
 def _another_relation_between(doc: Doc, noun: Token, name: Token) -> bool:

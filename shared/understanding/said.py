@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from shared.models.extraction import ExtractedFact
 from shared.understanding.casual_names import as_written
 from shared.understanding.clauses import Clause, clauses
-from shared.understanding.facts import doubt
+from shared.understanding.facts import doubt, without_contrast
 from shared.understanding.lexicon import PRONOUN_GENDER
 from shared.understanding.people import Found
 from shared.understanding.places import place_names
@@ -59,7 +59,7 @@ def said_facts(sentences: list[Span], found: Found, times: Times) -> list[Extrac
 
 def _said(sent: Span, found: Found, times: Times) -> list[ExtractedFact]:
     """One fact per clause when each stands alone (``clauses.py``), else the sentence whole."""
-    sent = _without_contrast(sent)
+    sent = without_contrast(sent)
     if len(sent) > 1 and sent[0].lower_ == "and":
         sent = sent[1:]  # "my mum is 70 and she lives in Bern", parsed as two sentences
     if doubt(sent) or not sent.text.strip():
@@ -140,22 +140,6 @@ def _fact(
             "temporal_marker": marker,
         }
     )
-
-
-def _without_contrast(sent: Span) -> Span:
-    """A correction's tail that only says what no longer holds ("she lives in salerno now,
-    not napoli"): the new value is the fact, the old one the fact system closes."""
-    words = list(sent)
-    for index, token in enumerate(words[1:-1], start=1):
-        tail = [t for t in words[index + 2 :] if not t.is_punct]
-        if (
-            token.text == ","
-            and words[index + 1].lower_ == "not"
-            and 0 < len(tail) <= 4
-            and not any(t.pos_ in ("VERB", "AUX") for t in tail)
-        ):
-            return sent[:index]
-    return sent
 
 
 def _time_marker(tokens: list[Token], times: Times) -> str | None:

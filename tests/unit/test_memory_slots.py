@@ -46,7 +46,10 @@ def test_plainly_drops_only_the_words_of_a_correction(said: str, kept: str) -> N
         ("Bernd is a vegetarian", {}),  # no job: never closed by one
         ("Anna is a great cook", {}),  # a skill
         ("Anna's son is a baker", {}),  # someone else's job
-        ("Rosa is 88.", {}),
+        ("Rosa is 88.", {"age": "88"}),
+        ("Max is 5 years old", {"age": "5"}),
+        ("Max is 5 feet tall", {}),
+        ("Anna's son is 7 years old", {}),  # someone else's age
     ],
 )
 def test_slots_and_their_values(text: str, slots: dict[str, str]) -> None:
@@ -69,6 +72,8 @@ def test_slots_and_their_values(text: str, slots: dict[str, str]) -> None:
         ("Bernd works as a butcher", "Bernd is a baker", True),
         ("Bernd is a butcher.", "Bernd is a vegetarian.", False),
         ("Rosa lives in Salerno.", "Rosa is 88.", False),
+        ("Max is 5 years old", "Max is 4 years old", True),  # "actually max is 5, not 4"
+        ("Rosa is 89 years old", "Rosa is 88.", True),
     ],
 )
 def test_a_newer_value_or_an_ended_one_clashes(new: str, old: str, superseded: bool) -> None:

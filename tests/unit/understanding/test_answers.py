@@ -212,3 +212,26 @@ def test_kin_nobody_told_of_is_not_known(question: str) -> None:
     assert answer_from_facts(question, KIN) is None
     instead = known_instead(question, KIN)
     assert instead is not None and instead.text.startswith("I don't know that yet.")
+
+
+JULIA = [
+    KnownFact(
+        id="j1", subject_id="p5", subject_name="Julia", subject_role="partner",
+        text="Julia works as a teacher at the local school",
+    ),
+    KnownFact(
+        id="j2", subject_id="p5", subject_name="Julia", subject_role="partner",
+        text="Julia is the user's wife",
+    ),
+]  # fmt: skip
+
+
+def test_a_job_at_a_place_says_where_someone_works() -> None:
+    answer = answer_from_facts("where does julia work?", JULIA)
+    assert answer is not None and answer.text == "Julia works as a teacher at the local school."
+
+
+def test_the_name_of_a_relative_is_the_relation_fact() -> None:
+    """make dev: "what's my wife's name?" got "I'm not sure. What I know about Julia: ..."."""
+    answer = answer_from_facts("what's my wife's name?", JULIA)
+    assert answer is not None and answer.text == "Julia is your wife."

@@ -144,3 +144,40 @@ def test_people_who_live_somewhere_together_each_live_there(
 def test_two_subjects_of_whom_one_is_nobody_named_fall_through(nlp: Language) -> None:
     """Her dog has no name to hold a fact: the model decides what to keep."""
     assert not read(nlp, "Anna and her dog live in Basel.").decided
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm 35 years old.", ("user", "The user is 35 years old")),
+        ("My son Leo is 12.", ("Leo", "Leo is 12 years old")),
+        ("My daughter Mia is seven.", ("Mia", "Mia is 7 years old")),
+        ("My brother Tom just turned 30.", ("Tom", "Tom is 30 years old")),
+        ("My son Leo is 12, not 11.", ("Leo", "Leo is 12 years old")),  # a correction
+    ],
+)
+def test_an_age_is_how_old_someone_is_now(
+    nlp: Language, text: str, expected: tuple[str, str]
+) -> None:
+    facts = read(nlp, text)
+    assert facts.decided, facts.reason
+    assert expected in {(f.about, f.text) for f in facts.facts}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My brother Tom is 7 feet tall.",  # a number, not an age
+        "The meeting is 2 hours long.",  # nobody's
+        "My son Leo was 12 then.",  # not now
+    ],
+)
+def test_a_number_that_is_no_age_is_not_read_as_one(nlp: Language, text: str) -> None:
+    facts = read(nlp, text)
+    assert not any("years old" in f.text for f in facts.facts)
+
+
+def test_a_relation_stated_by_naming_explains_its_clause(nlp: Language) -> None:
+    facts = read(nlp, "My wife is called Julia.")
+    assert facts.decided, facts.reason
+    assert [(f.about, f.text) for f in facts.facts] == [("Julia", "Julia is the user's wife")]

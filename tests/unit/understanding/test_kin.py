@@ -69,3 +69,14 @@ def test_whose_relative_someone_is(
 ) -> None:
     mentions = {m.name: m for m in tier.understand(text, context).people.mentions}
     assert (mentions[name].role, mentions[name].relation) == (role, relation)
+
+
+def test_kids_named_after_a_plural_in_lower_case(tier: UnderstandingTier, context: Context) -> None:
+    """make dev: "we have two kids, ella and max" stored neither as the user's child."""
+    understood = tier.understand(
+        "my wife is called julia and we have two kids, ella and max", context
+    )
+    assert {m.name: m.role for m in understood.people.mentions} == {
+        "Julia": "partner", "Ella": "child", "Max": "child",
+    }  # fmt: skip
+    assert understood.facts.decided

@@ -84,4 +84,7 @@ def test_she_is_the_person_not_her_cat(tier: UnderstandingTier) -> None:
     )  # fmt: skip
     understood = tier.understand("oops, she lives in lund, not malmo", context, guess=True)
     assert [m.name for m in understood.people.mentions] == ["Ingrid"]
-    assert [f.about for f in understood.facts.said] == ["Ingrid"]
+    # read whole: the correction's tail ("not malmo") only says what no longer holds
+    assert [(f.about, f.text) for f in understood.facts.facts] == [
+        ("Ingrid", "Ingrid lives in Lund")
+    ]
