@@ -33,6 +33,7 @@ _PARTNER = (
     r"|(?:'s|’s) (?:partner|wife|husband|girlfriend|boyfriend|fianc[ée]e?|spouse) is) (.+?)"
 )
 _OWNER = r"\b(?:belongs to|is owned by) (.+?)"
+_NAME = r"^the user's name is (.+?)"  # "hi, i'm sam", then "actually call me samuel"
 # "Max is 5 years old", or said bare at the end ("Rosa is 88.")
 _AGE = (
     "age",
@@ -47,6 +48,7 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
             ("home", _HOME),
             ("partner", _PARTNER),
             ("owner", _OWNER),
+            ("name", _NAME),
         )
     ),
     _AGE,

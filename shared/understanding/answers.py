@@ -182,10 +182,20 @@ def roles_asked(question: str) -> frozenset[PersonRole]:
     return GROUPS.get(_fold(match["who"]), frozenset()) if match else frozenset()
 
 
+_USERS_NAME = re.compile(
+    r"^(?:what is|what's|whats|do you (?:know|remember)|tell me) my name\s*[?.!]*$",
+    re.IGNORECASE,
+)
+_NAME_SAID = re.compile(r"^the user's name is\b", re.IGNORECASE)
+_NO_NAME = "I don't know your name yet. Tell me and I'll keep it."
+
+
 def answer_from_facts(
     question: str, facts: list[KnownFact], names: list[str] | None = None
 ) -> Answer | None:
     """``names``: the people the question names ("my brother Tom" asks about Tom)."""
+    if _USERS_NAME.match(question.strip()):  # "what's my name?": the user's own, or none yet
+        return _users_name(facts)
     everything = _ABOUT.match(question.strip())
     if everything is not None:
         return _everything_about(_fold(everything["who"]), facts, names)
@@ -199,6 +209,13 @@ def answer_from_facts(
         return None  # two facts disagree: the model (or the user) must settle it
     texts = list(dict.fromkeys(_quoted(f.text) for f in hits))
     return Answer(text=" ".join(texts), fact_ids=[f.id for f in hits])
+
+
+def _users_name(facts: list[KnownFact]) -> Answer:
+    said = [f for f in facts if f.subject_id is None and _NAME_SAID.match(f.text)]
+    if not said:  # a name given since has closed the older one (the "name" slot)
+        return Answer(text=_NO_NAME, fact_ids=[])
+    return Answer(text=_quoted(said[-1].text), fact_ids=[said[-1].id])
 
 
 def known_instead(

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import re
 
+from shared.understanding.casual_names import common_word
+from shared.understanding.first_names import is_first_name
+
 _FIRST_PERSON = r"(?:i|i'm|im|i'll|i've|i'd|we|we're|we'll|we've)\b"
 _REMEMBER = re.compile(
     r"^(?:please\s+)?(?:(?:can|could|would) you\s+)?(?:please\s+)?"
@@ -53,3 +56,28 @@ def told_to_keep(text: str) -> str | None:
     if _TO_DO.match(what) and match.re is _NOTE_ABOUT_ME:
         return None
     return what[:1].upper() + what[1:] if what else None
+
+
+# "i'm sam", "my name is Sam Miller", "call me sam": the user says who they are.
+_INTRODUCTION = re.compile(
+    r"^(?:(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))(?: there)?[\s,!.:;-]*)?"
+    r"(?:(?P<plain>i'm|i am|im)|my name is|my name's|call me)\s+"
+    r"(?P<name>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,2})\s*[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def introduced_name(text: str) -> str | None:
+    """The name the user gives themselves, as a name is written ("Sam"), after a greeting
+    or none; None when the message says more, or when "I'm" is followed by a word
+    that is no first name ("i'm tired", "i'm vegetarian"): "my name is" needs no such
+    check."""
+    match = _INTRODUCTION.match(text.strip())
+    if match is None:
+        return None
+    words = match["name"].split()
+    first = words[0]
+    typed_as_name = first[:1].isupper() or (is_first_name(first) and not common_word(first))
+    if match["plain"] and not typed_as_name:  # "i'm young": a first name, but the word here
+        return None
+    return " ".join(w[:1].upper() + w[1:] for w in words)

@@ -33,7 +33,7 @@ from shared.understanding.nlp import MAX_CHARS, pipeline
 from shared.understanding.people import Found, asked_about, find_people
 from shared.understanding.plain import plain_label
 from shared.understanding.plans import asks_reminder, plan_command, read_command
-from shared.understanding.prefaces import after_greeting, told_to_keep
+from shared.understanding.prefaces import after_greeting, introduced_name, told_to_keep
 from shared.understanding.records import (
     ALL_RECORDS,
     RECORDS,
@@ -118,6 +118,9 @@ class UnderstandingTier:
         kept = told_to_keep(text)
         if kept is not None:
             return _as_told(text, self.understand(kept, context, guess))
+        name = introduced_name(text)
+        if name is not None:  # "hi, i'm sam": the user, not a contact called Sam
+            return _introduction(text, name)
         rest = after_greeting(text)
         if rest is not None:  # "Hi! my aunt maria lives in porto": read what follows
             after = self.understand(rest, context, guess)
@@ -359,6 +362,22 @@ def _facts_of_request(doc: Doc, found: Found) -> Facts:
     if states_facts(doc):
         return Facts(decided=False, reason="a request that also states facts")
     return Facts(decided=True, facts=relationship_facts(found, set()))
+
+
+def _introduction(text: str, name: str) -> Understanding:
+    reason = "the user says who they are"
+    route = RouteDecision(label="statement", best="statement", score=1.0, margin=1.0, reason=reason)
+    fact = ExtractedFact(
+        text=f"The user's name is {name}", type="Other", about="user", confidence=0.95
+    )
+    return Understanding(
+        message=text,
+        language="en",
+        route=route,
+        people=People(decided=True),
+        facts=Facts(decided=True, facts=[fact]),
+        plan=Plan(decided=True),
+    )
 
 
 def _unread(text: str, reason: str) -> Understanding:
