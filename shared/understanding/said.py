@@ -198,6 +198,8 @@ def _third_person(tokens: list[Token], subject: Subject, token: Token, found: Fo
             word = f"{subject.display}'s"  # "His new flat" -> "Tom's new flat"
         elif _said_of_self(t):
             word = _agree(t)
+        elif low in ("'s", "’s") and t.lemma_ == "be" and t.pos_ == "AUX":
+            word = "is"  # "he's a chef" -> "Noah is a chef", which the answers read
         if word != t.text and (t.text.startswith("'") or _joined(t)):
             word = f" {word}"  # "I'm", "im" -> "the user is"
         words.append(word + t.whitespace_)

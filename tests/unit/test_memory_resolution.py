@@ -12,9 +12,12 @@ from shared.adapters.model_guard import override_allow_model_requests
 from shared.fakes.facts import FakeContactStore, FakeFactStore
 from shared.fakes.scripted_llm import HashEmbedder, ScriptedLLM
 from shared.models.domain import ResolvedEntity
+from shared.models.extraction import EntityMention, ExtractedFact
 from shared.models.memory import ExtractionChanges, FactDraft, Person
 from shared.ports import Embedder
 from shared.services.memory import names
+from shared.services.memory.attribution import Attributed
+from shared.services.memory.learning import learned_persons
 from shared.services.memory.profiles import Mention, contradiction, evidence
 from shared.services.memory.resolution import (
     EMBEDDING_MARGIN,
@@ -278,3 +281,32 @@ def test_a_role_said_through_someone_else_is_kept_only_when_it_is_one_by_nature(
 ) -> None:
     """A nephew is the son of someone else; a wife's colleague is nobody's colleague here."""
     assert mention.effective_role == role
+
+
+def test_an_unnamed_mother_becomes_mom_and_a_sister_stays_unstored() -> None:
+    """make dev: "my mom lives in lyon" kept nothing (a fact about nobody), and "where does
+    my mom live?" was not known. One has one mother; sisters may be several."""
+    mom = resolve(Mention("my mom", "parent", {"relation": "mom"}))
+    assert mom.outcome == "new" and mom.person is not None
+    assert (mom.person.display_name, mom.person.role_to_user) == ("Mom", "parent")
+    assert mom.person.descriptors == {"relation": "mother"}
+    assert resolve(Mention("my sister", "sibling", {"relation": "sister"})).outcome == "skip"
+
+
+def test_the_relative_known_by_the_relation_is_found_again_and_by_name() -> None:
+    mom = person("mom", "Mom", "parent", relation="mother")
+    again = resolve(Mention("my mother", "parent", {"relation": "mother"}), mom)
+    assert again.outcome == "person" and who(again)[0] == mom.id
+    named = resolve(Mention("Maria", "parent", {"relation": "mother"}), mom)
+    assert named.outcome == "person" and who(named)[0] == mom.id
+    known = person("maria", "Maria", "parent", relation="mother")  # already named: a namesake
+    assert resolve(Mention("Claire", "parent", {"relation": "mother"}), known).outcome == "new"
+
+
+def test_mom_named_at_last_shows_the_name_and_keeps_mom_as_an_alias() -> None:
+    mom = person("mom", "Mom", "parent", relation="mother")
+    fact = ExtractedFact(text="Maria loves gardening", type="Hobby", about="Maria", confidence=0.9)
+    found = Resolution("person", "Maria", mom, 0.9, step="role")
+    entity = EntityMention(name="Maria", role="parent")
+    [taught] = learned_persons([Attributed(fact, found)], [entity])
+    assert (taught.display_name, taught.aliases) == ("Maria", ["Mom"])

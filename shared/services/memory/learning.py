@@ -45,14 +45,25 @@ def _taught(person: Person, mention: Mention) -> Person:
     aliases = list(person.aliases)
     known = {fold(n) for n in [person.display_name, *aliases]}
     name = mention.name.strip()
+    if not names.is_proper_name(person.display_name) and names.is_proper_name(name):
+        # "Mom", made from "my mom", named at last ("my mother Maria"): the name is shown,
+        # the old one stays an alias
+        renamed = [person.display_name, *aliases][:MAX_ALIASES]
+        person = person.model_copy(update={"display_name": name[:120], "aliases": renamed})
+        return _taught_descriptors(person, mention)
     if names.is_proper_name(name) and fold(name) not in known and len(aliases) < MAX_ALIASES:
         aliases.append(name[:120])
+    person = person.model_copy(update={"aliases": aliases})
+    return _taught_descriptors(person, mention)
+
+
+def _taught_descriptors(person: Person, mention: Mention) -> Person:
     descriptors = dict(person.descriptors)
     for key in LEARNED_DESCRIPTORS:
         value = mention.descriptors.get(key, "").strip()
         if value and key not in descriptors:
             descriptors[key] = value[:60]
-    return person.model_copy(update={"aliases": aliases, "descriptors": descriptors})
+    return person.model_copy(update={"descriptors": descriptors})
 
 
 def _original(attributed: Sequence[Attributed], person_id: str) -> Person | None:

@@ -106,6 +106,21 @@ def is_indirect(phrase: str) -> bool:
     return "'s " in text or "’s " in text or text.startswith(("his ", "her ", "their "))
 
 
+# Relatives a user has one of (canonical relation words): said without a name ("my mom"),
+# they are still someone to keep facts about.
+ONE_OF_A_KIND = frozenset({"mother", "father", "wife", "husband"})
+
+
+def called_by(phrase: str) -> str:
+    """How a relative known by the relation is shown: "my mom" -> "Mom"."""
+    text = phrase.strip()
+    for prefix in _POSSESSIVES:
+        if text.casefold().startswith(prefix):
+            text = text[len(prefix) :]
+            break
+    return text[:1].upper() + text[1:]
+
+
 def is_proper_name(name: str) -> bool:
     """A name ("Thomas", "Dr. Weber"), not a description ("my boss", "the plumber", "he")."""
     text = fold_keeping_accents(name)

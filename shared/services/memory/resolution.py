@@ -12,7 +12,9 @@ The cascade, each step yielding a confidence (>= 0.8 resolves):
 5. embedding similarity of profiles, to break a tie between namesakes (0.8);
 6. the model's red-flag check, only when a candidate's descriptors contradict the mention's.
 Never guessed: a pronoun without the turn's resolution is skipped; a named mention with a
-role and no candidate becomes a new person; anything else is ambiguous and held pending.
+role and no candidate becomes a new person, and so does an unnamed one-of-a-kind relative
+("my mom": "Mom", who takes the name the user gives later); anything else is ambiguous and
+held pending.
 """
 
 from __future__ import annotations
@@ -157,8 +159,10 @@ class Resolver:
 
     def _by_role(self, mention: Mention) -> list[Scored]:
         relation = mention.relation
-        if names.is_proper_name(mention.name) or relation is None:
+        if relation is None:
             return []
+        if names.is_proper_name(mention.name):  # "my mother Maria" and the user's "Mom"
+            return self._named_by_relation(mention, relation.word)
         same_role = [p for p in self._all() if p.role_to_user == relation.role]
         same_word = [p for p in same_role if _word(p) == relation.word]
         if same_word:
@@ -173,6 +177,16 @@ class Resolver:
             for p in same_role
             if contradiction(mention, p) is None and _word(p) is None
         ]
+
+    def _named_by_relation(self, mention: Mention, word: str) -> list[Scored]:
+        """The one person known only by this one-of-a-kind relation ("Mom", made when the
+        user said "my mom lives in Lyon"), now that the user names them."""
+        if word not in names.ONE_OF_A_KIND:
+            return []
+        known = [
+            p for p in self._all() if _word(p) == word and not names.is_proper_name(p.display_name)
+        ]
+        return [Scored(known[0], ROLE_WORD, "role")] if len(known) == 1 else []
 
     def _fuzzy(self, mention: Mention) -> list[Scored]:
         if not names.is_proper_name(mention.name):
@@ -237,8 +251,13 @@ class Resolver:
 
     # -- outcomes ----------------------------------------------------------------------------
     def _new_or_ambiguous(self, mention: Mention) -> Resolution:
+        relation = mention.relation
         if not names.is_proper_name(mention.name):
-            return Resolution("skip", mention.name, step="unnamed")
+            if relation is None or relation.word not in names.ONE_OF_A_KIND:
+                return Resolution("skip", mention.name, step="unnamed")
+            # "my mom lives in Lyon": the user has one, known as "Mom" until named
+            person = self._proposed(replace(mention, name=names.called_by(mention.name)))
+            return Resolution("new", mention.name, person, NEW_PERSON, step="new_by_relation")
         person = self._proposed(mention)
         if mention.effective_role not in (None, "other") or mention.descriptors.get("relation"):
             return Resolution("new", mention.name, person, NEW_PERSON, step="new")

@@ -175,3 +175,9 @@ def test_what_the_user_has_done_is_told_not_asked(
     sent it to the research agent."""
     route = tier.understand(text, context, guess=False).route
     assert (route.label, route.guessed) == ("statement", False)
+
+
+def test_he_is_said_out_so_the_job_is_read(tier: UnderstandingTier, context: Context) -> None:
+    """make dev stored "Noah's a chef in Paris." and "what does noah do?" missed it."""
+    understood = tier.understand("my best friend is called noah, he's a chef in paris", context)
+    assert [f.text for f in understood.facts.said] == ["Noah is a chef in Paris."]
