@@ -116,7 +116,7 @@ def relay_keeping(target: str, keeper: kept_messages.Keeper) -> Iterator[str]:
 def test_a_kept_job_published_again_after_a_restart_runs_once(
     served: Served, db: firestore.Client, tmp_path: Path
 ) -> None:
-    user, reply = new_turn(served, "[team] Lisbon in June")
+    user, reply = new_turn(served, "[team] Porto in October")
     job_id = f"{reply['turn_id']}-job0"
     state = wait_for(lambda: (d := job_document(db, user, job_id)).get("status") == "done" and d)
     messages = chat_messages(db, user, reply["chat_id"])

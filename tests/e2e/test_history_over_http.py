@@ -53,7 +53,8 @@ def recorded_runs(served: Served, user: str, outcome: str) -> list[dict[str, Any
 
 
 def plan_prompts(served: Served, about: str) -> list[str]:
-    """The system prompts of the planning calls whose request mentions ``about``."""
+    """The system prompts of the planning calls whose request mentions ``about`` (the fake
+    model keeps every test's requests: ``about`` must be this test's own words)."""
 
     def planning(request: RecordedRequest) -> bool:
         config = request.body.get("generationConfig") or {}
