@@ -72,32 +72,12 @@ _PATTERNS: dict[str, list[list[dict[str, object]]]] = {
 _NUMBER_WORDS = {
     word: n
     for n, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
+        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+         "eighteen", "nineteen", "twenty")
     )
-}
-_AGE_UNITS = ("years old", "year old", "yrs old", "yo", "years", "")
+}  # fmt: skip
+_AGE_UNITS = ("years old", "year old", "yrs old", "yo", "years")
 _CLAUSE_ENDS = frozenset({"and", "but", "now", "today", "already", "this", "since"})
 
 
@@ -350,10 +330,9 @@ def _age(predicate: Token, rest: Span, found: Found, _: list[TimeRef]) -> list[R
     years = _years(predicate.nbor(1).lower_)  # the shape is the verb and the number
     if years is None:
         raise _Unreadable("not an age")
-    after = rest  # what follows the number
-    said = " ".join(t.lower_ for t in after[:2] if not t.is_punct)
-    unit = next((u for u in _AGE_UNITS if u and said.startswith(u)), "")
-    tail = after[len(unit.split()) :] if unit else after
+    said = [t.lower_ for t in rest[:2] if not t.is_punct]  # what follows the number
+    unit = next((u for u in _AGE_UNITS if said[: len(u.split())] == u.split()), "")
+    tail = rest[len(unit.split()) :]
     if len(tail) and not (tail[0].is_punct or tail[0].lower_ in _CLAUSE_ENDS):
         raise _Unreadable(f"more after the number: {tail[0].text!r}")  # "is 7 feet tall"
     subject = _subject(predicate, found)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from spacy.lang.en.stop_words import STOP_WORDS
+
 from shared.understanding.casual_names import common_word
 from shared.understanding.first_names import is_first_name
 
@@ -61,7 +63,7 @@ def told_to_keep(text: str) -> str | None:
 # "i'm sam", "my name is Sam Miller", "call me sam": the user says who they are.
 _INTRODUCTION = re.compile(
     r"^(?:(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening))(?: there)?[\s,!.:;-]*)?"
-    r"(?:(?P<plain>i'm|i am|im)|my name is|my name's|call me)\s+"
+    r"(?:(?P<said>i'm|i am|im|call me)|my name is|my name's)\s+"
     r"(?P<name>[^\W\d_][\w'-]*(?:\s+[^\W\d_][\w'-]*){0,2})\s*[.!]*$",
     re.IGNORECASE,
 )
@@ -69,15 +71,18 @@ _INTRODUCTION = re.compile(
 
 def introduced_name(text: str) -> str | None:
     """The name the user gives themselves, as a name is written ("Sam"), after a greeting
-    or none; None when the message says more, or when "I'm" is followed by a word
-    that is no first name ("i'm tired", "i'm vegetarian"): "my name is" needs no such
-    check."""
+    or none; None when the message says more. An everyday word is no name ("i'm tired",
+    "my name is not important", "call me later") unless it is a first name typed as one
+    ("I'm Will."); after "I'm" or "call me" the word must be a first name or typed as a
+    name, while "my name is" takes any ("my name is xochitl")."""
     match = _INTRODUCTION.match(text.strip())
     if match is None:
         return None
     words = match["name"].split()
-    first = words[0]
-    typed_as_name = first[:1].isupper() or (is_first_name(first) and not common_word(first))
-    if match["plain"] and not typed_as_name:  # "i'm young": a first name, but the word here
+    first, low = words[0], words[0].casefold()
+    as_a_name = first[:1].isupper() and is_first_name(first)
+    if (common_word(low) or low in STOP_WORDS) and not as_a_name:
+        return None
+    if match["said"] and not (is_first_name(first) or first[:1].isupper()):
         return None
     return " ".join(w[:1].upper() + w[1:] for w in words)

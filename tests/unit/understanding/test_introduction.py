@@ -42,9 +42,20 @@ def test_what_only_looks_like_an_introduction_is_read_as_usual(
     assert not any("name is" in f.text for f in [*facts.facts, *facts.said])
 
 
-def test_a_name_is_made_of_letters() -> None:
-    assert introduced_name("my name is 42") is None
-    assert introduced_name("my name is Anna-Lena") == "Anna-Lena"
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("my name is 42", None),
+        ("my name is Anna-Lena", "Anna-Lena"),
+        ("my name is xochitl", "Xochitl"),  # no list has it: "my name is" says it is one
+        ("call me later", None),  # an everyday word
+        ("call me asap", None),  # after "call me", a first name or one typed as a name
+        ("I'm Tired.", None),  # capitalised, but no first name
+        ("my name is not important", None),
+    ],
+)
+def test_what_a_name_is(text: str, name: str | None) -> None:
+    assert introduced_name(text) == name
 
 
 def test_the_users_name_answers_what_is_my_name() -> None:
