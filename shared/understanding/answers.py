@@ -188,6 +188,7 @@ _USERS_NAME = re.compile(
 )
 _NAME_SAID = re.compile(r"^the user's name is\b", re.IGNORECASE)
 _NO_NAME = "I don't know your name yet. Tell me and I'll keep it."
+_NAME_SAID_AS = re.compile(r"^the user's name is (?P<name>.+?)\.?$", re.IGNORECASE)
 
 
 def answer_from_facts(
@@ -296,7 +297,10 @@ def _everything_about(who: str, facts: list[KnownFact], names: list[str] | None)
 
 def told_back(texts: list[str]) -> str:
     """A statement's facts as the reply that confirms them ("Noted: Anna lives in Berlin.");
-    "Noted." when none were read."""
+    "Noted." when none were read; an introduction is greeted ("Nice to meet you, Sam!")."""
+    named = _NAME_SAID_AS.match(texts[0]) if len(texts) == 1 else None
+    if named is not None:
+        return f"Nice to meet you, {named['name']}! I'll remember your name."
     return " ".join(["Noted:" if texts else "Noted.", *dict.fromkeys(_quoted(t) for t in texts)])
 
 

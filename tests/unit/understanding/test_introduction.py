@@ -6,7 +6,7 @@ import pytest
 
 from shared.conversation.slots import clashes, slots_of
 from shared.understanding import Context, UnderstandingTier
-from shared.understanding.answers import KnownFact, answer_from_facts
+from shared.understanding.answers import KnownFact, answer_from_facts, told_back
 from shared.understanding.prefaces import introduced_name
 
 
@@ -69,3 +69,10 @@ def test_the_users_name_answers_what_is_my_name() -> None:
 def test_a_new_name_replaces_the_old_one() -> None:
     assert clashes(slots_of("The user's name is Samuel"), slots_of("The user's name is Sam"))
     assert slots_of("Anna's name is Sam") == {}  # someone else's
+
+
+def test_an_introduction_is_greeted() -> None:
+    assert (
+        told_back(["The user's name is Sam"]) == "Nice to meet you, Sam! I'll remember your name."
+    )
+    assert told_back(["Anna lives in Berlin"]) == "Noted: Anna lives in Berlin."
