@@ -170,7 +170,8 @@ def named_by(verb: Token) -> list[Token]:
         if child.dep_ in _NAME_DEPS
         and child.i > verb.i
         and child.is_alpha
-        and child.pos_ in ("PROPN", "NOUN")
+        # "named kavya": the tagger may call an unknown lowercase name a verb
+        and (child.pos_ in ("PROPN", "NOUN") or child.ent_type_ == "PERSON")
         and child.ent_type_ not in _DATES
     ]
 

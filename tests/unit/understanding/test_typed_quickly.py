@@ -181,3 +181,13 @@ def test_he_is_said_out_so_the_job_is_read(tier: UnderstandingTier, context: Con
     """make dev stored "Noah's a chef in Paris." and "what does noah do?" missed it."""
     understood = tier.understand("my best friend is called noah, he's a chef in paris", context)
     assert [f.text for f in understood.facts.said] == ["Noah is a chef in Paris."]
+
+
+def test_a_name_the_tagger_takes_for_a_verb(tier: UnderstandingTier, context: Context) -> None:
+    """make dev: "we have a daughter named kavya" held Kavya pending as someone unknown."""
+    understood = tier.understand("we have a daughter named kavya, she is 3", context)
+    assert [(m.name, m.role) for m in understood.people.mentions] == [("Kavya", "child")]
+    assert understood.facts.decided
+    assert {f.text for f in understood.facts.facts} == {
+        "Kavya is 3 years old", "Kavya is the user's daughter",
+    }  # fmt: skip
