@@ -263,13 +263,12 @@ def _asked(
         about = [f for f in facts if _is_about(f, who)]
         hits = [f for f in about if says.search(f.text) and not _NEGATED.search(f.text)]
         if "parent" in match.groupdict():  # "who is luca's father?": not his mother Anna
-            gender = _PARENT_GENDER.get(match["parent"].casefold())  # None: "parents"
+            gender = TIER_RELATIONS[match["parent"].casefold()].gender  # None: "parents"
             hits = [f for f in hits if gender is None or _parent_gender(f.text) in (None, gender)]
         return about, hits, many
     return None
 
 
-_PARENT_GENDER = {"mother": "f", "mom": "f", "mum": "f", "father": "m", "dad": "m"}
 _PARENT_IN_FACT = re.compile(r"\bof the user's (?P<relation>\w+)(?: (?P<name>[A-Z][\w-]*))?")
 
 

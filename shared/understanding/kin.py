@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from shared.conversation.relations import TIER_RELATIONS
 from shared.models.memory import PersonRole
 from shared.understanding.first_names import name_gender
+from shared.understanding.lexicon import PRONOUN_GENDER
 from shared.understanding.result import PersonMention
 
 # (the holder's role to the user, the person's role to the holder) -> the person's to the
@@ -32,6 +33,9 @@ COMPOSED: dict[tuple[PersonRole, PersonRole], PersonRole] = {
     ("sibling", "partner"): "in_law",
     ("child", "partner"): "in_law",
 }
+
+
+_POSSESSIVE_PRONOUNS = ("his", "her")  # "his wife": whose, by PRONOUN_GENDER
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ def _held_as(relation: str) -> tuple[str, str]:
     if holder:
         return holder, word
     pronoun, _, word = relation.partition(" ")
-    return (pronoun, word) if pronoun in _PRONOUN_GENDER and word else ("", "")
+    return (pronoun, word) if pronoun in _POSSESSIVE_PRONOUNS and word else ("", "")
 
 
 def _holder(mentions: list[PersonMention], said: str) -> PersonMention | None:
@@ -74,14 +78,11 @@ def _holder(mentions: list[PersonMention], said: str) -> PersonMention | None:
     "sister" (the relation), or "his"/"her" (the one of the user's named people whose
     gender, when the relation or the name tells it, fits: "my son Leo and his wife Sara")."""
     mine = [m for m in mentions if m.role not in (None, "other")]
-    if said in _PRONOUN_GENDER:
-        found = [m for m in mine if m.named and _gender(m) in (None, _PRONOUN_GENDER[said])]
+    if said in _POSSESSIVE_PRONOUNS:
+        found = [m for m in mine if m.named and _gender(m) in (None, PRONOUN_GENDER[said])]
     else:
         found = [m for m in mine if said in (m.name.casefold(), (m.relation or "").casefold())]
     return found[0] if len(found) == 1 else None
-
-
-_PRONOUN_GENDER = {"his": "m", "her": "f"}
 
 
 def _gender(mention: PersonMention) -> str | None:
